@@ -1,0 +1,1 @@
+"""Client kit for the MusicBrainz OAuth 2.0 service."""

@@ -1,0 +1,1 @@
+"""Step definitions, targets, consent drivers and reports of the conformance suite."""
