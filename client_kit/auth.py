@@ -1,0 +1,62 @@
+"""``httpx.Auth`` that adds the user's bearer token and refreshes it when needed.
+
+``httpx.Client(auth=session.auth())`` and ``httpx.AsyncClient(auth=session.auth())`` both
+work: the token is refreshed shortly before it expires and once more after the API answers
+401 (or what the profile counts as "token not accepted"). A bearer token is never sent over
+plain HTTP, not even to a loopback address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator
+
+import httpx
+
+from client_kit.errors import InsecureTransportError
+from client_kit.refresh import RefreshEngine
+
+
+class BearerAuth(httpx.Auth):
+    """Bearer token authentication backed by a :class:`RefreshEngine`."""
+
+    requires_request_body = False
+    requires_response_body = False
+
+    def __init__(self, engine: RefreshEngine) -> None:
+        self.engine = engine
+
+    def sync_auth_flow(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, None]:
+        _require_https(request)
+        tokens = self.engine.tokens()
+        _authorize(request, tokens.access_token)
+        response = yield request
+        if response.status_code in self.engine.endpoints.profile.unauthorized_statuses:
+            tokens = self.engine.refresh(rejected=tokens.access_token)
+            _authorize(request, tokens.access_token)
+            yield request
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        _require_https(request)
+        tokens = await self.engine.atokens()
+        _authorize(request, tokens.access_token)
+        response = yield request
+        if response.status_code in self.engine.endpoints.profile.unauthorized_statuses:
+            tokens = await self.engine.arefresh(rejected=tokens.access_token)
+            _authorize(request, tokens.access_token)
+            yield request
+
+
+def _require_https(request: httpx.Request) -> None:
+    if request.url.scheme != "https":
+        raise InsecureTransportError(
+            f"refusing to send a bearer token over plain HTTP to {request.url.host}; "
+            "use an https:// URL"
+        )
+
+
+def _authorize(request: httpx.Request, access_token: str) -> None:
+    request.headers["Authorization"] = f"Bearer {access_token}"

@@ -1,0 +1,90 @@
+"""The authorization request (URL, PKCE, state) and the parsing of what comes back."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import pkce
+
+from client_kit.errors import StateMismatch, authorization_error
+from client_kit.profiles import Profile
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """One login attempt: the URL to open and what is needed to finish it."""
+
+    url: str
+    redirect_uri: str
+    state: str = field(repr=False)
+    code_verifier: str | None = field(default=None, repr=False)
+    scopes: tuple[str, ...] = ()
+
+
+def build_request(
+    profile: Profile,
+    client_id: str,
+    redirect_uri: str,
+    scopes: Sequence[str],
+    *,
+    use_pkce: bool = True,
+    extra: Mapping[str, str] | None = None,
+) -> AuthorizationRequest:
+    """A fresh authorization URL with a random ``state`` and an S256 PKCE challenge."""
+    wire = profile.wire_scopes(scopes)
+    state = secrets.token_urlsafe(24)
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": redirect_uri,
+        "scope": " ".join(wire),
+        "state": state,
+    }
+    verifier = None
+    if use_pkce:
+        verifier, challenge = pkce.generate_pkce_pair(64)
+        params["code_challenge"] = challenge
+        params["code_challenge_method"] = "S256"
+    params.update(extra or {})
+    url = f"{profile.authorize_url}?{urlencode(params)}"
+    return AuthorizationRequest(url, redirect_uri, state, verifier, tuple(wire))
+
+
+def parse_pasted(text: str) -> dict[str, str]:
+    """What the user pasted: a bare code, or the whole redirected URL (query or fragment)."""
+    text = text.strip().strip("'\"<>")
+    if not text:
+        return {}
+    if "://" in text or text.startswith(("?", "/")) or "code=" in text or "error=" in text:
+        parts = urlsplit(text if "://" in text or text.startswith("/") else "/" + text)
+        query = parts.query or (parts.path.lstrip("/?") if "=" in parts.path else "")
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        if not params and parts.fragment:
+            params = dict(parse_qsl(parts.fragment.lstrip("#"), keep_blank_values=True))
+        return {k: v for k, v in params.items() if k != "_"}
+    return {"code": text}
+
+
+def check_redirect(params: Mapping[str, str], expected_state: str, *, pasted: bool = False) -> str:
+    """The code of a redirect, after checking ``state``; raise the redirect's error.
+
+    An error may come without ``state`` (MetaBrainz drops it on a cancelled consent): the
+    worst a forger can do with that is cancel the login. A code must always carry the right
+    state, except a bare code the user pasted by hand (they copied it from the service).
+    """
+    state = params.get("state")
+    if state is not None and not hmac.compare_digest(state, expected_state):
+        raise StateMismatch(description="return to the application and start the login again")
+    error = params.get("error")
+    if error:
+        raise authorization_error(error, params.get("error_description"))
+    code = params.get("code")
+    if not code:
+        raise authorization_error("invalid_request", "the redirect carried no code")
+    if state is None and not (pasted and set(params) == {"code"}):
+        raise StateMismatch(description="the redirect carried no state; start the login again")
+    return code

@@ -1,0 +1,283 @@
+"""``mb-oauth``: log in to the MusicBrainz OAuth 2.0 service from a shell.
+
+Settings come from options, then ``MB_OAUTH_*`` environment variables, then the config file
+(``$XDG_CONFIG_HOME/mb-oauth/config.toml``); the client secret never has to be typed on the
+command line (use ``MB_OAUTH_CLIENT_SECRET`` or the config file).
+
+Exit codes:
+
+    0  ok
+    1  other error
+    2  usage error (bad option or argument)
+    3  not logged in, or the login is no longer valid: run `mb-oauth login`
+    4  configuration error (client id or secret rejected, unknown scope, plain HTTP, ...)
+    5  temporary failure (network, timeout, HTTP 5xx, loopback port busy): try again later
+    6  login cancelled, denied or timed out
+    7  token storage unavailable (no keyring backend, locked keyring, unwritable file)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from client_kit import errors
+from client_kit.config import parse_ports, resolve_settings
+
+if TYPE_CHECKING:
+    from client_kit.session import Session
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EPILOG = """\b
+Exit codes:
+  0  ok
+  1  other error
+  2  usage error
+  3  not logged in / login required (run `mb-oauth login`)
+  4  configuration error (client rejected, unknown scope, ...)
+  5  temporary failure (network, 5xx, port busy): try again later
+  6  login cancelled, denied or timed out
+  7  token storage unavailable
+
+\b
+Settings: options, then MB_OAUTH_SERVICE, MB_OAUTH_CLIENT_ID, MB_OAUTH_CLIENT_SECRET,
+MB_OAUTH_CA_BUNDLE, MB_OAUTH_STORE, MB_OAUTH_ACCOUNT, MB_OAUTH_PORTS, then the config file
+$XDG_CONFIG_HOME/mb-oauth/config.toml (or MB_OAUTH_CONFIG).
+"""
+
+
+class Context:
+    """Per-invocation state: the settings and a lazily built session."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self._session: Session | None = None
+        self._settings: Any = None
+
+    @property
+    def settings(self) -> Any:
+        if self._settings is None:
+            self._settings = resolve_settings(self.options)
+        return self._settings
+
+    def session(self) -> Session:
+        if self._session is None:
+            from client_kit import profiles
+            from client_kit.session import Session
+            from client_kit.storage import open_store
+            from client_kit.ui import Console
+
+            s = self.settings
+            extra: dict[str, Any] = {}
+            for name in ("ca_bundle", "proxy", "user_agent", "redirect_path"):
+                if s.get(name):
+                    extra[name] = s.get(name)
+            if s.get("ports"):
+                extra["loopback_ports"] = parse_ports(s.get("ports"))
+            profile = profiles.resolve(s.get("service", "musicbrainz"), **extra)
+            self._session = Session(
+                profile,
+                client_id=s.get("client_id", ""),
+                client_secret=s.get("client_secret"),
+                store=open_store(s.get("store")),
+                account=s.get("account", "default"),
+                ui=Console(use_browser=not self.options.get("no_browser")),
+                app_name="mb-oauth",
+            )
+        return self._session
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+
+def handle_errors(func: F) -> F:
+    """Turn kit errors into a message on stderr and the documented exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except errors.KitError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(errors.EXIT_CANCELLED)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text(data))
+
+
+def _when(timestamp: float | None) -> str:
+    if timestamp is None:
+        return "unknown"
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--service", help="musicbrainz, metabrainz or a base URL (https://...).")
+@click.option("--client-id", help="The application's client id.")
+@click.option("--client-secret", help="Better: MB_OAUTH_CLIENT_SECRET or the config file.")
+@click.option("--ca-bundle", type=click.Path(dir_okay=False), help="CA file to trust.")
+@click.option("--proxy", help="HTTP(S) proxy URL.")
+@click.option("--store", help="keyring (default), file, file:DIR or memory.")
+@click.option("--account", help="Name for this login when you keep several (default: default).")
+@click.option("--debug", is_flag=True, help="Log HTTP traffic to stderr (secrets masked).")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
+    """Log in to the MusicBrainz OAuth 2.0 service and use its tokens."""
+    if debug:
+        import logging
+
+        from client_kit import redaction
+
+        redaction.install()
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
+                            format="%(name)s: %(message)s")
+    state = Context(options)
+    ctx.obj = state
+    ctx.call_on_close(state.close)
+
+
+pass_state = click.make_pass_decorator(Context)
+
+
+@cli.command()
+@click.option("--oob", is_flag=True, help="Out-of-band: paste the code shown by the service.")
+@click.option("--port", "ports", multiple=True,
+              help="Fixed loopback port(s), repeatable or comma-separated (first free wins).")
+@click.option("--no-browser", is_flag=True, help="Print the URL instead of opening a browser.")
+@click.option("--scope", "scopes", multiple=True,
+              help="Scope(s) to request, repeatable or comma-separated (default: profile).")
+@click.option("--timeout", type=float, default=300.0, show_default=True,
+              help="Seconds to wait for the browser.")
+@json_option
+@pass_state
+@handle_errors
+def login(state: Context, oob: bool, ports: tuple[str, ...], no_browser: bool,
+          scopes: tuple[str, ...], timeout: float, as_json: bool) -> None:
+    """Log in through the browser and store the tokens."""
+    state.options["no_browser"] = no_browser
+    session = state.session()
+    wanted = list(scopes) or list(state.settings.get("scopes", ["profile"]))
+    tokens = session.login(
+        wanted, method="oob" if oob else "loopback", ports=parse_ports(ports),
+        open_browser=not no_browser, timeout=timeout,
+    )
+    who = tokens.username or "unknown user"
+    data = {"username": tokens.username, "scopes": session.profile.short_scopes(tokens.scopes),
+            "expires_at": tokens.expires_at, "store": session.store.describe()}
+    emit(data, as_json, lambda d: f"Logged in as {who} ({', '.join(d['scopes'])}); "
+                                  f"tokens stored in {d['store']}.")
+
+
+@cli.command()
+@click.option("--local-only", is_flag=True, help="Forget the tokens without revoking them.")
+@pass_state
+@handle_errors
+def logout(state: Context, local_only: bool) -> None:
+    """Revoke the login at the service, then forget it here."""
+    session = state.session()
+    if session.tokens() is None:
+        click.echo("Not logged in.", err=True)
+        return
+    try:
+        session.logout(local_only=local_only)
+    except errors.TemporaryFailure as exc:
+        raise errors.TemporaryFailure(
+            f"{exc}. The tokens are kept; retry, or use --local-only to forget them anyway"
+        ) from exc
+    click.echo("Logged out." if not local_only else "Tokens forgotten (not revoked).", err=True)
+
+
+@cli.command()
+@json_option
+@pass_state
+@handle_errors
+def status(state: Context, as_json: bool) -> None:
+    """Who is logged in, with which scopes, until when, stored where."""
+    info = state.session().status()
+
+    def text(d: dict[str, Any]) -> str:
+        lines = [f"service:  {d['service']} ({d['base_url']})",
+                 f"client:   {d['client_id']}  account: {d['account']}",
+                 f"store:    {d['store']}"]
+        if not d["logged_in"]:
+            return "\n".join([*lines, "Not logged in. Run `mb-oauth login`."])
+        expiry = "expired" if d["expired"] else f"in {d['expires_in']} s"
+        lines += [f"user:     {d.get('username') or 'unknown'}",
+                  f"scopes:   {' '.join(d['scopes'])}",
+                  f"expires:  {_when(d['expires_at'])} ({expiry}); refresh token: "
+                  f"{'yes' if d['has_refresh_token'] else 'no'}"]
+        return "\n".join(lines)
+
+    emit(info, as_json, text)
+    if not info["logged_in"]:
+        sys.exit(errors.EXIT_LOGIN_REQUIRED)
+
+
+@cli.command()
+@pass_state
+@handle_errors
+def token(state: Context) -> None:
+    """Print a valid access token (refreshed if needed), for scripts."""
+    click.echo(state.session().access_token())
+
+
+@cli.command()
+@json_option
+@pass_state
+@handle_errors
+def whoami(state: Context, as_json: bool) -> None:
+    """Show the user information of the logged-in user."""
+    info = state.session().userinfo()
+
+    def text(d: dict[str, Any]) -> str:
+        name = d.get("username") or d.get("sub")
+        rest = [f"{k}: {v}" for k, v in sorted(d.items()) if k not in ("sub", "username")]
+        return "\n".join([f"user: {name}", *rest])
+
+    emit(info, as_json, text)
+
+
+@cli.command()
+@json_option
+@pass_state
+@handle_errors
+def refresh(state: Context, as_json: bool) -> None:
+    """Get a new access token now."""
+    tokens = state.session().refresh()
+    data = {"expires_at": tokens.expires_at, "has_refresh_token": bool(tokens.refresh_token)}
+    emit(data, as_json, lambda d: f"Refreshed; the new access token expires "
+                                  f"{_when(d['expires_at'])}.")
+
+
+@cli.command()
+@click.option("--all", "revoke_all", is_flag=True,
+              help="Revoke the refresh token too (the whole grant) and forget it here.")
+@pass_state
+@handle_errors
+def revoke(state: Context, revoke_all: bool) -> None:
+    """Revoke the access token at the service (the refresh token stays unless --all)."""
+    state.session().revoke("all" if revoke_all else "access")
+    click.echo("Revoked the whole grant." if revoke_all else "Revoked the access token.",
+               err=True)
+
+
+def main() -> None:
+    """Entry point of ``mb-oauth``."""
+    cli(prog_name="mb-oauth")

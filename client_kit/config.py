@@ -1,0 +1,132 @@
+"""Settings for ``mb-oauth``: command-line options, then environment, then the config file.
+
+The config file is TOML at ``$MB_OAUTH_CONFIG`` or ``$XDG_CONFIG_HOME/mb-oauth/config.toml``
+(``~/.config/mb-oauth/config.toml``)::
+
+    service = "musicbrainz"          # or "metabrainz" or "https://127.0.0.1:8443"
+    client_id = "..."
+    client_secret = "..."            # keep the file private (chmod 600)
+    store = "keyring"                # or "file", "file:/some/dir", "memory"
+    ports = [8976, 8977]             # fixed loopback ports (needed for metabrainz)
+
+    [services.metabrainz]            # per-service overrides, keyed by service name or URL
+    client_id = "..."
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from client_kit.errors import ConfigurationError
+
+ENV_PREFIX = "MB_OAUTH_"
+#: setting name -> type; every one may come from MB_OAUTH_<NAME> or the config file
+SETTINGS: dict[str, type] = {
+    "service": str,
+    "client_id": str,
+    "client_secret": str,
+    "ca_bundle": str,
+    "proxy": str,
+    "user_agent": str,
+    "store": str,
+    "account": str,
+    "ports": list,
+    "redirect_path": str,
+    "scopes": list,
+}
+
+
+@dataclass
+class Settings:
+    """Resolved settings, each with where it came from (for error messages)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    config_path: Path | None = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self.values.get(name)
+        return default if value in (None, "", [], ()) else value
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get("MB_OAUTH_CONFIG"):
+        return Path(env["MB_OAUTH_CONFIG"]).expanduser()
+    base = env.get("XDG_CONFIG_HOME")
+    root = Path(base) if base else Path.home() / ".config"
+    return root / "mb-oauth" / "config.toml"
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read the config file {path}: {exc.strerror}") from exc
+    import tomllib
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"the config file {path} is not valid TOML: {exc}") from exc
+
+
+def parse_ports(values: Any) -> tuple[int, ...]:
+    """Ports from ``--port 1 --port 2``, ``--port 1,2``, ``"1 2"`` or a TOML list."""
+    if values is None:
+        return ()
+    items = [values] if isinstance(values, str | int) else list(values)
+    ports: list[int] = []
+    for item in items:
+        for part in str(item).replace(",", " ").split():
+            try:
+                port = int(part)
+            except ValueError:
+                raise ConfigurationError(f"not a port number: {part!r}") from None
+            if not 1 <= port <= 65535:
+                raise ConfigurationError(f"port out of range: {port}")
+            if port not in ports:
+                ports.append(port)
+    return tuple(ports)
+
+
+def resolve_settings(
+    options: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Options win over the environment, which wins over the config file."""
+    env = os.environ if environ is None else environ
+    path = config_path(env)
+    data = read_config(path)
+    settings = Settings(config_path=path)
+    top = {k: v for k, v in data.items() if k in SETTINGS}
+    unknown = set(data) - set(SETTINGS) - {"services"}
+    if unknown:
+        raise ConfigurationError(
+            f"unknown setting(s) {', '.join(sorted(unknown))} in {path}; "
+            f"known: {', '.join(SETTINGS)}"
+        )
+    layers: list[tuple[str, Mapping[str, Any]]] = [(str(path), top)]
+    env_values = {
+        name: env[ENV_PREFIX + name.upper()] for name in SETTINGS
+        if env.get(ENV_PREFIX + name.upper())
+    }
+    layers.append(("environment", env_values))
+    layers.append(("command line", {k: v for k, v in options.items() if v not in (None, ())}))
+    for source, layer in layers:
+        for name, value in layer.items():
+            settings.values[name] = value
+            settings.sources[name] = source
+    # per-service overrides from the file apply below the environment and options
+    service = settings.get("service", "musicbrainz")
+    section = (data.get("services") or {}).get(service) or {}
+    for name, value in section.items():
+        if name in SETTINGS and settings.sources.get(name, str(path)) == str(path):
+            settings.values[name] = value
+            settings.sources[name] = f"{path} [services.{service}]"
+    return settings

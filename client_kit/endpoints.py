@@ -1,0 +1,184 @@
+"""Calls to the token, revocation and user-information endpoints.
+
+Requests are built and answers classified here, with no I/O, so the sync and async paths
+share every rule: ``invalid_grant`` means log in again, ``invalid_client`` is a configuration
+error, network errors and 5xx are temporary and leave stored tokens alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from client_kit import redaction
+from client_kit.errors import (
+    ClientRejected,
+    KitError,
+    LoginRequired,
+    ProtocolError,
+    RefreshTokenRejected,
+    TemporaryFailure,
+)
+from client_kit.profiles import Profile, require_https
+from client_kit.tokens import TokenSet
+
+if TYPE_CHECKING:
+    import httpx
+
+log = redaction.get_logger("client_kit.endpoints")
+
+
+@dataclass(frozen=True)
+class Client:
+    """The registered application: its id and (possibly embedded) secret."""
+
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        redaction.register(self.client_secret)
+
+    def credentials(self) -> dict[str, str]:
+        data = {"client_id": self.client_id}
+        if self.client_secret is not None:
+            data["client_secret"] = self.client_secret
+        return data
+
+
+class Endpoints:
+    """Builds requests for one profile and client; classifies the answers."""
+
+    def __init__(self, profile: Profile, client: Client) -> None:
+        self.profile = profile
+        self.client = client
+
+    # -- requests ----------------------------------------------------------------------
+
+    def _form(self, url: str, data: Mapping[str, str]) -> httpx.Request:
+        import httpx
+
+        require_https(url, "the token endpoint")
+        return httpx.Request(
+            "POST", url, data=dict(data),
+            headers={"User-Agent": self.profile.user_agent, "Accept": "application/json"},
+        )
+
+    def exchange_request(
+        self, code: str, redirect_uri: str, code_verifier: str | None
+    ) -> httpx.Request:
+        redaction.register(code, code_verifier)
+        data = {"grant_type": "authorization_code", "code": code,
+                "redirect_uri": redirect_uri, **self.client.credentials()}
+        if code_verifier:
+            data["code_verifier"] = code_verifier
+        return self._form(self.profile.token_url, data)
+
+    def refresh_request(self, refresh_token: str) -> httpx.Request:
+        redaction.register(refresh_token)
+        data = {"grant_type": "refresh_token", "refresh_token": refresh_token,
+                **self.client.credentials()}
+        return self._form(self.profile.token_url, data)
+
+    def revoke_request(self, token: str) -> httpx.Request:
+        redaction.register(token)
+        return self._form(self.profile.revoke_url, {"token": token, **self.client.credentials()})
+
+    def userinfo_request(self, access_token: str) -> httpx.Request:
+        import httpx
+
+        require_https(self.profile.userinfo_url, "the user-information endpoint")
+        redaction.register(access_token)
+        return httpx.Request("GET", self.profile.userinfo_url, headers={
+            "Authorization": f"Bearer {access_token}", "Accept": "application/json",
+            "User-Agent": self.profile.user_agent,
+        })
+
+    # -- answers -----------------------------------------------------------------------
+
+    def token_response(
+        self,
+        response: httpx.Response,
+        *,
+        previous: TokenSet | None = None,
+        requested_scopes: tuple[str, ...] = (),
+        refreshing: bool = False,
+    ) -> TokenSet:
+        """A new token set, or the exception that says what to do."""
+        if response.status_code == 200:
+            data = _json(response)
+            tokens = TokenSet.from_response(
+                data, previous=previous, requested_scopes=requested_scopes
+            )
+            redaction.register(tokens.access_token, tokens.refresh_token)
+            return tokens
+        raise classify_error(response, refreshing=refreshing)
+
+    def revoke_response(self, response: httpx.Response) -> None:
+        if response.status_code != 200:
+            raise classify_error(response)
+
+    def userinfo_response(self, response: httpx.Response) -> dict[str, Any]:
+        if response.status_code == 200:
+            return _json(response)
+        if response.status_code in self.profile.unauthorized_statuses:
+            raise LoginRequired(
+                f"the service did not accept the access token (HTTP {response.status_code}); "
+                "run `mb-oauth refresh` or log in again"
+            )
+        raise classify_error(response)
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError as exc:
+        raise ProtocolError(
+            f"{response.request.url.path} answered HTTP {response.status_code} without JSON"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ProtocolError(f"{response.request.url.path} answered JSON that is not an object")
+    return data
+
+
+def classify_error(response: httpx.Response, *, refreshing: bool = False) -> KitError:
+    """Turn a failed answer into the exception a caller can act on."""
+    status = response.status_code
+    path = response.request.url.path
+    if status >= 500 or status in (408, 429):
+        return TemporaryFailure(
+            f"the service is unavailable (HTTP {status} from {path}); tokens are kept, "
+            "try again later"
+        )
+    error, description = "", ""
+    try:
+        data = response.json()
+        if isinstance(data, dict):
+            error = str(data.get("error") or "")
+            description = str(data.get("error_description") or "")
+    except ValueError:
+        pass
+    detail = f" ({description})" if description else ""
+    if error == "invalid_client" or (status == 401 and not error):
+        return ClientRejected(
+            f"the service rejected the client id or secret{detail}; check --client-id and "
+            "MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)"
+        )
+    if error == "invalid_grant":
+        if refreshing:
+            return RefreshTokenRejected(
+                f"the refresh token is no longer valid{detail}; log in again with "
+                "`mb-oauth login`"
+            )
+        return LoginRequired(f"the authorization code was not accepted{detail}; log in again")
+    return ProtocolError(
+        f"{path} answered HTTP {status} {error or 'without an error code'}{detail}"
+    )
+
+
+def transport_failure(exc: Exception) -> TemporaryFailure:
+    """A network problem (DNS, refused, TLS, timeout): temporary, tokens are kept."""
+    return TemporaryFailure(
+        f"cannot reach the service ({type(exc).__name__}: {redaction.redact(str(exc))}); "
+        "check the network, proxy and CA bundle, then try again"
+    )

@@ -1,0 +1,174 @@
+"""Exceptions of the client kit, one class per thing a caller can act on.
+
+Every exception carries an ``exit_code`` (used by ``mb-oauth``) and a message that says what
+happened and what to do next. Catch :class:`KitError` to catch them all.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_GENERIC = 1
+EXIT_USAGE = 2
+EXIT_LOGIN_REQUIRED = 3
+EXIT_CONFIGURATION = 4
+EXIT_TEMPORARY = 5
+EXIT_CANCELLED = 6
+EXIT_STORAGE = 7
+
+
+class KitError(Exception):
+    """Base of every error the kit raises on purpose."""
+
+    exit_code = EXIT_GENERIC
+
+
+# -- the user has to log in (again) -------------------------------------------------------
+
+
+class LoginRequired(KitError):
+    """No usable tokens: the user must log in (again)."""
+
+    exit_code = EXIT_LOGIN_REQUIRED
+
+
+class NotLoggedIn(LoginRequired):
+    """Nothing is stored for this service, client and account."""
+
+
+class RefreshTokenRejected(LoginRequired):
+    """The server answered ``invalid_grant`` to a refresh: the grant is gone."""
+
+
+# -- configuration ------------------------------------------------------------------------
+
+
+class ConfigurationError(KitError):
+    """The kit is configured wrongly; retrying will not help."""
+
+    exit_code = EXIT_CONFIGURATION
+
+
+class ClientRejected(ConfigurationError):
+    """The server rejected the client id or secret (``invalid_client``)."""
+
+
+class InsecureTransportError(ConfigurationError):
+    """A token or secret would travel over plain HTTP; the kit refuses."""
+
+
+# -- temporary problems -------------------------------------------------------------------
+
+
+class TemporaryFailure(KitError):
+    """Network error, timeout or 5xx answer: stored tokens are kept, retry later."""
+
+    exit_code = EXIT_TEMPORARY
+
+
+class PortUnavailable(TemporaryFailure):
+    """None of the loopback ports could be bound."""
+
+
+# -- the login itself ---------------------------------------------------------------------
+
+
+class LoginCancelled(KitError):
+    """The login did not finish: interrupted, timed out or refused."""
+
+    exit_code = EXIT_CANCELLED
+
+
+class LoginTimeout(LoginCancelled):
+    """No callback arrived in time."""
+
+
+class AuthorizationError(LoginCancelled):
+    """The authorization server redirected back with an ``error``."""
+
+    error = "authorization_error"
+    explanation = "the service refused the authorization request"
+
+    def __init__(self, error: str | None = None, description: str | None = None) -> None:
+        self.error = error or type(self).error
+        self.description = description
+        text = f"{self.explanation} ({self.error})"
+        if description:
+            text += f": {description}"
+        super().__init__(text)
+
+
+class AccessDenied(AuthorizationError):
+    error = "access_denied"
+    explanation = "login cancelled: the authorization was not granted on the consent page"
+
+
+class InvalidScope(AuthorizationError):
+    error = "invalid_scope"
+    explanation = "the service does not know one of the requested scopes; check --scope"
+
+
+class InvalidRequest(AuthorizationError):
+    error = "invalid_request"
+    explanation = "the service rejected the authorization request as malformed"
+
+
+class UnsupportedResponseType(AuthorizationError):
+    error = "unsupported_response_type"
+    explanation = "the service does not support the authorization code response type"
+
+
+class UnauthorizedClient(AuthorizationError):
+    error = "unauthorized_client"
+    explanation = "this client may not use this kind of authorization request"
+    exit_code = EXIT_CONFIGURATION
+
+
+class ServerUnavailable(AuthorizationError):
+    error = "temporarily_unavailable"
+    explanation = "the service is temporarily unavailable; try again later"
+    exit_code = EXIT_TEMPORARY
+
+
+class StateMismatch(AuthorizationError):
+    error = "state_mismatch"
+    explanation = "the redirect did not carry the state of this login (possible forgery)"
+
+
+_AUTHORIZATION_ERRORS: dict[str, type[AuthorizationError]] = {
+    cls.error: cls
+    for cls in (
+        AccessDenied,
+        InvalidScope,
+        InvalidRequest,
+        UnsupportedResponseType,
+        UnauthorizedClient,
+        ServerUnavailable,
+    )
+}
+_AUTHORIZATION_ERRORS["server_error"] = ServerUnavailable
+
+
+def authorization_error(error: str, description: str | None = None) -> AuthorizationError:
+    """Map an ``error`` code of a redirect to its exception class."""
+    cls = _AUTHORIZATION_ERRORS.get(error, AuthorizationError)
+    return cls(error, description)
+
+
+# -- the token endpoint -------------------------------------------------------------------
+
+
+class ProtocolError(KitError):
+    """The server answered something the kit does not understand."""
+
+
+# -- storage ------------------------------------------------------------------------------
+
+
+class StorageError(KitError):
+    """Tokens could not be read or written; stored tokens are left as they were."""
+
+    exit_code = EXIT_STORAGE
+
+
+class NoKeyringBackend(StorageError):
+    """No usable keyring backend exists on this system."""

@@ -1,0 +1,129 @@
+"""One refresh at a time: a thread lock, an asyncio lock per event loop and a lock file.
+
+The lock file (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows) serialises processes;
+the thread lock serialises threads of one process before they touch the file, and async
+code waits on an ``asyncio.Lock`` first so tasks of one loop queue without blocking it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+_registry_lock = threading.Lock()
+_thread_locks: dict[str, threading.Lock] = {}
+
+
+def _thread_lock(name: str) -> threading.Lock:
+    with _registry_lock:
+        return _thread_locks.setdefault(name, threading.Lock())
+
+
+def _lock_file(handle: IO[bytes]) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+        import time
+
+        while True:
+            try:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # type: ignore[attr-defined]
+                return
+            except OSError:
+                time.sleep(0.05)
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+
+def _unlock_file(handle: IO[bytes]) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+class RefreshLock:
+    """Exclusive across threads, tasks and (with a path) processes."""
+
+    def __init__(self, name: str, path: Path | None = None) -> None:
+        self.name = name
+        self.path = path
+        self._thread_lock = _thread_lock(name)
+        self._handle: IO[bytes] | None = None
+        self._async_locks: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+    def acquire(self) -> None:
+        self._thread_lock.acquire()
+        try:
+            if self.path is not None:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                handle = self.path.open("ab")
+                try:
+                    _lock_file(handle)
+                except BaseException:
+                    handle.close()
+                    raise
+                self._handle = handle
+        except BaseException:
+            self._thread_lock.release()
+            raise
+
+    def release(self) -> None:
+        handle, self._handle = self._handle, None
+        try:
+            if handle is not None:
+                _unlock_file(handle)
+                handle.close()
+        finally:
+            self._thread_lock.release()
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+    @contextlib.asynccontextmanager
+    async def aheld(self) -> Any:
+        """Queue on the loop's asyncio lock, then take the blocking locks in a thread."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        async_lock = self._async_locks.get(loop)
+        if async_lock is None:
+            async_lock = self._async_locks.setdefault(loop, asyncio.Lock())
+        async with async_lock:
+            pending = asyncio.ensure_future(asyncio.to_thread(self.acquire))
+            try:
+                await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                pending.add_done_callback(_release_when_acquired(self))
+                raise
+            try:
+                yield
+            finally:
+                self.release()
+
+
+def _release_when_acquired(lock: RefreshLock) -> Any:
+    def callback(future: Any) -> None:
+        if not future.cancelled() and future.exception() is None:
+            lock.release()
+
+    return callback
+
+
+def lock_name(path: Path | None, fallback: str) -> str:
+    return os.fspath(path) if path is not None else fallback

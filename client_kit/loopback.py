@@ -1,0 +1,200 @@
+"""The loopback redirect listener (RFC 8252 section 7.3).
+
+Binds 127.0.0.1 only, on a free port or on the first free one of a fixed list (for servers
+that match the port exactly), answers exactly one valid callback on the exact path, ignores
+everything else (favicon, stray requests, forged or stale ``state``) and tells the user in
+the browser whether it worked. Pages are self-contained and every value is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import errno
+import hmac
+import html
+import queue
+import threading
+from collections.abc import Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from client_kit.errors import PortUnavailable
+from client_kit.redaction import get_logger
+
+log = get_logger("client_kit.loopback")
+
+LOOPBACK_HOST = "127.0.0.1"
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;
+color:#222}}h1{{font-size:1.5em;color:{colour}}}code{{background:#eee;padding:0 .2em}}</style>
+</head><body><h1>{title}</h1>{body}</body></html>
+"""
+
+
+def render_page(title: str, lines: Sequence[str], ok: bool) -> bytes:
+    """A small page; every argument is escaped here, so callers pass plain text."""
+    body = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    colour = "#2a7a2a" if ok else "#a02020"
+    return _PAGE.format(title=html.escape(title), body=body, colour=colour).encode()
+
+
+class LoopbackListener:
+    """Receives the authorization redirect on ``http://localhost:PORT/path``."""
+
+    def __init__(
+        self,
+        path: str = "/callback",
+        ports: Sequence[int] = (),
+        *,
+        results: queue.Queue[tuple[str, dict[str, str]]] | None = None,
+        app_name: str = "the application",
+    ) -> None:
+        self.path = path if path.startswith("/") else "/" + path
+        self.ports = tuple(ports)
+        self.results = results if results is not None else queue.Queue()
+        self.app_name = app_name
+        self.expected_state: str | None = None
+        self._done = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- life cycle --------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Bind and serve in a thread; return the redirect URI to register/use."""
+        self._server = self._bind()
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
+            name="mb-oauth-loopback", daemon=True,
+        )
+        self._thread.start()
+        return self.redirect_uri
+
+    def _bind(self) -> ThreadingHTTPServer:
+        handler = _handler_for(self)
+        if not self.ports:
+            return _Server((LOOPBACK_HOST, 0), handler)
+        busy = []
+        for port in self.ports:
+            try:
+                return _Server((LOOPBACK_HOST, port), handler)
+            except OSError as exc:
+                if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+                    raise
+                busy.append(str(port))
+        raise PortUnavailable(
+            f"loopback port(s) {', '.join(busy)} on {LOOPBACK_HOST} are in use; close the "
+            "program using them, or register another http://localhost:PORT redirect URI and "
+            "pass it with --port"
+        )
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the listener is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://localhost:{self.port}{self.path}"
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> LoopbackListener:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one request -------------------------------------------------------------------
+
+    def handle(self, target: str) -> tuple[HTTPStatus, bytes]:
+        """Decide on one GET request; put a valid callback on the results queue."""
+        parts = urlsplit(target)
+        if parts.path != self.path:
+            return HTTPStatus.NOT_FOUND, render_page("Not found", ["Nothing here."], ok=False)
+        if self._done.is_set():
+            return HTTPStatus.GONE, render_page(
+                "Login already finished",
+                [f"This login is complete. Return to {self.app_name}."], ok=False,
+            )
+        params = dict(parse_qsl(parts.query, keep_blank_values=True))
+        if not self._acceptable(params):
+            log.info("loopback: refused a callback whose state does not match")
+            return HTTPStatus.BAD_REQUEST, render_page(
+                "Login not accepted",
+                ["This response does not belong to the login in progress.",
+                 f"Return to {self.app_name} and start the login again."], ok=False,
+            )
+        self._done.set()
+        self.results.put(("loopback", params))
+        if "error" in params:
+            return HTTPStatus.OK, _failure_page(params, self.app_name)
+        return HTTPStatus.OK, render_page(
+            "Authorization received",
+            [f"You can close this tab and return to {self.app_name}."], ok=True,
+        )
+
+    def _acceptable(self, params: dict[str, str]) -> bool:
+        state = params.get("state")
+        if state is None:
+            # an error without state (MetaBrainz on cancel) can only end the login
+            return "error" in params and "code" not in params
+        expected = self.expected_state or ""
+        return bool(expected) and hmac.compare_digest(state, expected)
+
+
+def _failure_page(params: dict[str, str], app_name: str) -> bytes:
+    lines = [f"The service answered: {params.get('error', '')}."]
+    if params.get("error_description"):
+        lines.append(params["error_description"])
+    lines.append(f"Return to {app_name} for details.")
+    return render_page("Login failed", lines, ok=False)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        log.debug("loopback: a connection failed")
+
+
+def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        timeout = 10
+        server_version = "mb-oauth"
+        sys_version = ""
+
+        def do_GET(self) -> None:
+            status, body = listener.handle(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("X-Frame-Options", "DENY")
+            self.send_header("Content-Security-Policy", "default-src 'none'; "
+                             "style-src 'unsafe-inline'; frame-ancestors 'none'")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            # the request line carries the code: never log it
+            return
+
+    return Handler

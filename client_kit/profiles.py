@@ -1,0 +1,195 @@
+"""Service profiles: where a service lives, what its scopes are called, what it allows.
+
+Two live services are known: the classic MusicBrainz endpoints of the spec and the newer
+MetaBrainz provider, which prefixes scopes, matches loopback ports exactly, has no
+out-of-band redirect and rotates refresh tokens. Any other base URL (the bundled reference
+server, a staging deployment) gets the MusicBrainz rules unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from client_kit.errors import ConfigurationError, InsecureTransportError
+
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx
+
+OOB_REDIRECT_URI = "urn:ietf:wg:oauth:2.0:oob"
+DEFAULT_USER_AGENT = "mb-oauth-client-kit/0.1 ( https://github.com/metabrainz )"
+
+SHORT_SCOPES = (
+    "profile",
+    "email",
+    "tag",
+    "rating",
+    "collection",
+    "submit_isrc",
+    "submit_barcode",
+)
+_MUSICBRAINZ_SCOPES = {name: name for name in SHORT_SCOPES}
+_METABRAINZ_SCOPES = {
+    name: name if name in ("profile", "email") else f"musicbrainz:{name}"
+    for name in SHORT_SCOPES
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything the kit needs to know about one deployment of the service."""
+
+    name: str
+    base_url: str
+    scopes: Mapping[str, str] = field(default_factory=lambda: dict(_MUSICBRAINZ_SCOPES))
+    allows_oob: bool = True
+    exact_loopback_port: bool = False
+    rotating_refresh_tokens: bool = False
+    #: statuses of an API answer that mean "this access token is no longer good"
+    unauthorized_statuses: tuple[int, ...] = (401,)
+    loopback_ports: tuple[int, ...] = ()
+    redirect_path: str = "/callback"
+    authorize_path: str = "/oauth2/authorize"
+    token_path: str = "/oauth2/token"  # noqa: S105 - a path, not a secret
+    revoke_path: str = "/oauth2/revoke"
+    userinfo_path: str = "/oauth2/userinfo"
+    ca_bundle: str | None = None
+    proxy: str | None = None
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        require_https(self.base_url, "the service base URL")
+        object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
+
+    # -- endpoints ---------------------------------------------------------------------
+
+    @property
+    def authorize_url(self) -> str:
+        return self.base_url + self.authorize_path
+
+    @property
+    def token_url(self) -> str:
+        return self.base_url + self.token_path
+
+    @property
+    def revoke_url(self) -> str:
+        return self.base_url + self.revoke_path
+
+    @property
+    def userinfo_url(self) -> str:
+        return self.base_url + self.userinfo_path
+
+    # -- scopes ------------------------------------------------------------------------
+
+    def wire_scopes(self, scopes: Iterable[str]) -> list[str]:
+        """Map short scope names (``tag``) to what this service calls them."""
+        known = set(self.scopes.values())
+        result: list[str] = []
+        for raw in scopes:
+            for name in raw.replace(",", " ").split():
+                wire = self.scopes.get(name, name if name in known else None)
+                if wire is None:
+                    choices = ", ".join(self.scopes)
+                    raise ConfigurationError(
+                        f"unknown scope {name!r} for {self.name}; choose from {choices}"
+                    )
+                if wire not in result:
+                    result.append(wire)
+        return result
+
+    def short_scopes(self, wire: Iterable[str]) -> list[str]:
+        """The reverse of :meth:`wire_scopes`, for display."""
+        reverse = {value: key for key, value in self.scopes.items()}
+        return [reverse.get(name, name) for name in wire]
+
+    # -- HTTP settings -----------------------------------------------------------------
+
+    def replace(self, **changes: Any) -> Profile:
+        """A copy with some fields changed (CA bundle, proxy, ports, ...)."""
+        return dataclasses.replace(self, **changes)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        """The TLS context for this service (system trust or the given CA bundle)."""
+        import ssl  # only commands that talk to the network need it
+
+        if self.ca_bundle:
+            return ssl.create_default_context(cafile=self.ca_bundle)
+        try:
+            import certifi
+
+            return ssl.create_default_context(cafile=certifi.where())
+        except ImportError:  # pragma: no cover - certifi comes with httpx
+            return ssl.create_default_context()
+
+    def client_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``httpx.Client`` / ``httpx.AsyncClient``."""
+        return {
+            "verify": self.ssl_context(),
+            "proxy": self.proxy,
+            "headers": {"User-Agent": self.user_agent},
+            "timeout": self.timeout,
+            "follow_redirects": False,
+        }
+
+    def http_client(self) -> httpx.Client:
+        import httpx
+
+        return httpx.Client(**self.client_options())
+
+    def async_http_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        return httpx.AsyncClient(**self.client_options())
+
+
+def require_https(url: str, what: str) -> None:
+    """Refuse any URL that would carry secrets or tokens in clear text."""
+    if urlsplit(url).scheme.lower() != "https":
+        raise InsecureTransportError(
+            f"{what} must use https:// (got {url!r}); the kit never sends tokens or "
+            "client secrets over plain HTTP"
+        )
+
+
+def musicbrainz(base_url: str = "https://musicbrainz.org", **settings: Any) -> Profile:
+    """The classic MusicBrainz endpoints of the spec (or a deployment that behaves alike)."""
+    return Profile(name="musicbrainz", base_url=base_url, **settings)
+
+
+def metabrainz(base_url: str = "https://metabrainz.org", **settings: Any) -> Profile:
+    """The newer MetaBrainz provider: prefixed scopes, exact ports, rotating tokens."""
+    defaults: dict[str, Any] = {
+        "scopes": dict(_METABRAINZ_SCOPES),
+        "allows_oob": False,
+        "exact_loopback_port": True,
+        "rotating_refresh_tokens": True,
+        "unauthorized_statuses": (401, 403),
+    }
+    defaults.update(settings)
+    return Profile(name="metabrainz", base_url=base_url, **defaults)
+
+
+def custom(base_url: str, like: str = "musicbrainz", **settings: Any) -> Profile:
+    """Any base URL, e.g. the bundled server's ``https://127.0.0.1:PORT``."""
+    factory = {"musicbrainz": musicbrainz, "metabrainz": metabrainz}.get(like)
+    if factory is None:
+        raise ConfigurationError(f"unknown service kind {like!r}; use musicbrainz or metabrainz")
+    profile = factory(base_url, **settings)
+    return profile.replace(name=profile.base_url)
+
+
+def resolve(service: str, **settings: Any) -> Profile:
+    """A profile from a name (``musicbrainz``, ``metabrainz``) or a base URL."""
+    if service in ("musicbrainz", "metabrainz"):
+        return musicbrainz(**settings) if service == "musicbrainz" else metabrainz(**settings)
+    if "://" in service:
+        return custom(service, **settings)
+    raise ConfigurationError(
+        f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL"
+    )

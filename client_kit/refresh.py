@@ -1,0 +1,196 @@
+"""The refresh engine: valid tokens on demand, one refresh at a time, saved before use.
+
+The refresh itself is a generator that yields the HTTP request and receives the answer
+(the shape of httpx's auth flows), so the sync and the async paths run the same rules:
+
+1. take the lock (threads, asyncio tasks, processes);
+2. read the store again: another process may have refreshed already;
+3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`);
+4. save the new set (with a rotated refresh token) before anyone uses its access token.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from client_kit import redaction
+from client_kit.endpoints import Endpoints, transport_failure
+from client_kit.errors import LoginRequired, NotLoggedIn, StorageError
+from client_kit.locks import RefreshLock, lock_name
+from client_kit.storage import StoreKey, TokenStore
+from client_kit.tokens import EXPIRY_MARGIN, TokenSet
+
+if TYPE_CHECKING:
+    import httpx
+
+log = redaction.get_logger("client_kit.refresh")
+
+Flow = Generator["httpx.Request", "httpx.Response", TokenSet]
+
+
+class RefreshEngine:
+    """Hands out valid token sets for one stored login."""
+
+    def __init__(
+        self,
+        endpoints: Endpoints,
+        store: TokenStore,
+        key: StoreKey,
+        *,
+        http_client: Callable[[], httpx.Client] | None = None,
+        async_http_client: Callable[[], httpx.AsyncClient] | None = None,
+        clock: Callable[[], float] = time.time,
+        margin: float = EXPIRY_MARGIN,
+    ) -> None:
+        self.endpoints = endpoints
+        self.store = store
+        self.key = key
+        self.clock = clock
+        self.margin = margin
+        self._http_client = http_client or endpoints.profile.http_client
+        self._async_http_client = async_http_client or endpoints.profile.async_http_client
+        path = store.lock_path(key)
+        self.lock = RefreshLock(lock_name(path, f"memory:{id(store)}:{key}"), path)
+        self._cached: TokenSet | None = None
+        self._unsaved: TokenSet | None = None
+        #: refresh requests this engine sent (for status output and tests)
+        self.refresh_count = 0
+
+    # -- reading -----------------------------------------------------------------------
+
+    def stored(self) -> TokenSet | None:
+        """What the store holds now (or the set a failed save could not write)."""
+        tokens = self._unsaved or self.store.load(self.key)
+        self._cached = tokens
+        return tokens
+
+    def _fresh_cached(self) -> TokenSet | None:
+        tokens = self._cached
+        if tokens is not None and not tokens.is_expired(self.clock(), self.margin):
+            return tokens
+        return None
+
+    def remember(self, tokens: TokenSet) -> None:
+        """Save a set obtained elsewhere (a login): saved first, then cached."""
+        self._save(tokens)
+
+    def forget(self) -> None:
+        self._cached = self._unsaved = None
+
+    # -- sync --------------------------------------------------------------------------
+
+    def tokens(self) -> TokenSet:
+        """A token set whose access token is valid for at least the margin."""
+        cached = self._fresh_cached()
+        if cached is not None:
+            return cached
+        stored = self.stored()
+        if stored is not None and not self._unsaved and not self._needs(stored, None, False):
+            return stored
+        return self._run(None, force=False)
+
+    def refresh(self, rejected: str | None = None, *, force: bool = True) -> TokenSet:
+        """Refresh now, unless another thread or process did since ``rejected`` was used."""
+        return self._run(rejected, force=force and rejected is None)
+
+    def _run(self, rejected: str | None, *, force: bool) -> TokenSet:
+        import httpx
+
+        with self.lock.held():
+            flow = self._flow(rejected, force)
+            try:
+                request = next(flow)
+                while True:
+                    try:
+                        with self._http_client() as client:
+                            response = client.send(request)
+                            response.read()
+                    except httpx.TransportError as exc:
+                        raise transport_failure(exc) from exc
+                    request = flow.send(response)
+            except StopIteration as done:
+                return done.value
+
+    # -- async -------------------------------------------------------------------------
+
+    async def atokens(self) -> TokenSet:
+        cached = self._fresh_cached()
+        if cached is not None:
+            return cached
+        stored = self.stored()
+        if stored is not None and not self._unsaved and not self._needs(stored, None, False):
+            return stored
+        return await self._arun(None, force=False)
+
+    async def arefresh(self, rejected: str | None = None, *, force: bool = True) -> TokenSet:
+        return await self._arun(rejected, force=force and rejected is None)
+
+    async def _arun(self, rejected: str | None, *, force: bool) -> TokenSet:
+        import httpx
+
+        async with self.lock.aheld():
+            flow = self._flow(rejected, force)
+            try:
+                request = next(flow)
+                while True:
+                    try:
+                        async with self._async_http_client() as client:
+                            response = await client.send(request)
+                            await response.aread()
+                    except httpx.TransportError as exc:
+                        raise transport_failure(exc) from exc
+                    request = flow.send(response)
+            except StopIteration as done:
+                return done.value
+
+    # -- the shared rules --------------------------------------------------------------
+
+    def _needs(self, tokens: TokenSet, rejected: str | None, force: bool) -> bool:
+        if rejected is not None:
+            return tokens.access_token == rejected
+        return force or tokens.is_expired(self.clock(), self.margin)
+
+    def _flow(self, rejected: str | None, force: bool) -> Flow:
+        """Runs with the lock held. Yields the refresh request, returns the new set."""
+        if self._unsaved is not None:
+            self._save(self._unsaved)
+        tokens = self.store.load(self.key)
+        if tokens is None:
+            raise NotLoggedIn("not logged in; run `mb-oauth login` first")
+        if not self._needs(tokens, rejected, force):
+            self._cached = tokens
+            return tokens
+        if not tokens.refresh_token:
+            raise LoginRequired("the access token expired and there is no refresh token; "
+                                "log in again with `mb-oauth login`")
+        log.debug("refreshing the access token for %s", self.key.service)
+        self.refresh_count += 1
+        response = yield self.endpoints.refresh_request(tokens.refresh_token)
+        new = self.endpoints.token_response(response, previous=tokens, refreshing=True)
+        rotating = self.endpoints.profile.rotating_refresh_tokens
+        if rotating and new.refresh_token == tokens.refresh_token:
+            log.debug("the service did not rotate the refresh token")
+        self._save(new)
+        return new
+
+    def _save(self, tokens: TokenSet) -> None:
+        """Save, then use. A failed save keeps the set in memory to retry, and raises."""
+        try:
+            self.store.save(self.key, tokens)
+        except StorageError:
+            self._unsaved = tokens
+            raise
+        self._unsaved = None
+        self._cached = tokens
+
+
+def describe_expiry(tokens: TokenSet, now: float | None = None) -> dict[str, Any]:
+    """Expiry facts for status output."""
+    remaining = tokens.expires_in(now)
+    return {
+        "expires_at": tokens.expires_at,
+        "expires_in": None if remaining is None else max(0, round(remaining)),
+        "expired": tokens.is_expired(now, margin=0),
+    }

@@ -1,0 +1,305 @@
+"""Where token sets live: the system keyring (default), a file (opt-in) or memory.
+
+One entry per (service, client id, account). Saving is all-or-nothing: a failed save leaves
+whatever was stored before untouched, so a crash or a full disk never loses a working login.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from client_kit.errors import NoKeyringBackend, StorageError
+from client_kit.tokens import TokenSet
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+KEYRING_SERVICE_PREFIX = "mb-oauth"
+#: Windows allows 2560 bytes per credential blob, stored as UTF-16: keep chunks well below
+KEYRING_CHUNK_CHARS = 1000
+
+NO_KEYRING_HELP = (
+    "no keyring backend is available to store tokens safely. Install and unlock one "
+    "(on Linux: gnome-keyring or KeePassXC with the Secret Service enabled; macOS and Windows "
+    "have one built in), or opt in to a plain file store readable only by you with "
+    "--store file (or MB_OAUTH_STORE=file, or store = \"file\" in the config file)."
+)
+
+
+@dataclass(frozen=True)
+class StoreKey:
+    """Identifies one stored login."""
+
+    service: str
+    client_id: str
+    account: str = "default"
+
+    def slug(self) -> str:
+        """A file-name-safe, collision-free name for this key."""
+        raw = f"{self.service}\n{self.client_id}\n{self.account}".encode()
+        return hashlib.sha256(raw).hexdigest()[:32]
+
+
+class TokenStore(Protocol):
+    """What the kit needs from a place that keeps token sets."""
+
+    def load(self, key: StoreKey) -> TokenSet | None: ...
+
+    def save(self, key: StoreKey, tokens: TokenSet) -> None: ...
+
+    def delete(self, key: StoreKey) -> None: ...
+
+    def describe(self) -> str: ...
+
+    def lock_path(self, key: StoreKey) -> Path | None:
+        """A file to lock for cross-process refreshes, or None when in-process is enough."""
+        ...
+
+
+def default_lock_dir() -> Path:
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "mb-oauth" / "locks"
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
+
+
+# -- memory -------------------------------------------------------------------------------
+
+
+class MemoryStore:
+    """Keeps token sets in this process only: for tests and for embedding."""
+
+    def __init__(self) -> None:
+        self._data: dict[StoreKey, TokenSet] = {}
+        self._lock = threading.Lock()
+
+    def load(self, key: StoreKey) -> TokenSet | None:
+        with self._lock:
+            return self._data.get(key)
+
+    def save(self, key: StoreKey, tokens: TokenSet) -> None:
+        with self._lock:
+            self._data[key] = tokens
+
+    def delete(self, key: StoreKey) -> None:
+        with self._lock:
+            self._data.pop(key, None)
+
+    def describe(self) -> str:
+        return "memory (this process only)"
+
+    def lock_path(self, key: StoreKey) -> Path | None:
+        return None
+
+
+# -- file ---------------------------------------------------------------------------------
+
+
+def default_file_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME")
+    root = Path(base) if base else Path.home() / ".local" / "share"
+    return root / "mb-oauth" / "tokens"
+
+
+class FileStore:
+    """One JSON file per login, mode 0600 in a 0700 directory, replaced atomically."""
+
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.directory = Path(directory) if directory else default_file_dir()
+
+    def _path(self, key: StoreKey) -> Path:
+        return self.directory / f"{key.slug()}.json"
+
+    def load(self, key: StoreKey) -> TokenSet | None:
+        try:
+            text = self._path(key).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot read {self._path(key)}: {exc.strerror}") from exc
+        return TokenSet.from_json(text)
+
+    def save(self, key: StoreKey, tokens: TokenSet) -> None:
+        target = self._path(key)
+        try:
+            _private_dir(self.directory)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        except OSError as exc:
+            raise StorageError(f"cannot write in {self.directory}: {exc.strerror}") from exc
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                os.fchmod(handle.fileno(), 0o600)
+                handle.write(tokens.to_json())
+                handle.flush()
+                os.fsync(handle.fileno())
+            Path(tmp).replace(target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                Path(tmp).unlink()
+            raise StorageError(f"cannot write {target}: {exc.strerror}") from exc
+
+    def delete(self, key: StoreKey) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._path(key).unlink()
+
+    def describe(self) -> str:
+        return f"file {self.directory}"
+
+    def lock_path(self, key: StoreKey) -> Path | None:
+        return self.directory / f"{key.slug()}.lock"
+
+
+# -- keyring ------------------------------------------------------------------------------
+
+
+def keyring_available(backend: Any) -> bool:
+    """False for keyring's "fail" backend and for a chainer with nothing to chain."""
+    from keyring.backends import chainer, fail
+
+    if isinstance(backend, fail.Keyring):
+        return False
+    return not (isinstance(backend, chainer.ChainerBackend) and not backend.backends)
+
+
+class KeyringStore:
+    """The system keyring. Large token sets are split over several entries.
+
+    Layout: the entry ``<client id>/<account>`` of service ``mb-oauth <service>`` holds the
+    compact JSON, or ``chunks:<generation>:<count>`` pointing at entries
+    ``<client id>/<account>#<generation>.<i>``. A new generation is written in full before the
+    pointer moves, so a failure half-way leaves the previous token set readable.
+    """
+
+    def __init__(
+        self, backend: KeyringBackend | None = None, lock_dir: Path | None = None
+    ) -> None:
+        self._backend = backend
+        self._lock_dir = lock_dir
+
+    @property
+    def backend(self) -> KeyringBackend:
+        if self._backend is None:
+            import keyring
+
+            self._backend = keyring.get_keyring()
+        if not keyring_available(self._backend):
+            raise NoKeyringBackend(NO_KEYRING_HELP)
+        return self._backend
+
+    @staticmethod
+    def _names(key: StoreKey) -> tuple[str, str]:
+        return f"{KEYRING_SERVICE_PREFIX} {key.service}", f"{key.client_id}/{key.account}"
+
+    def _call(self, what: str, func: Any, *args: str) -> Any:
+        from keyring.errors import NoKeyringError
+
+        try:
+            return func(*args)
+        except NoKeyringError as exc:
+            raise NoKeyringBackend(NO_KEYRING_HELP) from exc
+        except Exception as exc:  # backends raise many kinds (D-Bus, locked collection, ...)
+            raise StorageError(
+                f"the keyring could not {what} the tokens ({type(exc).__name__}: {exc}); "
+                "unlock the keyring and try again, or use --store file"
+            ) from exc
+
+    def load(self, key: StoreKey) -> TokenSet | None:
+        service, user = self._names(key)
+        value = self._call("read", self.backend.get_password, service, user)
+        if value is None:
+            return None
+        if value.startswith("chunks:"):
+            value = self._read_chunks(service, user, value)
+        return TokenSet.from_json(value)
+
+    def _read_chunks(self, service: str, user: str, pointer: str) -> str:
+        _, generation, count = pointer.split(":")
+        parts = []
+        for index in range(int(count)):
+            part = self._call("read", self.backend.get_password, service,
+                              f"{user}#{generation}.{index}")
+            if part is None:
+                raise StorageError("a stored token set is incomplete; log in again")
+            parts.append(part)
+        return "".join(parts)
+
+    def save(self, key: StoreKey, tokens: TokenSet) -> None:
+        service, user = self._names(key)
+        backend = self.backend
+        old = self._call("read", backend.get_password, service, user)
+        text = tokens.to_json()
+        if len(text) <= KEYRING_CHUNK_CHARS:
+            self._call("save", backend.set_password, service, user, text)
+        else:
+            generation = secrets.token_hex(4)
+            chunks = [
+                text[i : i + KEYRING_CHUNK_CHARS]
+                for i in range(0, len(text), KEYRING_CHUNK_CHARS)
+            ]
+            for index, chunk in enumerate(chunks):
+                self._call("save", backend.set_password, service,
+                           f"{user}#{generation}.{index}", chunk)
+            self._call("save", backend.set_password, service, user,
+                       f"chunks:{generation}:{len(chunks)}")
+        if old and old.startswith("chunks:"):
+            self._forget_chunks(service, user, old)
+
+    def _forget_chunks(self, service: str, user: str, pointer: str) -> None:
+        _, generation, count = pointer.split(":")
+        for index in range(int(count)):
+            with contextlib.suppress(Exception):
+                self.backend.delete_password(service, f"{user}#{generation}.{index}")
+
+    def delete(self, key: StoreKey) -> None:
+        from keyring.errors import PasswordDeleteError
+
+        service, user = self._names(key)
+        old = self._call("read", self.backend.get_password, service, user)
+        if old is None:
+            return
+        try:
+            self.backend.delete_password(service, user)
+        except PasswordDeleteError:
+            pass
+        except Exception as exc:
+            raise StorageError(
+                f"the keyring could not delete the tokens ({type(exc).__name__}); "
+                "unlock the keyring and try again"
+            ) from exc
+        if old.startswith("chunks:"):
+            self._forget_chunks(service, user, old)
+
+    def describe(self) -> str:
+        backend = self._backend
+        name = type(backend).__module__ + "." + type(backend).__name__ if backend else "default"
+        return f"keyring ({name})"
+
+    def lock_path(self, key: StoreKey) -> Path | None:
+        return (self._lock_dir or default_lock_dir()) / f"{key.slug()}.lock"
+
+
+def open_store(spec: str | None) -> TokenStore:
+    """A store from a setting: ``keyring`` (default), ``file``, ``file:DIR`` or ``memory``."""
+    spec = (spec or "keyring").strip()
+    if spec == "keyring":
+        return KeyringStore()
+    if spec == "memory":
+        return MemoryStore()
+    if spec == "file" or spec.startswith("file:"):
+        directory = spec[5:] or None
+        return FileStore(Path(directory).expanduser() if directory else None)
+    from client_kit.errors import ConfigurationError
+
+    raise ConfigurationError(f"unknown store {spec!r}; use keyring, file, file:DIR or memory")

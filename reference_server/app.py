@@ -1,0 +1,65 @@
+"""The Starlette application: routes of the spec's endpoints and of the service's pages."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Route
+
+from .oauth.authorize import authorize, out_of_band
+from .oauth.revoke import revoke
+from .oauth.token import token
+from .oauth.userinfo import userinfo
+from .state import ServerState
+from .testclock import clock
+from .web import account, pages
+from .web.html import stylesheet
+from .web.security import SecurityHeaders
+
+DATABASE_NAME = "server.sqlite3"
+
+
+def routes(test_clock: bool) -> list[Route]:
+    table = [
+        Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
+        Route("/oauth2/token", token, methods=["POST"]),
+        Route("/oauth2/revoke", revoke, methods=["POST"]),
+        Route("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
+        Route("/oauth2/oob", out_of_band, methods=["GET"]),
+        Route("/", pages.home, methods=["GET"]),
+        Route("/login", pages.login_page, methods=["GET"]),
+        Route("/login", pages.login, methods=["POST"]),
+        Route("/logout", pages.logout, methods=["POST"]),
+        Route("/user/{name}", pages.user_profile, methods=["GET"]),
+        Route("/account/authorized", account.authorized, methods=["GET"]),
+        Route("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
+        Route("/account/applications", account.registered, methods=["GET"]),
+        Route("/account/applications", account.register, methods=["POST"]),
+        Route(
+            "/account/applications/reset-secret",
+            account.reset_application_secret,
+            methods=["POST"],
+        ),
+        Route("/static/site.css", stylesheet, methods=["GET"]),
+    ]
+    if test_clock:
+        table.append(Route("/_test/clock", clock, methods=["GET", "POST"]))
+    return table
+
+
+def create_app(data_dir: Path, test_clock: bool = False) -> Starlette:
+    state = ServerState.open(data_dir / DATABASE_NAME, test_clock=test_clock)
+    app = Starlette(routes=routes(test_clock), middleware=[Middleware(SecurityHeaders)])
+    app.state.server = state
+    return app
+
+
+def app_from_environment() -> Starlette:
+    """Factory for uvicorn's worker processes, which get their settings from the environment."""
+    return create_app(
+        Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),
+        test_clock=os.environ.get("MB_OAUTH_SERVER_TEST_CLOCK") == "1",
+    )

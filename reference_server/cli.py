@@ -1,0 +1,179 @@
+"""`mb-oauth-server`: run the reference server, add users and applications from a shell."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+DEFAULT_DATA_DIR = Path("mb-oauth-server-data")
+
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_DATA_DIR,
+    show_default=True,
+    envvar="MB_OAUTH_SERVER_DATA_DIR",
+    help="Folder of the database, certificates and CA.",
+)
+
+
+@click.group()
+def main() -> None:
+    """The bundled MusicBrainz OAuth 2.0 reference server (HTTPS only, SQLite)."""
+
+
+@main.command()
+@data_dir_option
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option(
+    "--port",
+    default=8443,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="0 picks a free port.",
+)
+@click.option(
+    "--cert",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Server certificate (PEM); default: one made by a local CA.",
+)
+@click.option(
+    "--key",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Private key of --cert (PEM).",
+)
+@click.option(
+    "--test-clock",
+    is_flag=True,
+    help="Enable POST /_test/clock, which moves the server's clock forward.",
+)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+def run(
+    data_dir: Path,
+    host: str,
+    port: int,
+    cert: Path | None,
+    key: Path | None,
+    test_clock: bool,
+    workers: int,
+) -> None:
+    """Serve the OAuth endpoints and the web pages over HTTPS."""
+    if (cert is None) != (key is None):
+        raise click.UsageError("--cert and --key go together")
+    from .serve import ServeOptions, serve
+
+    options = ServeOptions(data_dir, host, port, cert, key, test_clock, workers)
+    try:
+        serve(options, announce=lambda line: click.echo(line, err=True))
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
+
+
+def _open_store(data_dir: Path):
+    from .app import DATABASE_NAME
+    from .storage import Store
+
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Store(data_dir / DATABASE_NAME)
+
+
+def _read_password(from_stdin: bool) -> str:
+    if from_stdin or not sys.stdin.isatty():
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
+    if not password:
+        raise click.UsageError("no password given")
+    return password
+
+
+@main.command("add-user")
+@click.argument("name")
+@data_dir_option
+@click.option("--email")
+@click.option("--website")
+@click.option("--gender")
+@click.option("--timezone", default="UTC", show_default=True)
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the password from standard input (it is never taken from argv).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def add_user(
+    name: str,
+    data_dir: Path,
+    email: str | None,
+    website: str | None,
+    gender: str | None,
+    timezone: str,
+    password_stdin: bool,
+    as_json: bool,
+) -> None:
+    """Create a user account."""
+    from .accounts import AccountError
+    from .accounts import add_user as create
+
+    password = _read_password(password_stdin)
+    store = _open_store(data_dir)
+    try:
+        user = create(
+            store,
+            name,
+            password,
+            int(time.time()),
+            email=email,
+            website=website,
+            gender=gender,
+            timezone=timezone,
+        )
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps({"id": user.id, "name": user.name}))
+    else:
+        click.echo(f"Created user {user.name} (id {user.id}).")
+
+
+@main.command("add-app")
+@data_dir_option
+@click.option("--owner", required=True, help="User name of the application's owner.")
+@click.option("--name", required=True)
+@click.option("--type", "app_type", type=click.Choice(["confidential", "public"]), required=True)
+@click.option("--redirect-uri", required=True, help="The registered redirect URL.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def add_app(
+    data_dir: Path, owner: str, name: str, app_type: str, redirect_uri: str, as_json: bool
+) -> None:
+    """Register an application; prints its Client ID and Client Secret (shown once)."""
+    from .accounts import AccountError, add_application, user_by_name
+
+    store = _open_store(data_dir)
+    try:
+        user = user_by_name(store, owner)
+        if user is None:
+            raise click.ClickException(f"there is no user {owner!r}; add it with add-user")
+        created = add_application(store, user, name, app_type, redirect_uri, int(time.time()))
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        store.close()
+    app = created.application
+    result = {
+        "client_id": app.client_id,
+        "client_secret": created.client_secret,
+        "name": app.name,
+        "type": app.type,
+        "redirect_uri": app.redirect_uri,
+    }
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        for label, value in result.items():
+            click.echo(f"{label.replace('_', ' ').title()}: {value}")

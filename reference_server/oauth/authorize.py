@@ -1,0 +1,285 @@
+"""GET /oauth2/authorize and the consent form's POST (spec 4.1, 7.1).
+
+Order of checks: the client and its redirect URI first (a problem there is shown on our own
+page, never redirected, so we never send a user to an unverified URI); then everything else,
+reported to the application by redirect with `error` and `state`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, quote, urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from .. import grants, scopes
+from ..accounts import Application, User, application_by_client_id
+from ..state import ServerState, server
+from ..web import sessions
+from ..web.html import error_page, esc, hidden, page
+from . import pkce
+from .params import MAX_QUERY, ParameterError, form_params
+from .redirects import OOB, matches, with_params
+
+_CHOICES = {"access_type": ("online", "offline"), "approval_prompt": ("auto", "force")}
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """A request whose client and redirect URI are known to be good."""
+
+    application: Application
+    redirect_uri: str
+    params: dict[str, str]
+    duplicates: frozenset[str]
+
+    @property
+    def state(self) -> str | None:
+        return self.params.get("state")
+
+    @property
+    def fingerprint(self) -> str:
+        """Binds a consent form token to exactly this request."""
+        text = urlencode(sorted(self.params.items()))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def web(self) -> bool:
+        return not self.application.is_public
+
+
+class PageError(Exception):
+    """A problem shown to the user on our own page (never redirected)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class RedirectError(Exception):
+    """A problem reported to the application at its redirect URI."""
+
+    def __init__(self, error: str, description: str) -> None:
+        super().__init__(description)
+        self.error = error
+        self.description = description
+
+
+def _read_query(request: Request) -> tuple[dict[str, str], frozenset[str]]:
+    raw = request.scope.get("query_string", b"")
+    if len(raw) > MAX_QUERY:
+        raise PageError("The authorization request is too long.", status=414)
+    try:
+        pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        raise PageError("The authorization request is not properly URL-encoded.") from None
+    params: dict[str, str] = {}
+    duplicates: set[str] = set()
+    for name, value in pairs:
+        if name in params:
+            duplicates.add(name)
+        params.setdefault(name, value)
+    return params, frozenset(duplicates)
+
+
+def identify(state: ServerState, request: Request) -> AuthorizationRequest:
+    """Check client_id and redirect_uri; anything wrong with them is a PageError."""
+    params, duplicates = _read_query(request)
+    if {"client_id", "redirect_uri"} & duplicates:
+        raise PageError("client_id and redirect_uri may be given only once.")
+    client_id = params.get("client_id")
+    if not client_id:
+        raise PageError("The request does not say which application is asking (no client_id).")
+    app = application_by_client_id(state.store, client_id)
+    if app is None:
+        raise PageError("No application is registered with this client_id.")
+    redirect_uri = params.get("redirect_uri")
+    if not redirect_uri:
+        raise PageError("The request has no redirect_uri.")
+    if not matches(redirect_uri, app.redirect_uri, app.is_public):
+        raise PageError("The redirect_uri does not match the application's registered URL.")
+    return AuthorizationRequest(app, redirect_uri, params, duplicates)
+
+
+def validate(request: AuthorizationRequest) -> frozenset[str]:
+    """Check the other parameters; returns the requested scopes or raises RedirectError."""
+    params = request.params
+    if request.duplicates:
+        names = ", ".join(sorted(request.duplicates))
+        raise RedirectError("invalid_request", f"parameters repeated: {names}")
+    response_type = params.get("response_type")
+    if not response_type:
+        raise RedirectError("invalid_request", "response_type is required")
+    if response_type != "code":
+        raise RedirectError("unsupported_response_type", "only response_type=code is supported")
+    try:
+        requested = scopes.parse_scope(params.get("scope"))
+    except scopes.ScopeError as error:
+        raise RedirectError("invalid_scope", str(error)) from None
+    problem = pkce.challenge_problem(
+        params.get("code_challenge"), params.get("code_challenge_method")
+    )
+    if problem:
+        raise RedirectError("invalid_request", problem)
+    for name, allowed in _CHOICES.items():
+        if name in params and params[name] not in allowed:
+            raise RedirectError("invalid_request", f"{name} must be one of {', '.join(allowed)}")
+    return requested
+
+
+def _redirect(request: AuthorizationRequest, values: dict[str, str]) -> Response:
+    if request.state is not None:
+        values["state"] = request.state
+    if request.redirect_uri == OOB:
+        return RedirectResponse("/oauth2/oob?" + urlencode(values), status_code=302)
+    return RedirectResponse(with_params(request.redirect_uri, values), status_code=302)
+
+
+def _error(request: AuthorizationRequest, error: RedirectError) -> Response:
+    if request.redirect_uri == OOB:
+        # Nowhere to redirect to: the user reads the error and tells the application.
+        return error_page(f"{error.error}: {error.description}", title="Authorization failed")
+    return _redirect(request, {"error": error.error, "error_description": error.description})
+
+
+def _issue(
+    state: ServerState, request: AuthorizationRequest, user: User, scope: str, offline: bool
+) -> Response:
+    code = grants.issue_code(
+        state.store,
+        state.now(),
+        grants.CodeRequest(
+            application=request.application,
+            user=user,
+            scope=scope,
+            redirect_uri=request.redirect_uri,
+            challenge=request.params.get("code_challenge"),
+            challenge_method=request.params.get("code_challenge_method"),
+            offline=offline,
+        ),
+    )
+    return _redirect(request, {"code": code})
+
+
+def _login_redirect(request: Request) -> Response:
+    target = request.url.path + ("?" + request.url.query if request.url.query else "")
+    return RedirectResponse("/login?returnto=" + quote(target, safe=""), status_code=302)
+
+
+def _wants_offline(request: AuthorizationRequest) -> bool:
+    """Installed applications always get a refresh token; web ones only when offline."""
+    return not request.web or request.params.get("access_type") == "offline"
+
+
+async def authorize(request: Request) -> Response:
+    state = server(request)
+    try:
+        authz = identify(state, request)
+    except PageError as error:
+        return error_page(str(error), status=error.status, title="Authorization error")
+    try:
+        requested = validate(authz)
+    except RedirectError as error:
+        return _error(authz, error)
+    session = sessions.load(state, request)
+    if session is None or session.user is None:
+        return _login_redirect(request)
+    scope = scopes.canonical(requested)
+    if request.method == "POST":
+        return await _decide(state, request, authz, session, scope)
+    auto = authz.params.get("approval_prompt", "auto") == "auto"
+    if (
+        authz.web
+        and auto
+        and grants.has_consent(state.store, session.user, authz.application, scope)
+    ):
+        # Consent given before for exactly this scope set: no page, and no refresh token.
+        return _issue(state, authz, session.user, scope, offline=False)
+    return _consent_page(state, request, authz, session, requested)
+
+
+async def _decide(
+    state: ServerState,
+    request: Request,
+    authz: AuthorizationRequest,
+    session: sessions.Session,
+    scope: str,
+) -> Response:
+    try:
+        form = await form_params(request)
+    except ParameterError as error:
+        return error_page(str(error), status=error.status)
+    token = form.get("csrf_token", "")
+    if not sessions.use_form_token(state, session, authz.fingerprint, token):
+        return error_page(
+            "This consent form has expired or was already used. Go back to the application "
+            "and start again.",
+            status=403,
+        )
+    assert session.user is not None
+    decision = form.get("decision")
+    if decision == "deny":
+        return _error(authz, RedirectError("access_denied", "the user refused the request"))
+    if decision != "approve":
+        return error_page("Choose to allow or to deny the application.")
+    if authz.web:
+        grants.record_consent(state.store, state.now(), session.user, authz.application, scope)
+    return _issue(state, authz, session.user, scope, offline=_wants_offline(authz))
+
+
+def _consent_page(
+    state: ServerState,
+    request: Request,
+    authz: AuthorizationRequest,
+    session: sessions.Session,
+    requested: frozenset[str],
+) -> Response:
+    assert session.user is not None
+    token = sessions.new_form_token(state, session, authz.fingerprint)
+    app = authz.application
+    items = "".join(
+        f"<li><strong>{esc(s.name)}</strong>: {esc(s.description)}</li>"
+        for s in scopes.describe(requested)
+    )
+    offline = (
+        "<p>It will keep this access when you are not using it (offline access).</p>"
+        if _wants_offline(authz)
+        else ""
+    )
+    action = esc(request.url.path + "?" + request.url.query)
+    body = f"""
+<p><strong id="application-name">{esc(app.name)}</strong> wants to access your account
+<strong>{esc(session.user.name)}</strong>. It asks to:</p>
+<ul class="scopes" id="requested-scopes">{items}</ul>
+{offline}
+<form id="consent-form" method="post" action="{action}">
+{hidden("csrf_token", token)}
+<button type="submit" class="primary" name="decision" value="approve">Allow access</button>
+<button type="submit" name="decision" value="deny">No thanks</button>
+</form>
+<p>You can withdraw this access at any time on the
+<a href="/account/authorized">authorized applications</a> page.</p>
+"""
+    return page("Authorize application", body, user_name=session.user.name, csrf=session.csrf)
+
+
+async def out_of_band(request: Request) -> Response:
+    """The page that shows an out-of-band code for the user to copy (spec 2.2)."""
+    params = dict(parse_qsl(request.url.query))
+    code = params.get("code")
+    if not code:
+        return error_page("There is no authorization code to show.", status=400)
+    state_line = (
+        f'<p>State: <code id="oob-state">{esc(params["state"])}</code></p>'
+        if "state" in params
+        else ""
+    )
+    body = f"""
+<p>Copy this code and paste it into the application:</p>
+<code class="code-box" id="oob-code">{esc(code)}</code>
+{state_line}
+<p>The code works once, for ten minutes.</p>
+"""
+    return page("Authorization code", body)

@@ -1,0 +1,52 @@
+"""The scopes of spec section 2.4, with the words the consent page shows for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str
+    bit: int
+    description: str
+
+
+SCOPES: dict[str, Scope] = {
+    s.name: s
+    for s in (
+        Scope(
+            "profile", 1, "View your public account information (username, age, country, homepage)."
+        ),
+        Scope("email", 2, "View your email address."),
+        Scope("tag", 4, "View and modify your private tags."),
+        Scope("rating", 8, "View and modify your private ratings."),
+        Scope("collection", 16, "View and modify your private collections."),
+        Scope("submit_isrc", 64, "Submit new ISRCs to the database."),
+        Scope("submit_barcode", 128, "Submit barcodes to the database."),
+    )
+}
+
+
+class ScopeError(ValueError):
+    """The scope parameter names no scope, or one the service does not know."""
+
+
+def parse_scope(value: str | None) -> frozenset[str]:
+    """Split a space-delimited scope string; names are case-sensitive (RFC 6749 3.3)."""
+    names = (value or "").split()
+    if not names:
+        raise ScopeError("no scope was requested")
+    unknown = [n for n in names if n not in SCOPES]
+    if unknown:
+        raise ScopeError("unknown scope: {}".format(", ".join(sorted(set(unknown)))))
+    return frozenset(names)
+
+
+def canonical(scopes: frozenset[str] | set[str]) -> str:
+    """One spelling per scope set, in the order of the spec's table."""
+    return " ".join(name for name in SCOPES if name in scopes)
+
+
+def describe(scopes: frozenset[str]) -> list[Scope]:
+    return [SCOPES[name] for name in SCOPES if name in scopes]

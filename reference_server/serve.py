@@ -1,0 +1,110 @@
+"""Serving the application over HTTPS only, with one or more uvicorn workers.
+
+We bind the listening socket ourselves so that port 0 works (the real port is known before
+the workers start) and so that `server.json` can tell clients where to connect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from .app import DATABASE_NAME
+from .state import ServerState
+from .tls import TlsFiles, ensure_certificates
+
+READY_FILE = "server.json"
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8443
+    cert: Path | None = None
+    key: Path | None = None
+    test_clock: bool = False
+    workers: int = 1
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"https://{shown}:{port}"
+
+
+def _write_ready_file(options: ServeOptions, url: str, tls: TlsFiles) -> Path:
+    path = options.data_dir / READY_FILE
+    info = {
+        "base_url": url,
+        "ca_file": str(tls.ca.resolve()) if tls.ca else None,
+        "pid": os.getpid(),
+        "test_clock": options.test_clock,
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info, indent=2))
+    tmp.replace(path)
+    return path
+
+
+def serve(options: ServeOptions, announce=print) -> None:
+    data_dir = options.data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if options.cert and options.key:
+        tls = TlsFiles(options.cert, options.key, None)
+    else:
+        tls = ensure_certificates(data_dir, options.host)
+    ServerState.open(data_dir / DATABASE_NAME, options.test_clock).store.close()  # schema
+    os.environ["MB_OAUTH_SERVER_DATA_DIR"] = str(data_dir)
+    os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
+    sock = _bind(options.host, options.port)
+    url = base_url(options.host, sock.getsockname()[1])
+    config = uvicorn.Config(
+        "reference_server.app:app_from_environment",
+        factory=True,
+        ssl_certfile=str(tls.cert),
+        ssl_keyfile=str(tls.key),
+        workers=options.workers,
+        log_level="warning",
+        access_log=False,  # URLs can carry codes and tokens: nothing of a request is logged
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=2,
+    )
+    ready = _write_ready_file(replace_dir(options, data_dir), url, tls)
+    announce(f"Serving {url}")
+    if tls.ca:
+        announce(f"Clients must trust the CA in {tls.ca}")
+    if options.test_clock:
+        announce("Test clock enabled: POST /_test/clock advance=SECONDS")
+    try:
+        server = uvicorn.Server(config)
+        if options.workers > 1:
+            from uvicorn.supervisors import Multiprocess
+
+            Multiprocess(config, target=server.run, sockets=[sock]).run()
+        else:
+            server.run(sockets=[sock])
+    finally:
+        ready.unlink(missing_ok=True)
+        sock.close()
+
+
+def replace_dir(options: ServeOptions, data_dir: Path) -> ServeOptions:
+    from dataclasses import replace
+
+    return replace(options, data_dir=data_dir)

@@ -1,0 +1,40 @@
+"""What every request handler needs: the store and the clock, kept on the Starlette app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from starlette.requests import Request
+
+from .clock import Clock, SystemClock, TestClock
+from .guard import Guard
+from .storage import Store
+
+CLOCK_OFFSET_KEY = "test_clock_offset"
+
+
+@dataclass
+class ServerState:
+    store: Store
+    clock: Clock
+    test_clock: TestClock | None = None
+    guard: Guard = field(default_factory=Guard)
+
+    def now(self) -> int:
+        return self.clock.now()
+
+    @classmethod
+    def open(cls, database: Path, test_clock: bool = False) -> ServerState:
+        store = Store(database)
+        if not test_clock:
+            return cls(store, SystemClock())
+        clock = TestClock(
+            lambda: int(store.setting(CLOCK_OFFSET_KEY, "0") or 0),
+            lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
+        )
+        return cls(store, clock, clock)
+
+
+def server(request: Request) -> ServerState:
+    return request.app.state.server

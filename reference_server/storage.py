@@ -1,0 +1,160 @@
+"""The server's one SQLite file: schema, connection settings and data access.
+
+Only data access lives here; the rules of the spec live in `grants.py` and the endpoints.
+Every write that depends on a read runs inside `transaction()` (BEGIN IMMEDIATE), so two
+workers on the same file cannot both redeem one code or both revoke and refresh one grant.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    id             INTEGER PRIMARY KEY,
+    name           TEXT NOT NULL UNIQUE,
+    password_hash  TEXT NOT NULL,
+    email          TEXT,
+    email_verified INTEGER NOT NULL DEFAULT 0,
+    website        TEXT,
+    gender         TEXT,
+    timezone       TEXT NOT NULL DEFAULT 'UTC',
+    created_at     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS applications (
+    id           INTEGER PRIMARY KEY,
+    client_id    TEXT NOT NULL UNIQUE,
+    secret_hash  TEXT NOT NULL,
+    owner_id     INTEGER NOT NULL REFERENCES users(id),
+    name         TEXT NOT NULL,
+    type         TEXT NOT NULL CHECK (type IN ('confidential', 'public')),
+    redirect_uri TEXT NOT NULL,
+    created_at   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS applications_owner ON applications(owner_id);
+-- One authorization of one application by one user: what a code exchange creates.
+CREATE TABLE IF NOT EXISTS grants (
+    id             INTEGER PRIMARY KEY,
+    application_id INTEGER NOT NULL REFERENCES applications(id),
+    user_id        INTEGER NOT NULL REFERENCES users(id),
+    scope          TEXT NOT NULL,
+    refresh_hash   TEXT UNIQUE,          -- NULL for an online web application
+    created_at     INTEGER NOT NULL,
+    revoked_at     INTEGER
+);
+CREATE INDEX IF NOT EXISTS grants_user_app ON grants(user_id, application_id);
+CREATE TABLE IF NOT EXISTS access_tokens (
+    token_hash TEXT PRIMARY KEY,
+    grant_id   INTEGER NOT NULL REFERENCES grants(id),
+    scope      TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS access_tokens_grant ON access_tokens(grant_id);
+CREATE TABLE IF NOT EXISTS codes (
+    code_hash       TEXT PRIMARY KEY,
+    application_id  INTEGER NOT NULL REFERENCES applications(id),
+    user_id         INTEGER NOT NULL REFERENCES users(id),
+    scope           TEXT NOT NULL,
+    redirect_uri    TEXT NOT NULL,
+    challenge       TEXT,
+    challenge_method TEXT,
+    offline         INTEGER NOT NULL,    -- 1: the exchange yields a refresh token
+    expires_at      INTEGER NOT NULL,
+    grant_id        INTEGER,             -- set when redeemed
+    redeemed_at     INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
+-- Scope sets a user approved for a web application (approval_prompt=auto).
+CREATE TABLE IF NOT EXISTS consents (
+    user_id        INTEGER NOT NULL,
+    application_id INTEGER NOT NULL,
+    scope          TEXT NOT NULL,
+    granted_at     INTEGER NOT NULL,
+    PRIMARY KEY (user_id, application_id, scope)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (
+    session_hash TEXT PRIMARY KEY,
+    user_id      INTEGER,
+    csrf         TEXT NOT NULL,
+    expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Single-use tokens of consent forms, bound to a session and to one authorization request.
+CREATE TABLE IF NOT EXISTS form_tokens (
+    token_hash   TEXT PRIMARY KEY,
+    session_hash TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Failed client authentications per client and time window (RFC 6749 2.3.1 brute force).
+CREATE TABLE IF NOT EXISTS auth_failures (
+    client_id    TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    failures     INTEGER NOT NULL,
+    PRIMARY KEY (client_id, window_start)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
+Row = sqlite3.Row
+
+
+class Store:
+    """A connection to the server's database, one per process, used from one thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA busy_timeout = 10000")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self._create_schema()
+
+    def _create_schema(self) -> None:
+        # executescript commits on its own; the statements are idempotent.
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE: take the write lock before reading what decides the write."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def one(self, sql: str, *args: object) -> Row | None:
+        return self.db.execute(sql, args).fetchone()
+
+    def all(self, sql: str, *args: object) -> list[Row]:
+        return self.db.execute(sql, args).fetchall()
+
+    def run(self, sql: str, *args: object) -> sqlite3.Cursor:
+        return self.db.execute(sql, args)
+
+    # settings --------------------------------------------------------------------------
+
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        row = self.one("SELECT value FROM settings WHERE key = ?", key)
+        return row["value"] if row else default
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.run(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            key,
+            value,
+        )

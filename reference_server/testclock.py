@@ -1,0 +1,26 @@
+"""/_test/clock: moves the server's clock forward. Mounted only with --test-clock."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from .oauth.params import ParameterError, form_params
+from .state import server
+
+
+async def clock(request: Request) -> Response:
+    state = server(request)
+    test_clock = state.test_clock
+    assert test_clock is not None  # the route exists only with a test clock
+    if request.method == "POST":
+        try:
+            advance = (await form_params(request)).get("advance", "")
+        except ParameterError as error:
+            return JSONResponse({"error": str(error)}, status_code=error.status)
+        if not advance.isdigit() or len(advance) > 10:
+            return JSONResponse(
+                {"error": "advance must be a whole number of seconds"}, status_code=400
+            )
+        test_clock.advance(int(advance))
+    return JSONResponse({"offset": test_clock.offset(), "now": test_clock.now()})

@@ -1,0 +1,127 @@
+"""Server-side sessions in SQLite, behind a `__Host-` cookie, with a CSRF token each.
+
+A session exists before login too, so the login form itself carries a CSRF token. Logging in
+replaces the session (no fixation); logging out deletes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import credentials
+from ..accounts import User, user_by_id
+from ..state import ServerState
+
+COOKIE = "__Host-mb-session"
+LIFETIME = 14 * 24 * 3600
+FORM_TOKEN_LIFETIME = 3600
+
+
+@dataclass
+class Session:
+    key: str  # the cookie value; only its hash is stored
+    user: User | None
+    csrf: str
+    fresh: bool = False  # created by this request: the response must set the cookie
+
+    @property
+    def key_hash(self) -> str:
+        return credentials.token_hash(self.key)
+
+    def csrf_ok(self, submitted: str | None) -> bool:
+        return submitted is not None and credentials.same(self.csrf, submitted)
+
+
+def load(state: ServerState, request: Request) -> Session | None:
+    key = request.cookies.get(COOKIE)
+    if not key:
+        return None
+    row = state.store.one(
+        "SELECT user_id, csrf, expires_at FROM sessions WHERE session_hash = ?",
+        credentials.token_hash(key),
+    )
+    if row is None or row["expires_at"] <= state.now():
+        return None
+    user = user_by_id(state.store, row["user_id"]) if row["user_id"] is not None else None
+    return Session(key, user, row["csrf"])
+
+
+def load_or_create(state: ServerState, request: Request) -> Session:
+    return load(state, request) or create(state, None)
+
+
+def create(state: ServerState, user: User | None) -> Session:
+    session = Session(credentials.new_token(), user, credentials.new_token(), fresh=True)
+    now = state.now()
+    state.store.run("DELETE FROM sessions WHERE expires_at <= ?", now)
+    state.store.run(
+        "INSERT INTO sessions (session_hash, user_id, csrf, expires_at) VALUES (?, ?, ?, ?)",
+        session.key_hash,
+        user.id if user else None,
+        session.csrf,
+        now + LIFETIME,
+    )
+    return session
+
+
+def log_in(state: ServerState, old: Session | None, user: User) -> Session:
+    if old is not None:
+        delete(state, old)
+    return create(state, user)
+
+
+def delete(state: ServerState, session: Session) -> None:
+    state.store.run("DELETE FROM sessions WHERE session_hash = ?", session.key_hash)
+
+
+def attach(response: Response, session: Session) -> Response:
+    if session.fresh:
+        response.set_cookie(
+            COOKIE,
+            session.key,
+            max_age=LIFETIME,
+            path="/",
+            secure=True,
+            httponly=True,
+            samesite="lax",
+        )
+    return response
+
+
+def forget(response: Response) -> Response:
+    response.delete_cookie(COOKIE, path="/", secure=True, httponly=True, samesite="lax")
+    return response
+
+
+# single-use form tokens (the consent form) -------------------------------------------------
+
+
+def new_form_token(state: ServerState, session: Session, fingerprint: str) -> str:
+    token = credentials.new_token()
+    now = state.now()
+    state.store.run("DELETE FROM form_tokens WHERE expires_at <= ?", now)
+    state.store.run(
+        "INSERT INTO form_tokens (token_hash, session_hash, fingerprint, expires_at)"
+        " VALUES (?, ?, ?, ?)",
+        credentials.token_hash(token),
+        session.key_hash,
+        fingerprint,
+        now + FORM_TOKEN_LIFETIME,
+    )
+    return token
+
+
+def use_form_token(state: ServerState, session: Session, fingerprint: str, token: str) -> bool:
+    """True once for a token issued to this session for this very request."""
+    cursor = state.store.run(
+        "DELETE FROM form_tokens WHERE token_hash = ? AND session_hash = ? AND fingerprint = ?"
+        " AND expires_at > ?",
+        credentials.token_hash(token),
+        session.key_hash,
+        fingerprint,
+        state.now(),
+    )
+    return cursor.rowcount == 1

@@ -1,0 +1,46 @@
+"""The rule catalogue (features/rules.toml): one place that names every rule the suite checks."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+FEATURES_DIR = Path(__file__).resolve().parent.parent / "features"
+CATALOGUE_FILE = FEATURES_DIR / "rules.toml"
+LEVELS = ("spec", "rfc", "info")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One normative statement: where it comes from, how much a failure weighs, what it says."""
+
+    id: str
+    section: str
+    level: str
+    title: str
+
+
+class CatalogueError(ValueError):
+    """The catalogue file is malformed (duplicate id, unknown level, missing field)."""
+
+
+def parse_catalogue(text: str) -> dict[str, Rule]:
+    """Parse catalogue TOML text; refuses duplicates and unknown levels so reports stay sound."""
+    rules: dict[str, Rule] = {}
+    for entry in tomllib.loads(text).get("rule", []):
+        try:
+            rule = Rule(entry["id"], str(entry["section"]), entry["level"], entry["title"])
+        except KeyError as exc:
+            raise CatalogueError(f"rule {entry!r} lacks {exc}") from None
+        if rule.level not in LEVELS:
+            raise CatalogueError(f"rule {rule.id}: unknown level {rule.level!r}")
+        if rule.id in rules:
+            raise CatalogueError(f"duplicate rule id {rule.id}")
+        rules[rule.id] = rule
+    return rules
+
+
+def load_catalogue(path: Path | None = None) -> dict[str, Rule]:
+    """Load the catalogue shipped next to the feature files (or another file, for tests)."""
+    return parse_catalogue((path or CATALOGUE_FILE).read_text(encoding="utf-8"))

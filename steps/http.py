@@ -1,0 +1,319 @@
+"""HTTP layer of the suite: one choke point that paces requests and keeps redacted evidence.
+
+Every request a scenario makes (API calls and the consent driver's page visits) goes through
+`HttpLayer.request`, so the report can show each exchange, and no secret leaves this module
+unmasked: values are masked by parameter name (URLs, form and JSON bodies, HTML inputs,
+headers) and, as a second net, every secret value seen anywhere is scrubbed from all text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+SECRET_NAMES = frozenset(
+    {
+        "client_secret", "code", "access_token", "refresh_token", "id_token", "token",
+        "password", "csrf_token", "csrf", "csrf_session_key", "code_verifier", "session",
+        "oob_code",
+    }
+)  # fmt: skip
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+BODY_LIMIT = 4000
+_MIN_SCRUB_LEN = 6
+_INPUT_RE = re.compile(r"<input\b[^>]*>", re.IGNORECASE)
+_NAME_RE = re.compile(r"""\bname\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
+_VALUE_RE = re.compile(r"""(\bvalue\s*=\s*["'])([^"']*)(["'])""", re.IGNORECASE)
+
+
+def mask(value: str) -> str:
+    """A masked stand-in that still lets a reader tell values apart: `abcd…(32)`."""
+    if len(value) >= 16:
+        keep = 4
+    elif len(value) >= 8:
+        keep = 2
+    else:
+        keep = 0
+    return f"{value[:keep]}…({len(value)})"
+
+
+def is_secret_name(name: str) -> bool:
+    """Names whose values are secrets (also with a form prefix, as in `login.password`)."""
+    return name.lower().rsplit(".", 1)[-1] in SECRET_NAMES
+
+
+class Secrets:
+    """Every secret value seen in the run, so it can be scrubbed wherever it shows up again."""
+
+    def __init__(self) -> None:
+        self._values: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, *values: str | None) -> None:
+        """Remember values worth scrubbing (tiny values would garble unrelated text)."""
+        with self._lock:
+            self._values.update(v for v in values if v and len(v) >= _MIN_SCRUB_LEN)
+
+    def scrub(self, text: str) -> str:
+        """Replace every known secret value in text by its masked form."""
+        with self._lock:
+            values = sorted(self._values, key=len, reverse=True)
+        for value in values:
+            if value in text:
+                text = text.replace(value, mask(value))
+        return text
+
+
+def _mask_pairs(pairs: Iterable[tuple[str, str]], secrets: Secrets) -> list[tuple[str, str]]:
+    out = []
+    for name, value in pairs:
+        if is_secret_name(name):
+            secrets.add(value)
+            value = mask(value)
+        out.append((name, value))
+    return out
+
+
+def mask_url(url: str, secrets: Secrets) -> str:
+    """Mask secret query parameters (and a userinfo password) of a URL."""
+    parts = urlsplit(url)
+    query = urlencode(_mask_pairs(parse_qsl(parts.query, keep_blank_values=True), secrets))
+    fragment = parts.fragment
+    if "=" in fragment:
+        fragment = urlencode(_mask_pairs(parse_qsl(fragment, keep_blank_values=True), secrets))
+    netloc = parts.netloc
+    if "@" in netloc and ":" in netloc.split("@", 1)[0]:
+        user, rest = netloc.split("@", 1)
+        netloc = f"{user.split(':', 1)[0]}:{mask(user.split(':', 1)[1])}@{rest}"
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def _mask_json(value: Any, secrets: Secrets) -> Any:
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if is_secret_name(str(key)) and isinstance(item, str):
+                secrets.add(item)
+                out[key] = mask(item)
+            else:
+                out[key] = _mask_json(item, secrets)
+        return out
+    if isinstance(value, list):
+        return [_mask_json(item, secrets) for item in value]
+    return value
+
+
+def _mask_html_inputs(html: str, secrets: Secrets) -> str:
+    def one(match: re.Match[str]) -> str:
+        tag = match.group(0)
+        name = _NAME_RE.search(tag)
+        if not name or not is_secret_name(name.group(1)):
+            return tag
+        value = _VALUE_RE.search(tag)
+        if value:
+            secrets.add(value.group(2))
+        return _VALUE_RE.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), tag)
+
+    return _INPUT_RE.sub(one, html)
+
+
+def mask_body(body: str, content_type: str, secrets: Secrets) -> str:
+    """Mask a body by its kind: form fields, JSON members or HTML inputs named like secrets."""
+    kind = content_type.split(";", 1)[0].strip().lower()
+    if kind == "application/x-www-form-urlencoded":
+        return urlencode(_mask_pairs(parse_qsl(body, keep_blank_values=True), secrets))
+    if kind.endswith("json"):
+        try:
+            return json.dumps(_mask_json(json.loads(body), secrets))
+        except ValueError:
+            return body
+    if "html" in kind:
+        return _mask_html_inputs(body, secrets)
+    return body
+
+
+def _mask_cookie_pairs(pairs: str, secrets: Secrets) -> str:
+    masked = []
+    for pair in pairs.split(";"):
+        key, eq, val = pair.strip().partition("=")
+        secrets.add(val)
+        masked.append(f"{key}={mask(val)}" if eq else pair.strip())
+    return "; ".join(masked)
+
+
+def _mask_header(name: str, value: str, secrets: Secrets) -> str:
+    lname = name.lower()
+    if lname in ("authorization", "proxy-authorization"):
+        scheme, _, credentials = value.partition(" ")
+        secrets.add(credentials)
+        return f"{scheme} {mask(credentials)}" if credentials else mask(value)
+    if lname == "cookie":
+        return _mask_cookie_pairs(value, secrets)
+    if lname == "set-cookie":
+        first, sep, attributes = value.partition(";")
+        return _mask_cookie_pairs(first, secrets) + sep + attributes
+    if lname in ("location", "content-location", "referer"):
+        return mask_url(value, secrets)
+    return value
+
+
+def mask_headers(headers: Iterable[tuple[str, str]], secrets: Secrets) -> dict[str, str]:
+    """Mask credentials, cookies and secret query parameters of redirect targets."""
+    out: dict[str, str] = {}
+    for name, value in headers:
+        masked = _mask_header(name, value, secrets)
+        out[name] = f"{out[name]}, {masked}" if name in out else masked
+    return out
+
+
+@dataclass
+class Exchange:
+    """One request and its response (or the transport error that replaced it), unmasked."""
+
+    method: str
+    url: str
+    request_headers: list[tuple[str, str]]
+    request_body: str
+    status: int | None = None
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    response_body: str = ""
+    error: str | None = None
+
+    def redacted(self, secrets: Secrets) -> dict[str, Any]:
+        """The contract's evidence shape, masked structurally and then by known values."""
+        req_type = dict((k.lower(), v) for k, v in self.request_headers).get("content-type", "")
+        resp_type = dict((k.lower(), v) for k, v in self.response_headers).get("content-type", "")
+        request = {
+            "method": self.method,
+            "url": mask_url(self.url, secrets),
+            "headers": mask_headers(self.request_headers, secrets),
+            "body": mask_body(self.request_body, req_type, secrets),
+        }
+        response: dict[str, Any] = {
+            "status": self.status,
+            "headers": mask_headers(self.response_headers, secrets),
+            "body": mask_body(self.response_body, resp_type, secrets)[:BODY_LIMIT],
+        }
+        if self.error:
+            response["error"] = self.error
+        return _scrub_tree({"request": request, "response": response}, secrets)
+
+
+def _scrub_tree(value: Any, secrets: Secrets) -> Any:
+    if isinstance(value, str):
+        return secrets.scrub(value)
+    if isinstance(value, dict):
+        return {k: _scrub_tree(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_tree(v, secrets) for v in value]
+    return value
+
+
+class Pacer:
+    """Keeps at least `min_interval` seconds between requests, to be gentle with a live service."""
+
+    def __init__(self, min_interval: float) -> None:
+        self.min_interval = max(0.0, min_interval)
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        """Sleep until the next request may go out."""
+        if not self.min_interval:
+            return
+        with self._lock:
+            delay = self._last + self.min_interval - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self._last = time.monotonic()
+
+
+class HttpLayer:
+    """httpx clients for the suite, with pacing and per-scenario evidence."""
+
+    def __init__(self, verify: str | bool, min_interval: float = 0.0, timeout: float = 15.0):
+        self.verify = verify
+        self.timeout = timeout
+        self.pacer = Pacer(min_interval)
+        self.secrets = Secrets()
+        self.exchanges: list[Exchange] = []
+        self.api = self.new_client()
+
+    def new_client(self, *, cookies: bool = False) -> httpx.Client:
+        """A client that reuses its TLS connections; `cookies` for a browsing session."""
+        client = httpx.Client(verify=self.verify, timeout=self.timeout, follow_redirects=False)
+        if not cookies:
+            client.cookies = _NoCookies()
+        return client
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        client: httpx.Client | None = None,
+        data: Mapping[str, str] | list[tuple[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        content: str | bytes | None = None,
+    ) -> httpx.Response:
+        """Send one request, record it, and return the response (transport errors re-raised)."""
+        client = client or self.api
+        body: Any = (
+            urlencode(list(data.items()) if isinstance(data, Mapping) else data)
+            if (data is not None)
+            else content
+        )
+        hdrs = dict(headers or {})
+        if data is not None:
+            hdrs.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        request = client.build_request(method, url, headers=hdrs, params=params, content=body)
+        exchange = Exchange(
+            method=method,
+            url=str(request.url),
+            request_headers=list(request.headers.items()),
+            request_body=_text(request.content),
+        )
+        self.exchanges.append(exchange)
+        self.pacer.wait()
+        try:
+            response = client.send(request)
+        except httpx.HTTPError as exc:
+            exchange.error = f"{type(exc).__name__}: {exc}"
+            raise
+        response.read()
+        exchange.status = response.status_code
+        exchange.response_headers = list(response.headers.items())
+        exchange.response_body = response.text
+        return response
+
+    def begin(self) -> None:
+        """Start a scenario's evidence."""
+        self.exchanges = []
+
+    def evidence(self) -> list[dict[str, Any]]:
+        """The scenario's exchanges, redacted."""
+        return [exchange.redacted(self.secrets) for exchange in self.exchanges]
+
+    def close(self) -> None:
+        """Close the shared client."""
+        self.api.close()
+
+
+def _text(content: bytes) -> str:
+    return content.decode("utf-8", errors="replace")
+
+
+class _NoCookies(httpx.Cookies):
+    """A cookie jar that keeps nothing: API calls must not ride on a browsing session."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        return None

@@ -1,0 +1,178 @@
+"""Rule verdicts from scenario results: the one place that decides pass, fail and exit status.
+
+A scenario can check one rule or several; the report is organised by rule, so every verdict
+is derived here from the outcomes of the scenarios tagged with the rule, its level and the
+profile's known deviations (contract: "Rule verdicts").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS = "pass"  # noqa: S105 (a verdict, not a password)
+FAIL = "fail"
+WARNING = "warning"
+OBSERVED = "observed"
+SKIPPED = "skipped"
+EXPECTED_FAILURE = "expected failure"
+UNEXPECTED_PASS = "unexpected pass"  # noqa: S105
+NOT_RUN = "not run"
+
+#: Display order of verdicts (worst first) in summaries.
+VERDICT_ORDER = (
+    FAIL,
+    WARNING,
+    UNEXPECTED_PASS,
+    EXPECTED_FAILURE,
+    PASS,
+    OBSERVED,
+    SKIPPED,
+    NOT_RUN,
+)
+
+LEVELS = ("spec", "rfc", "info")
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """One scenario outcome as the plugin recorded it in results.json."""
+
+    name: str
+    nodeid: str
+    outcome: str
+    rules: tuple[str, ...]
+    level: str = ""
+    feature: str = ""
+    message: str = ""
+    duration: float = 0.0
+    evidence: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ScenarioResult:
+        """Read a scenario entry leniently: missing optional fields must not break a report."""
+        return cls(
+            name=str(data.get("name") or data.get("nodeid") or "?"),
+            nodeid=str(data.get("nodeid") or ""),
+            outcome=str(data.get("outcome") or SKIPPED),
+            rules=tuple(str(r) for r in data.get("rules") or ()),
+            level=str(data.get("level") or ""),
+            feature=str(data.get("feature") or ""),
+            message=str(data.get("message") or ""),
+            duration=float(data.get("duration") or 0.0),
+            evidence=tuple(data.get("evidence") or ()),
+        )
+
+
+@dataclass
+class RuleVerdict:
+    """The verdict on one catalogue rule and the scenarios that produced it."""
+
+    id: str
+    section: str
+    level: str
+    title: str
+    verdict: str = NOT_RUN
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    known_deviation: bool = False
+    in_catalogue: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdicts.json entry (scenario names and outcomes, no evidence)."""
+        return {
+            "id": self.id,
+            "section": self.section,
+            "level": self.level,
+            "title": self.title,
+            "verdict": self.verdict,
+            "known_deviation": self.known_deviation,
+            "scenarios": [
+                {"name": s.name, "outcome": s.outcome, "nodeid": s.nodeid} for s in self.scenarios
+            ],
+        }
+
+
+def rule_attr(rule: Any, name: str, default: str = "") -> str:
+    """Read a catalogue field whether the catalogue holds objects or plain dicts."""
+    value = rule.get(name, default) if isinstance(rule, Mapping) else getattr(rule, name, default)
+    return default if value is None else str(value)
+
+
+def decide(level: str, outcomes: Iterable[str], known_deviation: bool) -> str:
+    """Verdict for one rule from its scenario outcomes (contract rules, in one function)."""
+    outcomes = list(outcomes)
+    if not outcomes:
+        return NOT_RUN
+    if all(o == "skipped" for o in outcomes):
+        return SKIPPED
+    if level == "info":
+        return OBSERVED
+    failed = any(o in ("failed", "error") for o in outcomes)
+    if known_deviation:
+        return EXPECTED_FAILURE if failed else UNEXPECTED_PASS
+    if not failed:
+        return PASS
+    return FAIL if level == "spec" else WARNING
+
+
+def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -> list[RuleVerdict]:
+    """One verdict per catalogue rule (plus any rule a scenario names that is not catalogued)."""
+    deviations = {str(d) for d in results.get("known_deviations") or ()}
+    verdicts = {
+        rule_id: RuleVerdict(
+            id=rule_id,
+            section=rule_attr(rule, "section", "?"),
+            level=rule_attr(rule, "level", "spec"),
+            title=rule_attr(rule, "title"),
+        )
+        for rule_id, rule in catalogue.items()
+    }
+    for raw in results.get("scenarios") or ():
+        scenario = ScenarioResult.from_json(raw)
+        for rule_id in scenario.rules:
+            if rule_id not in verdicts:
+                verdicts[rule_id] = RuleVerdict(
+                    id=rule_id,
+                    section="?",
+                    level=scenario.level or "spec",
+                    title="(not in the rule catalogue)",
+                    in_catalogue=False,
+                )
+            verdicts[rule_id].scenarios.append(scenario)
+    for verdict in verdicts.values():
+        verdict.known_deviation = verdict.id in deviations
+        verdict.verdict = decide(
+            verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
+        )
+    return sorted(verdicts.values(), key=lambda v: (section_key(v.section), v.id))
+
+
+def section_key(section: str) -> tuple[Any, ...]:
+    """Natural order: spec sections by number first, then RFC clauses by RFC and clause."""
+    parts = tuple(
+        (0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|[^\d\s.]+", section)
+    )
+    is_rfc = section.strip().upper().startswith("RFC")
+    return (1 if is_rfc else 0, *parts)
+
+
+def summarize(verdicts: Iterable[RuleVerdict]) -> dict[str, int]:
+    """Counts per verdict (every verdict key present, so readers need no defaults)."""
+    counts = Counter(v.verdict for v in verdicts)
+    summary = {name: counts.get(name, 0) for name in VERDICT_ORDER}
+    summary["total"] = sum(counts.values())
+    return summary
+
+
+def failing_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
+    """Rules that make the run non-conforming: spec failures, and rfc warnings when strict."""
+    bad = {FAIL, WARNING} if strict else {FAIL}
+    return [v for v in verdicts if v.verdict in bad]
+
+
+def exit_status(verdicts: Iterable[RuleVerdict], strict: bool = False) -> int:
+    """0 when every spec rule passes or is an expected failure, else 1 (see --strict)."""
+    return 1 if failing_rules(verdicts, strict) else 0

@@ -1,0 +1,77 @@
+"""Fixtures of the client kit's tests."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+import respx
+
+from client_kit import profiles
+from client_kit.profiles import Profile
+from client_kit.session import Session
+from client_kit.storage import FileStore, MemoryStore
+from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, FakeUI
+
+
+@pytest.fixture
+def mb_profile() -> Profile:
+    return profiles.custom(BASE)
+
+
+@pytest.fixture
+def meta_profile() -> Profile:
+    return profiles.custom(BASE, like="metabrainz")
+
+
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture
+def file_store(tmp_path) -> FileStore:
+    return FileStore(tmp_path / "tokens")
+
+
+@pytest.fixture
+def ui() -> FakeUI:
+    return FakeUI()
+
+
+@pytest.fixture
+def session(mb_profile, memory_store, ui) -> Iterator[Session]:
+    with Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=ui) as s:
+        yield s
+
+
+@pytest.fixture
+def mock() -> Iterator[respx.MockRouter]:
+    with respx.mock(base_url=BASE, assert_all_called=False) as router:
+        yield router
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@pytest.fixture
+def all_logs() -> Iterator[_Capture]:
+    """Every log record of every logger, at DEBUG, formatted."""
+    handler = _Capture()
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    old = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old)

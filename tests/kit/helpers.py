@@ -1,0 +1,109 @@
+"""Shared helpers of the kit's tests (no fixtures here: see conftest.py)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from urllib.parse import parse_qs, urlsplit
+
+from client_kit.tokens import TokenSet
+
+BASE = "https://mb.test"
+TOKEN_URL = f"{BASE}/oauth2/token"
+REVOKE_URL = f"{BASE}/oauth2/revoke"
+USERINFO_URL = f"{BASE}/oauth2/userinfo"
+CLIENT_ID = "client-id-123"
+CLIENT_SECRET = "client-secret-very-secret-456"
+
+
+def make_tokens(
+    access: str = "access-token-old",
+    refresh: str | None = "refresh-token-old",
+    expires_in: float = 3600,
+    scopes: tuple[str, ...] = ("profile",),
+    username: str | None = None,
+) -> TokenSet:
+    now = time.time()
+    return TokenSet(access, refresh, now + expires_in, scopes, obtained_at=now,
+                    username=username)
+
+
+def token_json(access: str, refresh: str | None = None, **extra: object) -> dict[str, object]:
+    data: dict[str, object] = {"access_token": access, "token_type": "Bearer",
+                               "expires_in": 3600, **extra}
+    if refresh:
+        data["refresh_token"] = refresh
+    return data
+
+
+def query(url: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def http_get(url: str) -> tuple[int, str]:
+    """A plain GET to the loopback listener (urllib: not intercepted by respx)."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+class FakeUI:
+    """Scripted user: a 'browser' callback, lines to paste, everything shown recorded."""
+
+    def __init__(
+        self,
+        browser: Callable[[str], None] | None = None,
+        lines: list[str] | None = None,
+        block_reading: bool = False,
+    ) -> None:
+        self.browser = browser
+        self.lines = list(lines or [])
+        self.shown: list[str] = []
+        self.prompts: list[str] = []
+        self.opened: list[str] = []
+        self.block_reading = block_reading
+        self._never = threading.Event()
+
+    def show(self, message: str) -> None:
+        self.shown.append(message)
+
+    def open_browser(self, url: str) -> bool:
+        if self.browser is None:
+            return False
+        self.opened.append(url)
+        threading.Thread(target=self.browser, args=(url,), daemon=True).start()
+        return True
+
+    def read_line(self, prompt: str) -> str | None:
+        self.prompts.append(prompt)
+        if self.lines:
+            return self.lines.pop(0)
+        if self.block_reading:
+            self._never.wait(30)
+        return None
+
+
+def redirect_with(url: str, **params: str) -> str:
+    """Where the service would send the browser: redirect_uri + params."""
+    from urllib.parse import urlencode
+
+    q = query(url)
+    return f"{q['redirect_uri']}?{urlencode(params)}"
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10) -> None:
+    """Poll until true (for ordering only, never to assert timing)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        time.sleep(0.01)
+
+
+__all__ = ["queue"]

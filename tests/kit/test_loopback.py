@@ -1,0 +1,105 @@
+"""The loopback listener: one valid callback, on the exact path, with the right state."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from client_kit.errors import PortUnavailable
+from client_kit.loopback import LoopbackListener, render_page
+from tests.kit.helpers import http_get
+
+
+@pytest.fixture
+def listener():
+    with LoopbackListener("/callback", app_name="Test App") as lst:
+        lst.expected_state = "good-state"
+        yield lst
+
+
+def test_binds_loopback_only_and_uses_localhost_in_redirect(listener) -> None:
+    assert listener._server.server_address[0] == "127.0.0.1"
+    assert listener.redirect_uri == f"http://localhost:{listener.port}/callback"
+
+
+def test_valid_callback_is_delivered_once(listener) -> None:
+    url = f"http://127.0.0.1:{listener.port}/callback?code=C1&state=good-state"
+    status, body = http_get(url)
+    assert status == 200 and "Authorization received" in body and "Test App" in body
+    assert listener.results.get_nowait() == ("loopback", {"code": "C1", "state": "good-state"})
+    # a second callback is ignored, even a valid-looking one
+    status, body = http_get(url.replace("C1", "C2"))
+    assert status == 410 and "already finished" in body
+    assert listener.results.empty()
+
+
+def test_wrong_state_is_refused_and_listener_keeps_waiting(listener) -> None:
+    status, body = http_get(f"http://127.0.0.1:{listener.port}/callback?code=C&state=evil")
+    assert status == 400 and "does not belong" in body
+    status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?code=C")
+    assert status == 400
+    assert listener.results.empty()
+    status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?code=OK&state=good-state")
+    assert status == 200
+    assert listener.results.get_nowait()[1]["code"] == "OK"
+
+
+def test_other_paths_and_favicon_are_ignored(listener) -> None:
+    for path in ("/favicon.ico", "/", "/callback/x", "/Callback?code=C&state=good-state"):
+        status, _ = http_get(f"http://127.0.0.1:{listener.port}{path}")
+        assert status == 404
+    assert listener.results.empty()
+
+
+def test_error_page_is_escaped(listener) -> None:
+    url = (f"http://127.0.0.1:{listener.port}/callback?error=access_denied"
+           "&error_description=%3Cscript%3Ealert(1)%3C/script%3E&state=good-state")
+    status, body = http_get(url)
+    assert status == 200 and "Login failed" in body and "access_denied" in body
+    assert "<script>" not in body and "&lt;script&gt;" in body
+    assert listener.results.get_nowait()[1]["error"] == "access_denied"
+
+
+def test_error_without_state_ends_the_login(listener) -> None:
+    status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?error=access_denied")
+    assert status == 200
+    assert listener.results.get_nowait()[1] == {"error": "access_denied"}
+
+
+def test_pages_have_no_external_assets() -> None:
+    page = render_page("<T>", ["a & b", "<img src=http://x>"], ok=True).decode()
+    assert "&lt;T&gt;" in page and "a &amp; b" in page and "<img" not in page
+    assert "http://" not in page and "https://" not in page
+
+
+def test_fixed_ports_first_free_wins_and_busy_fails_fast() -> None:
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    busy_port = busy.getsockname()[1]
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    free_port = free.getsockname()[1]
+    free.close()
+    try:
+        with LoopbackListener("/cb", [busy_port, free_port]) as lst:
+            assert lst.port == free_port
+            assert lst.redirect_uri == f"http://localhost:{free_port}/cb"
+        with pytest.raises(PortUnavailable, match=str(busy_port)) as info:
+            LoopbackListener("/cb", [busy_port]).start()
+        assert "--port" in str(info.value)
+    finally:
+        busy.close()
+
+
+def test_post_is_not_a_callback(listener) -> None:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state", data=b"x")
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=10)
+    assert info.value.code == 405
+    assert listener.results.empty()

@@ -1,0 +1,133 @@
+"""Rule verdicts and the exit status, from hand-made results (contract: "Rule verdicts")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from steps.verdicts import (
+    EXPECTED_FAILURE,
+    FAIL,
+    NOT_RUN,
+    OBSERVED,
+    PASS,
+    SKIPPED,
+    UNEXPECTED_PASS,
+    WARNING,
+    compute_verdicts,
+    decide,
+    exit_status,
+    section_key,
+    summarize,
+)
+
+CATALOGUE = {
+    "TOKEN-CODE-SINGLE-USE": {"section": "4.2", "level": "spec", "title": "A code works once"},
+    "TOKEN-NO-STORE": {"section": "RFC 6749 5.1", "level": "rfc", "title": "no-store"},
+    "TOKEN-FORMAT": {"section": "2.3", "level": "info", "title": "Token format"},
+    "AUTHZ-STATE-ECHO": {"section": "4.1", "level": "spec", "title": "state comes back"},
+}
+
+
+def scenario(rules: list[str], outcome: str, name: str = "s") -> dict[str, Any]:
+    return {"nodeid": f"x::{name}", "name": name, "rules": rules, "outcome": outcome}
+
+
+def verdict_map(scenarios: list[dict[str, Any]], deviations: tuple[str, ...] = ()) -> dict:
+    results = {"scenarios": scenarios, "known_deviations": list(deviations)}
+    return {v.id: v.verdict for v in compute_verdicts(results, CATALOGUE)}
+
+
+@pytest.mark.parametrize(
+    ("level", "outcomes", "deviation", "expected"),
+    [
+        ("spec", ["passed", "passed"], False, PASS),
+        ("spec", ["passed", "failed"], False, FAIL),
+        ("rfc", ["failed"], False, WARNING),
+        ("info", ["failed"], False, OBSERVED),
+        ("info", ["passed"], False, OBSERVED),
+        ("spec", ["skipped", "skipped"], False, SKIPPED),
+        ("spec", ["skipped", "passed"], False, PASS),
+        ("spec", ["skipped", "failed"], False, FAIL),
+        ("spec", ["failed"], True, EXPECTED_FAILURE),
+        ("spec", ["passed"], True, UNEXPECTED_PASS),
+        ("rfc", ["failed"], True, EXPECTED_FAILURE),
+        ("spec", [], False, NOT_RUN),
+    ],
+)
+def test_decide(level: str, outcomes: list[str], deviation: bool, expected: str) -> None:
+    assert decide(level, outcomes, deviation) == expected
+
+
+def test_a_rule_fails_if_any_of_its_scenarios_failed() -> None:
+    verdicts = verdict_map(
+        [
+            scenario(["TOKEN-CODE-SINGLE-USE"], "passed", "a"),
+            scenario(["TOKEN-CODE-SINGLE-USE", "TOKEN-NO-STORE"], "failed", "b"),
+        ]
+    )
+    assert verdicts["TOKEN-CODE-SINGLE-USE"] == FAIL
+    assert verdicts["TOKEN-NO-STORE"] == WARNING
+    assert verdicts["AUTHZ-STATE-ECHO"] == NOT_RUN
+
+
+def test_scenarios_naming_unknown_rules_still_get_a_verdict() -> None:
+    results = {"scenarios": [scenario(["NOT-CATALOGUED"], "failed")]}
+    verdict = next(v for v in compute_verdicts(results, CATALOGUE) if v.id == "NOT-CATALOGUED")
+    assert (verdict.verdict, verdict.in_catalogue) == (FAIL, False)
+
+
+def test_catalogue_objects_with_attributes_work_like_dicts() -> None:
+    class Rule:
+        section, level, title = "4.4", "spec", "Revoke answers 200"
+
+    results = {"scenarios": [scenario(["REVOKE-200"], "passed")]}
+    (verdict,) = compute_verdicts(results, {"REVOKE-200": Rule()})
+    assert (verdict.section, verdict.verdict) == ("4.4", PASS)
+
+
+@pytest.mark.parametrize(
+    ("scenarios", "deviations", "strict", "status"),
+    [
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "passed")], (), False, 0),
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "failed")], (), False, 1),
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "failed")], ("TOKEN-CODE-SINGLE-USE",), False, 0),
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "passed")], ("TOKEN-CODE-SINGLE-USE",), False, 0),
+        ([scenario(["TOKEN-NO-STORE"], "failed")], (), False, 0),
+        ([scenario(["TOKEN-NO-STORE"], "failed")], (), True, 1),
+        ([scenario(["TOKEN-NO-STORE"], "failed")], ("TOKEN-NO-STORE",), True, 0),
+        ([scenario(["TOKEN-FORMAT"], "failed")], (), True, 0),
+    ],
+)
+def test_exit_status(scenarios: list, deviations: tuple, strict: bool, status: int) -> None:
+    results = {"scenarios": scenarios, "known_deviations": list(deviations)}
+    assert exit_status(compute_verdicts(results, CATALOGUE), strict) == status
+
+
+def test_summary_counts_every_rule_once() -> None:
+    results = {
+        "scenarios": [
+            scenario(["TOKEN-CODE-SINGLE-USE"], "failed"),
+            scenario(["TOKEN-NO-STORE"], "passed"),
+            scenario(["TOKEN-FORMAT"], "skipped"),
+        ]
+    }
+    summary = summarize(compute_verdicts(results, CATALOGUE))
+    assert summary[FAIL] == 1
+    assert summary[PASS] == 1
+    assert summary[SKIPPED] == 1
+    assert summary[NOT_RUN] == 1
+    assert summary["total"] == 4
+
+
+def test_sections_sort_naturally_with_rfc_clauses_last() -> None:
+    sections = ["RFC 6749 4.1.2", "4.10", "RFC 6750 3", "2.3", "4.2", "RFC 6749 10.5"]
+    assert sorted(sections, key=section_key) == [
+        "2.3",
+        "4.2",
+        "4.10",
+        "RFC 6749 4.1.2",
+        "RFC 6749 10.5",
+        "RFC 6750 3",
+    ]
