@@ -143,7 +143,7 @@ class ServerProcess:
 
     def add_app(self, owner: str, name: str, app_type: str, redirect_uri: str) -> dict:
         args = ["add-app", "--owner", owner, "--name", name, "--type", app_type]
-        return self._cli_json(args + ["--redirect-uri", redirect_uri])
+        return self._cli_json([*args, "--redirect-uri", redirect_uri])
 
     def advance_clock(self, seconds: int) -> int:
         """Move the test clock forward; returns the new offset."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import os
 import socket
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import uvicorn
@@ -85,26 +86,40 @@ def serve(options: ServeOptions, announce=print) -> None:
         proxy_headers=False,
         timeout_graceful_shutdown=2,
     )
-    ready = _write_ready_file(replace_dir(options, data_dir), url, tls)
-    announce(f"Serving {url}")
-    if tls.ca:
-        announce(f"Clients must trust the CA in {tls.ca}")
-    if options.test_clock:
-        announce("Test clock enabled: POST /_test/clock advance=SECONDS")
+    ready = data_dir / READY_FILE
+
+    def started() -> None:
+        _write_ready_file(replace(options, data_dir=data_dir), url, tls)
+        announce(f"Serving {url}")
+        if tls.ca:
+            announce(f"Clients must trust the CA in {tls.ca}")
+        if options.test_clock:
+            announce("Test clock enabled: POST /_test/clock advance=SECONDS")
+
     try:
-        server = uvicorn.Server(config)
         if options.workers > 1:
             from uvicorn.supervisors import Multiprocess
 
+            started()  # the socket is listening: connections wait for the workers
+            server = uvicorn.Server(config)
             Multiprocess(config, target=server.run, sockets=[sock]).run()
         else:
-            server.run(sockets=[sock])
+            _AnnouncingServer(config, started).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl-C before uvicorn took over the signal: still a clean stop
     finally:
         ready.unlink(missing_ok=True)
         sock.close()
 
 
-def replace_dir(options: ServeOptions, data_dir: Path) -> ServeOptions:
-    from dataclasses import replace
+class _AnnouncingServer(uvicorn.Server):
+    """Writes the ready file only once uvicorn has started and handles signals itself."""
 
-    return replace(options, data_dir=data_dir)
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._on_started()

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
 import httpx
 
@@ -72,23 +72,25 @@ class Secrets:
         return text
 
 
-def _mask_pairs(pairs: Iterable[tuple[str, str]], secrets: Secrets) -> list[tuple[str, str]]:
+def _mask_pairs(pairs: Iterable[tuple[str, str]], secrets: Secrets) -> str:
+    """Re-encode name=value pairs, secret values masked (and left readable, not %-encoded)."""
     out = []
     for name, value in pairs:
         if is_secret_name(name):
             secrets.add(value)
-            value = mask(value)
-        out.append((name, value))
-    return out
+            out.append(f"{quote_plus(name)}={mask(value)}")
+        else:
+            out.append(f"{quote_plus(name)}={quote_plus(value)}")
+    return "&".join(out)
 
 
 def mask_url(url: str, secrets: Secrets) -> str:
     """Mask secret query parameters (and a userinfo password) of a URL."""
     parts = urlsplit(url)
-    query = urlencode(_mask_pairs(parse_qsl(parts.query, keep_blank_values=True), secrets))
+    query = _mask_pairs(parse_qsl(parts.query, keep_blank_values=True), secrets)
     fragment = parts.fragment
     if "=" in fragment:
-        fragment = urlencode(_mask_pairs(parse_qsl(fragment, keep_blank_values=True), secrets))
+        fragment = _mask_pairs(parse_qsl(fragment, keep_blank_values=True), secrets)
     netloc = parts.netloc
     if "@" in netloc and ":" in netloc.split("@", 1)[0]:
         user, rest = netloc.split("@", 1)
@@ -129,10 +131,10 @@ def mask_body(body: str, content_type: str, secrets: Secrets) -> str:
     """Mask a body by its kind: form fields, JSON members or HTML inputs named like secrets."""
     kind = content_type.split(";", 1)[0].strip().lower()
     if kind == "application/x-www-form-urlencoded":
-        return urlencode(_mask_pairs(parse_qsl(body, keep_blank_values=True), secrets))
+        return _mask_pairs(parse_qsl(body, keep_blank_values=True), secrets)
     if kind.endswith("json"):
         try:
-            return json.dumps(_mask_json(json.loads(body), secrets))
+            return json.dumps(_mask_json(json.loads(body), secrets), ensure_ascii=False)
         except ValueError:
             return body
     if "html" in kind:

@@ -75,3 +75,38 @@ def all_logs() -> Iterator[_Capture]:
     finally:
         root.removeHandler(handler)
         root.setLevel(old)
+
+
+# -- the bundled reference server (integration tests) --------------------------------------
+
+PASSWORD = "correct horse battery staple"
+
+
+class RefServer:
+    """The running server and what the kit's tests provisioned in it."""
+
+    def __init__(self, process) -> None:
+        self.process = process
+        self.base_url: str = process.base_url
+        self.ca_file: str = process.ca_file
+        process.add_user("alice", PASSWORD, email="alice@example.org",
+                         website="https://alice.example.org")
+        process.add_user("bob", PASSWORD)
+        self.loopback_app = process.add_app("alice", "Kit loopback", "public",
+                                            "http://localhost/callback")
+        self.oob_app = process.add_app("alice", "Kit oob", "public",
+                                       "urn:ietf:wg:oauth:2.0:oob")
+
+    def profile(self):
+        return profiles.custom(self.base_url, ca_bundle=self.ca_file)
+
+
+@pytest.fixture(scope="session")
+def ref_server(tmp_path_factory):
+    try:
+        from reference_server.launcher import ServerProcess
+    except ImportError as exc:  # pragma: no cover - the server is part of this repository
+        pytest.fail(f"the reference server cannot be imported: {exc}")
+    process = ServerProcess(tmp_path_factory.mktemp("kit-server") / "data")
+    with process:
+        yield RefServer(process)

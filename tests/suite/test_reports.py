@@ -245,6 +245,8 @@ def test_values_after_secret_keys_are_masked_without_knowing_them(text: str, sec
         "A Bearer token sent over plain HTTP is ignored",
         '{"token_type": "Bearer", "expires_in": 3600}',
         "code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        "https://client.example/callback?code=abcd%E2%80%A6%2832%29&state=x",
+        '{"access_token": "abcd…(32)", "refresh_token": "wxyz\\u2026(32)"}',
     ],
 )
 def test_harmless_text_is_left_alone(text: str) -> None:

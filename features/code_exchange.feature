@@ -1,0 +1,175 @@
+Feature: Code exchange
+  The application exchanges the authorization code at the token endpoint, authenticating with
+  its Client ID and Client Secret, for an access token and, for an installed application or a
+  web application with offline access, a refresh token.
+
+  @TOKEN-CODE-EXCHANGE @spec
+  Scenario: A code is exchanged for an access token the service accepts
+    Given an authorization code issued to the web application
+    When the application exchanges the code
+    Then the application receives an access token
+    And the access token gives access to the user's profile
+
+  @APP-TYPES @spec
+  Scenario Outline: A <kind> application completes the authorization code flow
+    Given an authorization code issued to the <kind> application
+    When the application exchanges the code
+    Then the application receives an access token
+
+    Examples:
+      | kind      |
+      | web       |
+      | installed |
+
+  @APP-CLIENT-ID-UNIQUE @spec
+  Scenario: Each registered application has a Client ID of its own
+    Given a web application registered with the service
+    And another web application registered with the service
+    Then the two applications have different Client IDs
+
+  @TOKEN-RESPONSE-ACCESS-TOKEN @spec
+  Scenario: The token response is a JSON document with an access token
+    Given the user has granted the web application offline access to "profile email"
+    Then the code exchange answered a JSON document with the access token as a string
+
+  @TOKEN-EXPIRES-IN-3600 @spec
+  Scenario: The access token of a code exchange lasts 3600 seconds
+    Given the user has granted the web application offline access to "profile email"
+    Then the code exchange said the access token lasts 3600 seconds
+
+  @TOKEN-TYPE-BEARER @spec
+  Scenario: The access token of a code exchange is a bearer token
+    Given the user has granted the web application offline access to "profile email"
+    Then the code exchange said the token type is Bearer
+
+  @TOKEN-REFRESH-OFFLINE @spec
+  Scenario: A web application with offline access receives a refresh token
+    Given an authorization code issued to the web application for offline access
+    When the application exchanges the code
+    Then the application receives an access token
+    And the response carries a refresh token
+
+  @TOKEN-NO-REFRESH-ONLINE @spec
+  Scenario: An online web application receives no refresh token
+    Given an authorization code issued to the web application
+    When the application exchanges the code
+    Then the application receives an access token
+    And the response carries no refresh token
+
+  @TOKEN-CODE-SINGLE-USE @spec
+  Scenario: A code is exchanged only once
+    Given an authorization code issued to the web application
+    When the application exchanges the code
+    And the application exchanges the code again
+    Then the exchange is refused
+
+  @TOKEN-CODE-REPLAY-REVOKES @rfc
+  Scenario: Presenting a used code again revokes the tokens issued from it
+    Given an authorization code issued to the web application for offline access
+    When the application exchanges the code
+    And the application exchanges the code again
+    Then the access token from the first exchange no longer works
+    And the refresh token from the first exchange no longer works
+
+  @TOKEN-REQUIRED-PARAMS @spec
+  Scenario Outline: A code exchange without <field> is refused
+    Given an authorization code issued to the web application
+    When the application exchanges the code without the <field> field
+    Then the exchange is refused
+
+    Examples:
+      | field         |
+      | grant_type    |
+      | code          |
+      | client_id     |
+      | client_secret |
+      | redirect_uri  |
+
+  @TOKEN-ERR-INVALID-REQUEST @rfc
+  Scenario: A code exchange without a code is answered invalid_request
+    Given a web application registered with the service
+    When the application asks for tokens with an authorization code grant that has no code
+    Then the token endpoint answers 400 with the error "invalid_request"
+
+  @AUTH-TOKEN-CLIENT-SECRET @spec
+  Scenario: A code exchange with the wrong client secret is refused
+    Given an authorization code issued to the web application
+    When the application exchanges the code with a wrong client secret
+    Then the exchange is refused
+
+  @TOKEN-ERR-INVALID-CLIENT @rfc
+  Scenario: Wrong client credentials are answered invalid_client
+    Given an authorization code issued to the web application
+    When the application exchanges the code with a wrong client secret
+    Then the token endpoint answers with the error "invalid_client" as RFC 6749 describes
+
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario: An unknown code is answered invalid_grant
+    Given a web application registered with the service
+    When the application exchanges a code the service never issued
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+  @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
+  Scenario Outline: The grant type "<grant_type>" is answered unsupported_grant_type
+    Given a web application registered with the service
+    When the application asks for tokens with the grant type "<grant_type>"
+    Then the token endpoint answers 400 with the error "unsupported_grant_type"
+
+    Examples:
+      | grant_type         |
+      | password           |
+      | client_credentials |
+
+  @TOKEN-REDIRECT-URI-REGISTERED @spec
+  Scenario: A code exchange with a redirect URI other than the registered one is refused
+    Given an authorization code issued to the web application
+    When the application exchanges the code with the redirect URI "https://attacker.example/callback"
+    Then the exchange is refused
+
+  @TOKEN-REDIRECT-URI-SAME @rfc
+  Scenario: A code is exchanged only with the redirect URI it was issued for
+    Given an installed application registered with the service
+    When the application asks for the "profile" scope
+    And the request carries a localhost redirect URI on port 49152
+    And the user approves the request
+    And the application exchanges the code with a localhost redirect URI on port 49153
+    Then the exchange is refused
+
+  @TOKEN-TYPE-PARAM @spec
+  Scenario: A code exchange asking for a bearer token is accepted
+    Given an authorization code issued to the web application
+    When the application exchanges the code with the token type "bearer"
+    Then the application receives an access token
+
+  @TOKEN-TYPE-PARAM @VERSION-TOKEN-TYPE-BEARER-ONLY @spec
+  Scenario: A code exchange asking for a MAC token is refused
+    Given an authorization code issued to the web application
+    When the application exchanges the code with the token type "mac"
+    Then the exchange is refused
+
+  @TOKEN-TYPE-PARAM @spec
+  Scenario: A code exchange asking for an unknown token type is refused
+    Given an authorization code issued to the web application
+    When the application exchanges the code with the token type "jwt"
+    Then the exchange is refused
+
+  @TOKEN-CROSS-CLIENT-CODE @rfc
+  Scenario: A code issued to one application cannot be exchanged by another
+    Given an authorization code issued to the web application
+    When another web application exchanges the code with its own credentials
+    Then the exchange is refused
+
+  @TOKEN-NO-STORE @rfc
+  Scenario: Token responses are not to be cached
+    Given an authorization code issued to the web application
+    When the application exchanges the code
+    Then the application receives an access token
+    And the token response forbids caching
+    When the application exchanges the code again
+    Then the token response forbids caching
+
+  @TOKEN-NO-QUERY-PARAMS @rfc
+  Scenario: The token endpoint refuses credentials in the URL
+    Given an authorization code issued to the web application
+    When the application exchanges the code with all parameters in the URL query string
+    Then the exchange is refused

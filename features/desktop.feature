@@ -1,0 +1,39 @@
+Feature: Desktop applications
+  An installed application may receive the code out of band (the user copies it from the
+  service's page) or on http://localhost with a port of its choosing.
+
+  @DESKTOP-OOB @CODE-OOB-SHOWN @spec
+  Scenario: The user copies the code into the application
+    Given an installed application registered with the service
+    And the service offers out-of-band delivery
+    When the application asks for the "profile" scope
+    And the request carries the out-of-band redirect URI
+    And the user approves the request
+    Then the user is shown an authorization code to copy
+    When the application exchanges the code
+    Then the application receives an access token
+
+  @DESKTOP-LOCALHOST-ANY-PORT @spec
+  Scenario: The code arrives on a localhost port of the application's choosing
+    Given an installed application registered with the service
+    When the application asks for the "profile" scope
+    And the request carries a localhost redirect URI on a port of its choosing
+    And the user approves the request
+    Then the application receives an authorization code
+    When the application exchanges the code
+    Then the application receives an access token
+
+  @TOKEN-REFRESH-INSTALLED @spec
+  Scenario: An installed application receives a refresh token
+    Given an authorization code issued to the installed application
+    When the application exchanges the code
+    Then the application receives an access token
+    And the response carries a refresh token
+
+  @DESKTOP-LOOPBACK-PATH @rfc
+  Scenario: A localhost redirect URI with another path is refused
+    Given an installed application registered with the service
+    When the application asks for the "profile" scope
+    And the request carries a localhost redirect URI on port 49152 with the path "/elsewhere"
+    And the user opens the authorization page
+    Then the service shows an error page without sending the user back

@@ -1,0 +1,42 @@
+Feature: Scopes
+  Scopes name what the user lets the application do. The profile scope shows the user's public
+  profile; the email scope shows the user's email. Identifiers are given exactly.
+
+  @SCOPE-IDENTIFIERS @spec
+  Scenario: All seven scope identifiers are accepted together
+    Given a web application registered with the service
+    When the application asks for the "profile email tag rating collection submit_isrc submit_barcode" scopes
+    And the user approves the request
+    Then the application receives an authorization code
+
+  @SCOPE-EMAIL-GRANTS-EMAIL @spec
+  Scenario: The email scope shows the user's email
+    Given the user has granted the web application offline access to "profile email"
+    When the application asks for the user's profile with the token in the Authorization header
+    Then the service returns the user's profile
+    And the user's email is included
+
+  @SCOPE-EMAIL-WITHHELD @spec
+  Scenario: Without the email scope the user's email is not shown
+    Given the user has granted the web application access to "profile"
+    When the application asks for the user's profile with the token in the Authorization header
+    Then the service returns the user's profile
+    And the user's email is not included
+
+  @SCOPE-PROFILE-WITHHELD @spec
+  Scenario: Without the profile scope the user's profile is not shown
+    Given the user has granted the web application access to "tag"
+    When the application asks for the user's profile with the token in the Authorization header
+    Then the service does not return the user's profile
+
+  @SCOPE-CASE-SENSITIVE @rfc
+  Scenario Outline: The scope "<scope>" in another case is refused
+    Given a web application registered with the service
+    When the application asks for the "<scope>" scope
+    And the user opens the authorization page
+    Then the application receives the error "invalid_scope"
+
+    Examples:
+      | scope   |
+      | Profile |
+      | EMAIL   |

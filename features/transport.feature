@@ -1,0 +1,22 @@
+Feature: Transport
+  Every endpoint is reachable over HTTPS only, and a bearer token sent over plain HTTP is
+  ignored.
+
+  @TRANSPORT-HTTPS-ONLY @spec
+  Scenario Outline: The <endpoint> endpoint refuses plain HTTP
+    Given a web application registered with the service
+    When the application calls the <endpoint> endpoint over plain HTTP
+    Then the request is refused
+
+    Examples:
+      | endpoint         |
+      | authorization    |
+      | token            |
+      | revocation       |
+      | user information |
+
+  @BEARER-HTTP-IGNORED @spec
+  Scenario: A bearer token sent over plain HTTP is ignored
+    Given the user has granted the web application offline access to "profile email"
+    When the application asks for the user's profile over plain HTTP
+    Then the service does not return the user's profile

@@ -1,0 +1,96 @@
+"""What a consent driver is: it takes the user through the authorization page and reports
+where the browser ended, so scenarios never depend on how consent was actually given."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qsl, urlsplit
+
+
+class DriverError(RuntimeError):
+    """The driver could not get through the pages (login refused, form not found, ...)."""
+
+
+@dataclass(frozen=True)
+class RedirectResult:
+    """The browser was sent back to the application (or shown an out-of-band code)."""
+
+    url: str | None
+    code: str | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+    consent_shown: bool | None = None
+    oob: bool = False
+
+    @property
+    def error(self) -> str | None:
+        """The `error` parameter of an error redirect."""
+        return self.params.get("error")
+
+    @property
+    def state(self) -> str | None:
+        """The `state` parameter as the application receives it."""
+        return self.params.get("state")
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: object) -> RedirectResult:
+        """Read code, state and error from the query (or, failing that, the fragment)."""
+        parts = urlsplit(url)
+        params = dict(parse_qsl(parts.query, keep_blank_values=True))
+        if not params and "=" in parts.fragment:
+            params = dict(parse_qsl(parts.fragment, keep_blank_values=True))
+        return cls(url=url, code=params.get("code"), params=params, **kwargs)  # type: ignore[arg-type]
+
+    def with_consent(self, shown: bool | None) -> RedirectResult:
+        """The same result, noting whether the consent page was on the way."""
+        return replace(self, consent_shown=shown)
+
+
+@dataclass(frozen=True)
+class ServicePage:
+    """The browser stayed on a page of the service: an error page, or the consent page."""
+
+    url: str
+    status: int | None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    html: str = ""
+    consent: bool = False
+
+
+Outcome = RedirectResult | ServicePage
+
+
+class ConsentDriver:
+    """Base of the drivers: `open` shows what happens without a decision, `approve` and `deny`
+    decide on the consent page when there is one."""
+
+    name = "driver"
+    #: Whether the driver can tell a consent page from an error page and read page headers.
+    observes_pages = True
+
+    def __init__(self) -> None:
+        self.remaining: int | None = None  # estimated approvals left in the run (manual runs)
+
+    def open(self, authorize_url: str) -> Outcome:
+        """Open the authorization URL as the logged-in user, deciding nothing."""
+        raise NotImplementedError
+
+    def approve(self, authorize_url: str) -> Outcome:
+        """Open the URL and approve if the consent page asks."""
+        raise NotImplementedError
+
+    def deny(self, authorize_url: str) -> Outcome:
+        """Open the URL and refuse on the consent page."""
+        raise NotImplementedError
+
+    def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
+        """Revoke the application's access on the user's own page of the website."""
+        raise DriverError(f"the {self.name} driver cannot revoke access on the website")
+
+    def close(self) -> None:
+        """Release whatever the driver holds (sessions, browsers)."""
+
+    def used_one(self) -> None:
+        """Count down the estimate of approvals left."""
+        if self.remaining is not None and self.remaining > 0:
+            self.remaining -= 1

@@ -1,0 +1,138 @@
+"""The `form` driver: plain HTTP through the login and consent forms, like a browser without
+JavaScript. Every page visit goes through the suite's HTTP layer, so it shows in the evidence."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urljoin, urlsplit
+
+import httpx
+
+from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.html import Form, find_form, find_forms
+from steps.consent.presets import Preset
+from steps.http import HttpLayer
+from steps.profile import Profile
+
+MAX_HOPS = 12
+
+
+class FormDriver(ConsentDriver):
+    """Logs in once per run (session cookie kept) and answers consent pages by their forms."""
+
+    name = "form"
+
+    def __init__(self, profile: Profile, http: HttpLayer, preset: Preset) -> None:
+        super().__init__()
+        self.profile = profile
+        self.http = http
+        self.preset = preset
+        self.client = http.new_client(cookies=True)
+        http.secrets.add(profile.user.password)
+        parts = urlsplit(profile.base_url)
+        self._origin = (parts.scheme, parts.netloc)
+
+    def open(self, authorize_url: str) -> Outcome:
+        """What the logged-in user sees: a redirect, an error page or the consent page."""
+        outcome = self._walk("GET", authorize_url)
+        if isinstance(outcome, RedirectResult):
+            return outcome.with_consent(False)
+        return outcome
+
+    def approve(self, authorize_url: str) -> Outcome:
+        """Approve on the consent page if it is shown."""
+        return self._decide(authorize_url, self.preset.approve_button)
+
+    def deny(self, authorize_url: str) -> Outcome:
+        """Refuse on the consent page."""
+        return self._decide(authorize_url, self.preset.deny_button)
+
+    def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
+        """Submit the revoke form of every matching grant on the user's page."""
+        page = self._walk("GET", self.profile.base_url + self.preset.authorized_apps_path)
+        if not isinstance(page, ServicePage) or page.status != 200:
+            raise DriverError(f"cannot open the authorized applications page: {page}")
+        candidates = find_forms(page.html, self.preset.revoke_form)
+        forms = [f for f in candidates if self._grant_of(f, client_id, scope)]
+        if not forms:
+            raise DriverError(f"no revoke form for client {client_id} on {page.url}")
+        for form in forms:
+            button = f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else None
+            data = form.submission(button) if button else list(form.fields)
+            self._walk("POST", urljoin(page.url, form.attrs.get("action") or page.url), data)
+
+    def close(self) -> None:
+        """Drop the browsing session."""
+        self.client.close()
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _grant_of(self, form: Form, client_id: str, scope: str | None) -> bool:
+        if form.field(self.preset.revoke_client_field) != client_id:
+            return False
+        listed = form.field(self.preset.revoke_scope_field)
+        return scope is None or listed is None or set(listed.split()) == set(scope.split())
+
+    def _decide(self, authorize_url: str, button: str) -> Outcome:
+        outcome = self._walk("GET", authorize_url)
+        if isinstance(outcome, RedirectResult):
+            return outcome.with_consent(False)
+        if not outcome.consent:
+            return outcome
+        form = find_form(outcome.html, self.preset.consent_form)
+        assert form is not None
+        self.used_one()
+        action = urljoin(outcome.url, form.attrs.get("action") or outcome.url)
+        result = self._walk("POST", action, form.submission(button))
+        return result.with_consent(True) if isinstance(result, RedirectResult) else result
+
+    def _is_service(self, url: str) -> bool:
+        parts = urlsplit(url)
+        return (parts.scheme, parts.netloc) == self._origin
+
+    def _walk(self, method: str, url: str, data: list[tuple[str, str]] | None = None) -> Outcome:
+        """Follow the service's pages until the browser leaves it or a page stops the walk."""
+        logged_in = False
+        for _ in range(MAX_HOPS):
+            if not self._is_service(url):
+                return RedirectResult.from_url(url)
+            response = self.http.request(method, url, client=self.client, data=data)
+            method, data = "GET", None
+            if response.is_redirect:
+                url = urljoin(str(response.url), response.headers["location"])
+                continue
+            login = find_form(response.text, self.preset.login_form)
+            if login is None:
+                return self._page(response)
+            if logged_in:
+                raise DriverError(f"login as {self.profile.user.username!r} was refused")
+            method, url, data = "POST", self._action(login, response), self._credentials(login)
+            logged_in = True
+        raise DriverError(f"more than {MAX_HOPS} hops from {url}")
+
+    def _credentials(self, login: Form) -> list[tuple[str, str]]:
+        values = {
+            self.preset.username_field: self.profile.user.username,
+            self.preset.password_field: self.profile.user.password,
+        }
+        button = f"{login.buttons[0][0]}={login.buttons[0][1]}" if login.buttons else None
+        if button:
+            return login.submission(button, **values)
+        data = [(k, values.get(k, v)) for k, v in login.fields]
+        return data + [(k, v) for k, v in values.items() if k not in dict(login.fields)]
+
+    @staticmethod
+    def _action(form: Form, response: httpx.Response) -> str:
+        return urljoin(str(response.url), form.attrs.get("action") or str(response.url))
+
+    def _page(self, response: httpx.Response) -> Outcome:
+        url = str(response.url)
+        if urlsplit(url).path == self.preset.oob_path and response.status_code == 200:
+            match = re.search(self.preset.oob_code, response.text)
+            if match:
+                params = dict(parse_qsl(urlsplit(url).query))
+                self.http.secrets.add(match.group(1))
+                return RedirectResult(url=url, code=match.group(1).strip(), params=params, oob=True)
+        consent = find_form(response.text, self.preset.consent_form) is not None
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        return ServicePage(url, response.status_code, headers, response.text, consent)

@@ -1,0 +1,33 @@
+"""Fixtures of the hardening tests: one isolated server for the package (see helpers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from reference_server.launcher import ServerProcess
+from tests.support.user_agent import UserAgent
+
+from .helpers import Site, provision
+
+
+@pytest.fixture(scope="package")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    data_dir = tmp_path_factory.mktemp("hardening") / "data"
+    with ServerProcess(data_dir, test_clock=True) as running:
+        yield provision(running)
+
+
+@pytest.fixture
+def client(site: Site) -> Iterator[httpx.Client]:
+    with site.http() as http:
+        yield http
+
+
+@pytest.fixture
+def agent(site: Site) -> Iterator[UserAgent]:
+    browser = site.agent()
+    yield browser
+    browser.close()

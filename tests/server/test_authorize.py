@@ -1,0 +1,320 @@
+"""GET /oauth2/authorize: spec 4.1 and 7.1."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.user_agent import query_of
+
+from .flows import authorize_params, exchange, obtain_code, pkce_pair
+
+OOB = "urn:ietf:wg:oauth:2.0:oob"
+
+
+def assert_own_error_page(response) -> None:
+    assert response.status_code == 400
+    assert "location" not in response.headers
+    assert 'id="error-message"' in response.text
+
+
+class TestClientAndRedirectChecksComeFirst:
+    def test_unknown_client_is_shown_on_our_page(self, world, user):
+        params = authorize_params(world.web, client_id="no-such-client")
+        assert_own_error_page(user.open_authorize(params))
+
+    def test_missing_client_id_is_shown_on_our_page(self, world, user):
+        params = authorize_params(world.web)
+        del params["client_id"]
+        assert_own_error_page(user.open_authorize(params))
+
+    @pytest.mark.parametrize(
+        "redirect_uri",
+        [
+            "https://evil.example/callback",
+            "https://client.example/callback/../x",
+            "https://client.example/Callback",
+            "https://client.example/callback?x=1",
+            "https://client.example/callback#frag",
+            "https://client.example:444/callback",
+            "http://client.example/callback",
+            "https://CLIENT.example/callback",
+            "https://client.example%2fcallback",
+            "",
+        ],
+    )
+    def test_redirect_uri_must_match_exactly(self, world, user, redirect_uri):
+        params = authorize_params(world.web, redirect_uri=redirect_uri)
+        assert_own_error_page(user.open_authorize(params))
+
+    def test_missing_redirect_uri_is_shown_on_our_page(self, world, user):
+        params = authorize_params(world.web)
+        del params["redirect_uri"]
+        assert_own_error_page(user.open_authorize(params))
+
+    def test_bad_client_wins_over_other_errors(self, world, user):
+        params = authorize_params(world.web, client_id="nope", response_type="token", scope="bogus")
+        assert_own_error_page(user.open_authorize(params))
+
+    def test_web_apps_may_not_use_the_desktop_redirects(self, world, user):
+        for uri in (OOB, "http://localhost:8080/callback"):
+            assert_own_error_page(
+                user.open_authorize(authorize_params(world.web, redirect_uri=uri))
+            )
+
+    def test_repeated_client_id_is_shown_on_our_page(self, world, user):
+        response = user.http.get(
+            "/oauth2/authorize?response_type=code&scope=profile"
+            f"&client_id={world.web.client_id}&client_id={world.other.client_id}"
+            f"&redirect_uri={world.web.redirect_uri}"
+        )
+        assert_own_error_page(response)
+
+
+class TestRedirectedErrors:
+    def redirected(self, user, params) -> dict[str, str]:
+        response = user.open_authorize(params)
+        assert response.status_code == 302, response.text
+        location = response.headers["location"]
+        assert location.startswith(params["redirect_uri"] + "?")
+        return query_of(location)
+
+    def test_unsupported_response_type(self, world, user):
+        params = authorize_params(world.web, response_type="token")
+        answer = self.redirected(user, params)
+        assert answer["error"] == "unsupported_response_type"
+        assert answer["state"] == params["state"]
+
+    @pytest.mark.parametrize("scope", ["bogus", "profile bogus", "PROFILE", ""])
+    def test_invalid_scope(self, world, user, scope):
+        params = authorize_params(world.web, scope=scope)
+        answer = self.redirected(user, params)
+        assert answer["error"] == "invalid_scope"
+        assert answer["state"] == params["state"]
+
+    @pytest.mark.parametrize(
+        "pkce",
+        [
+            {"code_challenge_method": "S256"},  # method without a challenge
+            {"code_challenge": "a" * 43, "code_challenge_method": "S512"},
+            {"code_challenge": "short", "code_challenge_method": "plain"},
+            {"code_challenge": "a" * 129},
+            {"code_challenge": "a" * 44, "code_challenge_method": "S256"},
+            {"code_challenge": "+" * 43, "code_challenge_method": "S256"},
+        ],
+    )
+    def test_forbidden_pkce_parameters(self, world, user, pkce):
+        params = authorize_params(world.web, **pkce)
+        answer = self.redirected(user, params)
+        assert answer["error"] == "invalid_request"
+        assert answer["state"] == params["state"]
+
+    def test_missing_response_type(self, world, user):
+        params = authorize_params(world.web)
+        del params["response_type"]
+        assert self.redirected(user, params)["error"] == "invalid_request"
+
+    def test_user_refusal_is_access_denied(self, world, user):
+        params = authorize_params(world.installed)
+        answer = query_of(user.authorize(params, decision="deny"))
+        assert answer == {
+            "error": "access_denied",
+            "state": params["state"],
+            "error_description": answer["error_description"],
+        }
+
+    def test_state_is_optional(self, world, user):
+        params = authorize_params(world.installed)
+        del params["state"]
+        answer = query_of(user.authorize(params))
+        assert "code" in answer and "state" not in answer
+
+    def test_state_comes_back_unchanged(self, world, user):
+        odd_state = "a b&c=d/é?#%"
+        params = authorize_params(world.installed, state=odd_state)
+        assert query_of(user.authorize(params))["state"] == odd_state
+
+    def test_repeated_parameter_is_invalid_request(self, world, user):
+        response = user.http.get(
+            "/oauth2/authorize",
+            params=[
+                ("response_type", "code"),
+                ("client_id", world.web.client_id),
+                ("redirect_uri", world.web.redirect_uri),
+                ("scope", "profile"),
+                ("scope", "email"),
+                ("state", "s"),
+            ],
+        )
+        assert response.status_code == 302
+        assert query_of(response.headers["location"])["error"] == "invalid_request"
+
+
+class TestLoginAndConsent:
+    def test_logged_out_user_logs_in_and_returns_to_the_request(self, world, user):
+        params = authorize_params(world.installed, scope="profile tag")
+        first = user.http.get("/oauth2/authorize", params=params)
+        assert first.status_code == 302
+        assert first.headers["location"].startswith("/login?returnto=")
+        login_page = user.http.get(first.headers["location"])
+        from tests.support.user_agent import find_form
+
+        form = find_form(login_page.text, "login-form")
+        back = user.http.post(
+            form.action,
+            data={
+                "username": world.username,
+                "password": world.password,
+                "csrf_token": form.csrf_token,
+            },
+        )
+        assert back.status_code == 303
+        consent = user.http.get(back.headers["location"])
+        assert 'id="consent-form"' in consent.text
+        assert query_of(back.headers["location"]) == params
+
+    def test_consent_page_names_the_application_and_scopes_in_words(self, world, user):
+        params = authorize_params(
+            world.installed, scope="profile email tag rating collection submit_isrc submit_barcode"
+        )
+        page = user.open_authorize(params).text
+        assert "Desktop app" in page
+        for words in (
+            "public account information",
+            "email address",
+            "private tags",
+            "private ratings",
+            "private collections",
+            "ISRCs",
+            "barcodes",
+        ):
+            assert words in page
+
+    def test_consent_form_token_is_single_use(self, world, user):
+        params = authorize_params(world.installed)
+        page = user.open_authorize(params)
+        assert user.decide(page, "approve").status_code == 302
+        again = user.decide(page, "approve")
+        assert again.status_code == 403
+        assert "location" not in again.headers
+
+    def test_consent_form_token_is_bound_to_its_request(self, world, user):
+        page = user.open_authorize(authorize_params(world.installed, scope="profile"))
+        from tests.support.user_agent import find_form
+
+        form = find_form(page.text, "consent-form")
+        other = authorize_params(world.installed, scope="profile email")
+        response = user.http.post(
+            "/oauth2/authorize",
+            params=other,
+            data={"csrf_token": form.csrf_token, "decision": "approve"},
+        )
+        assert response.status_code == 403
+
+
+class TestDesktopRedirects:
+    def test_out_of_band_code_lands_on_our_page(self, world, user, http):
+        params = authorize_params(world.installed, redirect_uri=OOB)
+        location = user.authorize(params)
+        assert location.startswith("/oauth2/oob?")
+        page = user.http.get(location)
+        code = re.search(r'<code class="code-box" id="oob-code">([^<]+)</code>', page.text)
+        assert code is not None
+        assert query_of(location)["state"] == params["state"]
+        response = exchange(http, world.installed, code.group(1), redirect_uri=OOB)
+        assert response.status_code == 200, response.text
+
+    def test_out_of_band_errors_are_shown_not_redirected(self, world, user):
+        params = authorize_params(world.installed, redirect_uri=OOB, scope="bogus")
+        response = user.open_authorize(params)
+        assert response.status_code == 400
+        assert "invalid_scope" in response.text
+        assert "location" not in response.headers
+
+    @pytest.mark.parametrize("port", ["1", "8080", "49152", "65535"])
+    def test_localhost_with_any_port(self, world, user, port):
+        uri = f"http://localhost:{port}/callback"
+        location = user.authorize(authorize_params(world.installed, redirect_uri=uri))
+        assert location.startswith(uri + "?code=")
+
+    @pytest.mark.parametrize(
+        "uri",
+        [
+            "http://localhost:8080/other",
+            "http://localhost:8080/Callback",
+            "http://localhost:8080/callback/",
+            "http://localhost:8080/callback?x=1",
+            "http://localhost:80@evil.example/callback",
+            "http://localhost.evil.example:8080/callback",
+            "http://localhost:0/callback",
+            "http://localhost:65536/callback",
+            "http://localhost:08080/callback",
+            "https://localhost:8080/callback",
+            "http://LOCALHOST:8080/callback",
+            "http://localhost:8080/%63allback",
+            "http://127.0.0.1:8080/callback",
+        ],
+    )
+    def test_localhost_path_and_the_rest_exact(self, world, user, uri):
+        assert_own_error_page(
+            user.open_authorize(authorize_params(world.installed, redirect_uri=uri))
+        )
+
+    def test_installed_apps_always_see_consent_and_get_refresh_tokens(self, world, user, http):
+        for _ in range(2):
+            params = authorize_params(world.installed, approval_prompt="auto", access_type="online")
+            assert 'id="consent-form"' in user.open_authorize(params).text
+        code = obtain_code(user, world.installed, access_type="online")
+        assert "refresh_token" in exchange(http, world.installed, code).json()
+
+
+class TestWebApplicationPrompts:
+    def test_consent_once_per_scope_set_with_auto(self, world, user, http):
+        scope = "profile rating"
+        params = authorize_params(world.other, scope=scope, access_type="offline")
+        page = user.open_authorize(params)
+        assert 'id="consent-form"' in page.text
+        first = query_of(user.decide(page, "approve").headers["location"])
+        assert "refresh_token" in exchange(http, world.other, first["code"]).json()
+        # Same scope set again: no page, a code at once, and no new refresh token.
+        again = user.open_authorize(
+            authorize_params(world.other, scope=scope, access_type="offline")
+        )
+        assert again.status_code == 302
+        code = query_of(again.headers["location"])["code"]
+        assert "refresh_token" not in exchange(http, world.other, code).json()
+        # Another scope set: the page again.
+        other = user.open_authorize(authorize_params(world.other, scope="profile"))
+        assert 'id="consent-form"' in other.text
+
+    def test_force_always_shows_consent(self, world, user, http):
+        scope = "profile collection"
+        obtain_code(user, world.other, scope)
+        params = authorize_params(
+            world.other, scope=scope, approval_prompt="force", access_type="offline"
+        )
+        page = user.open_authorize(params)
+        assert 'id="consent-form"' in page.text
+        code = query_of(user.decide(page, "approve").headers["location"])["code"]
+        assert "refresh_token" in exchange(http, world.other, code).json()
+
+    def test_online_web_apps_get_no_refresh_token(self, world, user, http):
+        code = obtain_code(user, world.web, "profile", approval_prompt="force")
+        body = exchange(http, world.web, code).json()
+        assert "refresh_token" not in body
+        assert body["token_type"] == "Bearer"
+
+    @pytest.mark.parametrize("extra", [{"access_type": "sometimes"}, {"approval_prompt": "never"}])
+    def test_unknown_prompt_values_are_invalid_request(self, world, user, extra):
+        params = authorize_params(world.web, **extra)
+        response = user.open_authorize(params)
+        assert query_of(response.headers["location"])["error"] == "invalid_request"
+
+
+def test_pkce_challenge_is_accepted(world, user, http):
+    verifier, challenge = pkce_pair()
+    code = obtain_code(
+        user, world.installed, code_challenge=challenge, code_challenge_method="S256"
+    )
+    assert exchange(http, world.installed, code, code_verifier=verifier).status_code == 200

@@ -1,0 +1,195 @@
+"""The service's own pages: spec 2.1 (registered applications), logins, CSRF and headers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.user_agent import find_form
+
+PAGES = [
+    "/",
+    "/account/authorized",
+    "/account/applications",
+    "/user/alice",
+    "/oauth2/oob?code=abc",
+]
+
+
+@pytest.fixture
+def logged_in(user):
+    user.log_in()
+    return user
+
+
+class TestHeaders:
+    @pytest.mark.parametrize("path", PAGES)
+    def test_every_page_forbids_framing_referrers_and_caching(self, logged_in, path):
+        response = logged_in.http.get(path)
+        assert response.status_code == 200
+        headers = response.headers
+        assert headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["cache-control"] == "no-store"
+
+    @pytest.mark.parametrize("path", PAGES)
+    def test_no_external_assets(self, logged_in, path):
+        page = logged_in.http.get(path).text
+        assert not re.search(r'(src|href)="(https?:)?//', page)
+        assert "<script" not in page
+
+    @pytest.mark.parametrize("path", ["/", "/login", "/user/alice"])
+    def test_pages_seen_logged_out_too(self, user, path):
+        response = user.http.get(path)
+        assert response.status_code == 200
+        assert response.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+    def test_error_pages_carry_the_headers_too(self, http):
+        response = http.get("/oauth2/authorize")
+        assert response.status_code == 400
+        assert response.headers["x-frame-options"] == "DENY"
+
+
+class TestSessions:
+    def test_session_cookie_is_secure_httponly_samesite(self, world, user):
+        user.http.get("/login")
+        cookie = user.http.get("/login").headers.get("set-cookie") or ""
+        first = world.user_agent()
+        header = first.http.get("/login").headers["set-cookie"]
+        first.close()
+        for flag in ("Secure", "HttpOnly", "SameSite=lax", "Path=/"):
+            assert flag.lower() in header.lower()
+        assert header.startswith("__Host-")
+        assert cookie == ""  # a known session is not re-issued
+
+    def test_login_rotates_the_session(self, world, user):
+        user.http.get("/login")
+        before = user.http.cookies.get("__Host-mb-session")
+        user.log_in()
+        assert user.http.cookies.get("__Host-mb-session") not in (None, before)
+
+    def test_wrong_password_is_refused(self, world, user):
+        form = find_form(user.http.get("/login").text, "login-form")
+        response = user.http.post(
+            form.action,
+            data={"username": "alice", "password": "nope", "csrf_token": form.csrf_token},
+        )
+        assert response.status_code == 401
+        assert "Incorrect username or password" in response.text
+
+    def test_login_without_csrf_token_is_refused(self, world, user):
+        user.http.get("/login")
+        response = user.http.post("/login", data={"username": "alice", "password": world.password})
+        assert response.status_code == 403
+        assert user.http.get("/account/authorized").status_code == 303  # still logged out
+
+    @pytest.mark.parametrize(
+        "target",
+        ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"],
+    )
+    def test_login_never_returns_to_another_site(self, world, user, target):
+        page = user.http.get("/login", params={"returnto": target})
+        form = find_form(page.text, "login-form")
+        response = user.http.post(
+            form.action,
+            data={"username": "alice", "password": world.password, "csrf_token": form.csrf_token},
+        )
+        assert response.headers["location"] == "/"
+
+    def test_logout_ends_the_session(self, logged_in):
+        page = logged_in.http.get("/")
+        token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+        assert logged_in.http.post("/logout", data={"csrf_token": token}).status_code == 303
+        assert logged_in.http.get("/account/applications").status_code == 303
+
+    def test_logout_needs_the_csrf_token(self, logged_in):
+        assert logged_in.http.post("/logout", data={"csrf_token": "x"}).status_code == 403
+        assert logged_in.http.get("/account/applications").status_code == 200
+
+
+class TestRegisteredApplications:
+    def test_list_shows_client_ids(self, world, logged_in):
+        page = logged_in.http.get("/account/applications").text
+        for client in (world.web, world.installed, world.other):
+            assert client.client_id in page
+        for client in (world.web, world.installed, world.other):
+            assert client.client_secret not in page  # shown once, at registration only
+
+    def register(self, user, **fields):
+        form = find_form(user.http.get("/account/applications").text, "register-form")
+        return user.http.post(form.action, data={"csrf_token": form.csrf_token, **fields})
+
+    def test_register_shows_the_secret_once_and_it_works(self, world, logged_in, http):
+        response = self.register(
+            logged_in, name="New app", type="public", redirect_uri="http://localhost/cb"
+        )
+        assert response.status_code == 200
+        client_id = re.search(r'id="new-client-id">([^<]+)<', response.text).group(1)
+        secret = re.search(r'id="new-client-secret">([^<]+)<', response.text).group(1)
+        revoke = http.post(
+            "/oauth2/revoke", data={"token": "t", "client_id": client_id, "client_secret": secret}
+        )
+        assert revoke.status_code == 200
+        assert secret not in logged_in.http.get("/account/applications").text
+
+    @pytest.mark.parametrize(
+        ("app_type", "uri"),
+        [
+            ("confidential", "javascript:alert(1)"),
+            ("confidential", "https://a.example/#x"),
+            ("confidential", "urn:ietf:wg:oauth:2.0:oob"),
+            ("bogus", "https://a.example/"),
+            ("public", "https://user:pw@a.example/"),
+        ],
+    )
+    def test_register_refuses_bad_input(self, logged_in, app_type, uri):
+        response = self.register(logged_in, name="Bad", type=app_type, redirect_uri=uri)
+        assert response.status_code == 400
+        assert 'id="error-message"' in response.text
+
+    def test_register_needs_the_csrf_token(self, logged_in):
+        response = logged_in.http.post(
+            "/account/applications",
+            data={
+                "csrf_token": "forged",
+                "name": "X",
+                "type": "public",
+                "redirect_uri": "http://localhost/x",
+            },
+        )
+        assert response.status_code == 403
+
+    def test_owner_can_reset_the_secret(self, world, logged_in, http):
+        response = self.register(
+            logged_in, name="Resettable", type="confidential", redirect_uri="https://r.example/cb"
+        )
+        client_id = re.search(r'id="new-client-id">([^<]+)<', response.text).group(1)
+        old = re.search(r'id="new-client-secret">([^<]+)<', response.text).group(1)
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', response.text).group(1)
+        reset = logged_in.http.post(
+            "/account/applications/reset-secret", data={"csrf_token": csrf, "client_id": client_id}
+        )
+        new = re.search(r'id="new-client-secret">([^<]+)<', reset.text).group(1)
+        assert new != old
+
+        def status(secret: str) -> int:
+            return http.post(
+                "/oauth2/revoke",
+                data={"token": "t", "client_id": client_id, "client_secret": secret},
+            ).status_code
+
+        assert (status(old), status(new)) == (401, 200)
+
+
+def test_oob_page_escapes_what_it_shows(http):
+    response = http.get("/oauth2/oob", params={"code": "<b>x</b>", "state": "\"'><i>"})
+    assert "<b>x</b>" not in response.text and "<i>" not in response.text
+    assert "&lt;b&gt;x&lt;/b&gt;" in response.text
+
+
+def test_public_profile_page(http):
+    assert "alice" in http.get("/user/alice").text
+    assert http.get("/user/nobody").status_code == 404

@@ -1,0 +1,132 @@
+"""POST /oauth2/revoke: spec 4.4 and the effects table of section 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from .flows import database_row, refresh, revoke, token_set, works
+
+
+def assert_revoked_ok(response) -> None:
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response.headers["content-length"] == "0"
+
+
+class TestEffects:
+    @pytest.mark.parametrize("client_name", ["installed", "web_offline"])
+    def test_access_token_of_offline_grant_only_that_token(self, world, user, http, client_name):
+        client = world.installed if client_name == "installed" else world.web
+        extra = {"access_type": "offline", "approval_prompt": "force"}
+        tokens = token_set(user, http, client, **(extra if client is world.web else {}))
+        assert_revoked_ok(revoke(http, client, tokens["access_token"]))
+        assert not works(http, tokens["access_token"])
+        fresh = refresh(http, client, tokens["refresh_token"])
+        assert fresh.status_code == 200
+        assert works(http, fresh.json()["access_token"])
+
+    def test_refresh_token_revokes_the_whole_grant(self, world, user, http):
+        tokens = token_set(user, http, world.installed)
+        assert_revoked_ok(revoke(http, world.installed, tokens["refresh_token"]))
+        assert not works(http, tokens["access_token"])
+        assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 400
+
+    def test_access_token_of_online_grant_revokes_the_grant(self, world, user, http):
+        tokens = token_set(user, http, world.web, approval_prompt="force")
+        assert "refresh_token" not in tokens
+        assert_revoked_ok(revoke(http, world.web, tokens["access_token"]))
+        assert not works(http, tokens["access_token"])
+        grant = database_row(world, "SELECT revoked_at FROM grants ORDER BY id DESC LIMIT 1")
+        assert grant["revoked_at"] is not None
+
+    def test_unknown_token_is_still_200(self, world, http):
+        assert_revoked_ok(revoke(http, world.web, "z" * 32))
+
+    def test_other_clients_tokens_are_untouched(self, world, user, http):
+        tokens = token_set(user, http, world.installed)
+        for token in (tokens["access_token"], tokens["refresh_token"]):
+            assert_revoked_ok(revoke(http, world.other, token))
+        assert works(http, tokens["access_token"])
+        assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 200
+
+    def test_revoking_twice_is_fine(self, world, user, http):
+        tokens = token_set(user, http, world.installed)
+        assert_revoked_ok(revoke(http, world.installed, tokens["refresh_token"]))
+        assert_revoked_ok(revoke(http, world.installed, tokens["refresh_token"]))
+
+
+class TestErrors:
+    @pytest.mark.parametrize("missing", ["token", "client_id", "client_secret"])
+    def test_missing_parameters(self, world, http, missing):
+        data = {
+            "token": "t",
+            "client_id": world.web.client_id,
+            "client_secret": world.web.client_secret,
+        }
+        del data[missing]
+        response = http.post("/oauth2/revoke", data=data)
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_request"
+
+    def test_bad_client(self, world, user, http):
+        tokens = token_set(user, http, world.installed)
+        response = http.post(
+            "/oauth2/revoke",
+            data={
+                "token": tokens["refresh_token"],
+                "client_id": world.installed.client_id,
+                "client_secret": "wrong",
+            },
+        )
+        assert response.status_code == 401
+        assert response.json()["error"] == "invalid_client"
+        assert works(http, tokens["access_token"])
+
+    def test_only_post(self, http):
+        assert http.get("/oauth2/revoke").status_code == 405
+
+    def test_query_string_parameters_are_refused(self, world, http):
+        response = http.post(
+            "/oauth2/revoke",
+            params={
+                "token": "t",
+                "client_id": world.web.client_id,
+                "client_secret": world.web.client_secret,
+            },
+        )
+        assert response.status_code == 400
+
+
+class TestManualRevocation:
+    def test_user_revokes_on_the_authorized_applications_page(self, world, user, http):
+        tokens = token_set(user, http, world.installed, scope="profile submit_isrc")
+        page = user.http.get("/account/authorized")
+        assert "Desktop app" in page.text
+        import re
+
+        forms = re.findall(
+            r'<form class="revoke-form" method="post" action="/account/authorized/revoke">'
+            r"(.*?)</form>",
+            page.text,
+            re.S,
+        )
+        chosen = next(f for f in forms if 'value="profile submit_isrc"' in f)
+        fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', chosen))
+        done = user.http.post("/account/authorized/revoke", data=fields)
+        assert done.status_code == 303
+        assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 400
+        assert not works(http, tokens["access_token"])
+        assert 'value="profile submit_isrc"' not in user.http.get("/account/authorized").text
+
+    def test_manual_revocation_needs_the_csrf_token(self, world, user, http):
+        tokens = token_set(user, http, world.installed, scope="profile submit_barcode")
+        response = user.http.post(
+            "/account/authorized/revoke",
+            data={
+                "client_id": world.installed.client_id,
+                "scope": "profile submit_barcode",
+                "csrf_token": "forged",
+            },
+        )
+        assert response.status_code == 403
+        assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 200

@@ -1,0 +1,101 @@
+"""/oauth2/userinfo: spec 4.5 and the bearer-token errors of RFC 6750 3."""
+
+from __future__ import annotations
+
+import pytest
+
+from .flows import revoke, token_set, userinfo
+
+
+@pytest.fixture
+def tokens(world, user, http) -> dict:
+    return token_set(user, http, world.installed, scope="profile email")
+
+
+class TestThreeWaysOfPassingTheToken:
+    def test_header(self, http, tokens):
+        assert userinfo(http, tokens["access_token"]).json()["sub"] == "alice"
+
+    def test_form_body(self, http, tokens):
+        response = http.post("/oauth2/userinfo", data={"access_token": tokens["access_token"]})
+        assert response.status_code == 200
+        assert response.json()["sub"] == "alice"
+
+    def test_query_parameter(self, http, tokens):
+        response = http.get("/oauth2/userinfo", params={"access_token": tokens["access_token"]})
+        assert response.status_code == 200
+
+    def test_more_than_one_way_is_refused(self, http, tokens):
+        token = tokens["access_token"]
+        response = http.get(
+            "/oauth2/userinfo",
+            params={"access_token": token},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_request"
+        assert 'error="invalid_request"' in response.headers["www-authenticate"]
+
+
+class TestFields:
+    def test_profile_and_email_fields(self, world, http, tokens):
+        body = userinfo(http, tokens["access_token"]).json()
+        assert body["sub"] == "alice"
+        assert body["profile"] == f"{world.server.base_url}/user/alice"
+        assert isinstance(body["metabrainz_user_id"], int)
+        assert body["website"] == "https://alice.example"
+        assert body["gender"] == "female"
+        assert body["zoneinfo"] == "Europe/Berlin"
+        assert body["email"] == "alice@example.org"
+        assert body["email_verified"] is True
+
+    def test_email_only_with_the_email_scope(self, world, user, http):
+        plain = token_set(user, http, world.installed, scope="profile")
+        body = userinfo(http, plain["access_token"]).json()
+        assert "email" not in body and "email_verified" not in body
+        assert body["sub"] == "alice"
+
+    def test_without_profile_scope_is_insufficient_scope(self, world, user, http):
+        no_profile = token_set(user, http, world.installed, scope="email tag")
+        response = userinfo(http, no_profile["access_token"])
+        assert response.status_code == 403
+        assert response.json()["error"] == "insufficient_scope"
+        challenge = response.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ") and 'error="insufficient_scope"' in challenge
+
+
+class TestBadTokens:
+    def test_missing_token(self, http):
+        response = http.get("/oauth2/userinfo")
+        assert response.status_code == 401
+        challenge = response.headers["www-authenticate"]
+        assert challenge.startswith("Bearer realm=")
+        assert "error=" not in challenge  # RFC 6750 3.1: no error code without a token
+
+    def test_unknown_token(self, http):
+        response = userinfo(http, "q" * 32)
+        assert response.status_code == 401
+        assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+    def test_expired_token(self, world, http, tokens):
+        world.server.advance_clock(3600)
+        response = userinfo(http, tokens["access_token"])
+        assert response.status_code == 401
+        assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+    def test_token_valid_just_before_expiry(self, world, http, tokens):
+        world.server.advance_clock(3590)
+        assert userinfo(http, tokens["access_token"]).status_code == 200
+
+    def test_revoked_token(self, world, http, tokens):
+        revoke(http, world.installed, tokens["access_token"])
+        response = userinfo(http, tokens["access_token"])
+        assert response.status_code == 401
+        assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+    def test_other_scheme_counts_as_no_token(self, http):
+        response = http.get("/oauth2/userinfo", headers={"Authorization": "Basic Zm9vOmJhcg=="})
+        assert response.status_code == 401
+
+    def test_responses_are_not_cached(self, http, tokens):
+        assert userinfo(http, tokens["access_token"]).headers["cache-control"] == "no-store"

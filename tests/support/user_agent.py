@@ -1,0 +1,84 @@
+"""A scripted user of the reference server's pages: logs in and answers the consent page.
+
+Tests of the server and of the kit use it where a person would click through the browser.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+
+_FORM = re.compile(
+    r'<form id="(?P<id>[\w-]+)" method="post" action="(?P<action>[^"]*)">(?P<body>.*?)</form>',
+    re.S,
+)
+_CSRF = re.compile(r'name="csrf_token" value="([^"]*)"')
+
+
+@dataclass
+class Form:
+    action: str
+    csrf_token: str
+
+
+def find_form(page: str, form_id: str) -> Form:
+    for match in _FORM.finditer(page):
+        if match["id"] == form_id:
+            csrf = _CSRF.search(match["body"])
+            assert csrf, f"form {form_id} has no csrf_token"
+            return Form(html.unescape(match["action"]), html.unescape(csrf.group(1)))
+    raise AssertionError(f"no form {form_id!r} on the page:\n{page[:2000]}")
+
+
+def query_of(location: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+
+
+class UserAgent:
+    """One browser profile: its own cookies, never following redirects on its own."""
+
+    def __init__(self, base_url: str, verify, username: str, password: str) -> None:
+        self.http = httpx.Client(base_url=base_url, verify=verify, follow_redirects=False)
+        self.username, self.password = username, password
+
+    def close(self) -> None:
+        self.http.close()
+
+    def log_in(self) -> None:
+        page = self.http.get("/login")
+        form = find_form(page.text, "login-form")
+        answer = self.http.post(
+            form.action,
+            data={
+                "username": self.username,
+                "password": self.password,
+                "csrf_token": form.csrf_token,
+            },
+        )
+        assert answer.status_code == 303, answer.text
+
+    def open_authorize(self, params: dict[str, str]) -> httpx.Response:
+        """GET the authorization URL, logging in on the way if the server asks."""
+        answer = self.http.get("/oauth2/authorize", params=params)
+        if answer.status_code == 302 and answer.headers["location"].startswith("/login"):
+            self.log_in()
+            answer = self.http.get("/oauth2/authorize", params=params)
+        return answer
+
+    def decide(self, consent_page: httpx.Response, decision: str) -> httpx.Response:
+        form = find_form(consent_page.text, "consent-form")
+        return self.http.post(
+            form.action, data={"csrf_token": form.csrf_token, "decision": decision}
+        )
+
+    def authorize(self, params: dict[str, str], decision: str = "approve") -> str:
+        """The Location the server finally redirects to (consent answered when shown)."""
+        answer = self.open_authorize(params)
+        if answer.status_code == 200 and 'id="consent-form"' in answer.text:
+            answer = self.decide(answer, decision)
+        assert answer.status_code == 302, f"{answer.status_code}: {answer.text[:500]}"
+        return answer.headers["location"]
