@@ -96,8 +96,9 @@ def log_problems(text: str) -> list[str]:
 
 
 @contextmanager
-def read_db(path: Path) -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+def read_db(path: Path, readonly: bool = True) -> Iterator[sqlite3.Connection]:
+    """A connection of our own; read-only unless the server is down (WAL recovery writes)."""
+    db = sqlite3.connect(f"file:{path}{'?mode=ro' if readonly else ''}", uri=True, timeout=10)
     try:
         yield db
     finally:
@@ -236,3 +237,49 @@ def align_to_window(http: httpx.Client, window: int = 60, margin: int = 20) -> N
     now = server_now(http)
     if now % window > window - margin:
         http.post("/_test/clock", data={"advance": str(window - now % window)})
+
+
+# --- the database's own consistency ----------------------------------------------------------
+
+# Each query counts rows that a half-done write would leave behind.
+CONSISTENCY = {
+    "code marked redeemed without its grant": "SELECT COUNT(*) FROM codes WHERE redeemed_at"
+    " IS NOT NULL AND (grant_id IS NULL OR grant_id NOT IN (SELECT id FROM grants))",
+    "code tied to a grant but not marked redeemed": "SELECT COUNT(*) FROM codes"
+    " WHERE grant_id IS NOT NULL AND redeemed_at IS NULL",
+    "grant not created by exactly one code": "SELECT COUNT(*) FROM grants g"
+    " WHERE (SELECT COUNT(*) FROM codes c WHERE c.grant_id = g.id) != 1",
+    "grant without any access token": "SELECT COUNT(*) FROM grants g"
+    " WHERE NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.grant_id = g.id)",
+    "access token without its grant": "SELECT COUNT(*) FROM access_tokens"
+    " WHERE grant_id NOT IN (SELECT id FROM grants)",
+    "unrevoked access token of a revoked grant": "SELECT COUNT(*) FROM access_tokens t"
+    " JOIN grants g ON g.id = t.grant_id WHERE g.revoked_at IS NOT NULL AND t.revoked_at IS NULL",
+    "grant with more than one unrevoked access token": "SELECT COUNT(*) FROM (SELECT grant_id"
+    " FROM access_tokens WHERE revoked_at IS NULL GROUP BY grant_id HAVING COUNT(*) > 1)",
+}
+
+
+def integrity_problems(database: Path, readonly: bool = True) -> list[str]:
+    """PRAGMA integrity_check, foreign keys, and the invariants of half-written state."""
+    problems: list[str] = []
+    with read_db(database, readonly) as db:
+        result = [row[0] for row in db.execute("PRAGMA integrity_check")]
+        if result != ["ok"]:
+            problems.append(f"integrity_check: {result[:5]}")
+        orphans = db.execute("PRAGMA foreign_key_check").fetchall()
+        if orphans:
+            problems.append(f"foreign_key_check: {orphans[:5]}")
+        for what, sql in CONSISTENCY.items():
+            count = db.execute(sql).fetchone()[0]
+            if count:
+                problems.append(f"{count} x {what}")
+    return problems
+
+
+def session_csrf(browser: UserAgent) -> str:
+    """The session's CSRF token, as the logout form of every logged-in page carries it."""
+    page = browser.http.get("/account/authorized").text
+    marker = 'name="csrf_token" value="'
+    start = page.index(marker) + len(marker)
+    return page[start : page.index('"', start)]

@@ -29,7 +29,9 @@ from .helpers import (
 
 
 def _s256(verifier: str) -> str:
-    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    )
 
 
 def _refused(answer: httpx.Response, *errors: str) -> None:
@@ -55,8 +57,11 @@ def test_verifier_for_code_issued_without_challenge_is_refused(
     """PKCE downgrade (RFC 9700 4.8.2): a verifier the authorization request never committed to."""
     app = apps[kind]
     code = get_code(agent, app)
-    _refused(exchange(client, app, code, verifier=secrets.token_urlsafe(48)), "invalid_grant",
-             "invalid_request")  # fmt: skip
+    _refused(
+        exchange(client, app, code, verifier=secrets.token_urlsafe(48)),
+        "invalid_grant",
+        "invalid_request",
+    )
 
 
 @pytest.mark.parametrize("method", ["S256", "plain"])
@@ -101,8 +106,9 @@ def test_code_is_bound_to_the_redirect_uri_it_was_issued_for(
     """RFC 6749 4.1.3: the loopback port of the authorization request, not any other."""
     app = apps["installed"]
     code = get_code(agent, app)
-    _refused(exchange(client, app, code, redirect_uri="http://localhost:4343/callback"),
-             "invalid_grant")  # fmt: skip
+    _refused(
+        exchange(client, app, code, redirect_uri="http://localhost:4343/callback"), "invalid_grant"
+    )
 
 
 def test_refresh_token_of_one_client_is_useless_to_another(

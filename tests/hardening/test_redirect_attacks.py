@@ -163,9 +163,7 @@ def test_web_app_redirect_vector_is_refused(site: Site, logged_in: UserAgent, ve
 
 
 @pytest.mark.parametrize("vector", INSTALLED_VECTORS)
-def test_installed_app_redirect_vector_is_refused(
-    site: Site, logged_in: UserAgent, vector: str
-):
+def test_installed_app_redirect_vector_is_refused(site: Site, logged_in: UserAgent, vector: str):
     before = _codes(site)
     params = authorize_params(site.installed, state="s1")
     params["redirect_uri"] = vector
@@ -182,9 +180,7 @@ def test_redirect_vectors_refused_when_logged_out(site: Site, agent: UserAgent):
             _assert_own_error_page(agent.http.get("/oauth2/authorize", params=params))
 
 
-def test_redirect_uri_of_another_registered_client_is_refused(
-    site: Site, logged_in: UserAgent
-):
+def test_redirect_uri_of_another_registered_client_is_refused(site: Site, logged_in: UserAgent):
     params = authorize_params(site.web)
     params["redirect_uri"] = site.other.redirect_uri
     _assert_own_error_page(logged_in.http.get("/oauth2/authorize", params=params))

@@ -261,3 +261,46 @@ def test_secrets_are_collected_from_profile_and_evidence() -> None:
     assert {PASSWORD, CLIENT_SECRET} <= profile_secrets(profile)
     assert {LEAKED_TOKEN, LEAKED_CODE} <= harvest_tokens(results(leak=True))
     assert harvest_tokens(results(leak=False)) == set()
+
+
+def test_every_description_item_has_rules_in_the_real_catalogue() -> None:
+    from steps.catalogue import load_catalogue
+    from steps.reports.description import ITEMS, related_rules
+
+    verdicts = compute_verdicts({}, load_catalogue())
+    for item in ITEMS:
+        primary = [r for r in related_rules(item, verdicts) if re.search(item.primary, r.id)]
+        assert primary, f"no deciding rule for {item.key} in features/rules.toml"
+
+
+def test_an_ignored_verifier_means_pkce_is_absent_even_if_the_flow_works() -> None:
+    from steps.catalogue import load_catalogue
+
+    data = {
+        "scenarios": [
+            {"rules": ["PKCE-S256", "VERSION-PKCE"], "outcome": "passed", "name": "a"},
+            {"rules": ["PKCE-VERIFIER-MISMATCH"], "outcome": "failed", "name": "b"},
+            {"rules": ["VERSION-REVOCATION"], "outcome": "passed", "name": "c"},
+        ]
+    }
+    description = describe(data, compute_verdicts(data, load_catalogue()))
+    items = {i["item"]: i["follows"] for i in description["items"]}
+    assert items == {
+        "pkce": EARLIER,
+        "token_type_mac": UNDETERMINED,
+        "revocation_endpoint": FULLER,
+        "userinfo_post_body": UNDETERMINED,
+    }
+    assert description["follows"] == MIXED
+
+
+def test_the_example_musicbrainz_profile_loads_and_names_real_rules() -> None:
+    from steps.catalogue import load_catalogue
+    from steps.profile import load_profile
+
+    path = Path(__file__).parents[2] / "steps" / "profiles" / "musicbrainz.example.toml"
+    profile = load_profile(path)
+    assert profile.base_url == "https://musicbrainz.org"
+    assert set(profile.clients) == {"web", "installed", "other_web"}
+    assert set(profile.known_deviations) <= set(load_catalogue())
+    assert profile.capabilities.test_clock is None

@@ -102,7 +102,8 @@ class Proxy:
     async def control(self, request: Request) -> Response:
         """Switch the mutation (POST name=...) or read the current one (GET)."""
         if request.method == "POST":
-            name = str((await request.form()).get("name", "none"))
+            form = dict(parse_qsl((await request.body()).decode()))
+            name = form.get("name", "none")
             if name not in MUTATIONS:
                 return Response(f"unknown mutation {name}\n", status_code=404)
             self.mutation, self.state = name, {}
@@ -140,7 +141,12 @@ def _listen() -> socket.socket:
 
 
 def _server(app: Starlette, tls: tuple[str, str] | None) -> uvicorn.Server:
-    options: dict[str, Any] = {"log_level": "warning", "lifespan": "off"}
+    options: dict[str, Any] = {
+        "log_level": "warning",
+        "lifespan": "off",
+        "server_header": False,  # the upstream's own headers pass through
+        "date_header": False,
+    }
     if tls:
         options |= {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
     return uvicorn.Server(uvicorn.Config(app, **options))

@@ -1,0 +1,48 @@
+"""Consent drivers: how the suite gets through the user's authorization page.
+
+`form` (plain HTTP), `browser` (system Chromium via Playwright), `manual` (a person), or a
+profile's own driver named as `consent.driver = "package.module:callable"`; the callable gets
+`profile=` and `http=` keywords and returns a ConsentDriver.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.manual import Console
+from steps.consent.presets import resolve_preset
+from steps.http import HttpLayer
+from steps.profile import Profile
+
+__all__ = [
+    "ConsentDriver",
+    "DriverError",
+    "Outcome",
+    "RedirectResult",
+    "ServicePage",
+    "make_driver",
+]
+
+
+def make_driver(profile: Profile, http: HttpLayer, console: Console | None = None) -> ConsentDriver:
+    """The driver the profile asks for."""
+    kind = profile.consent.driver
+    if ":" in kind:
+        module, _, attribute = kind.partition(":")
+        factory = getattr(importlib.import_module(module), attribute)
+        return factory(profile=profile, http=http)
+    preset = resolve_preset(profile.consent.preset, profile.consent.form)
+    if kind == "form":
+        from steps.consent.form import FormDriver
+
+        return FormDriver(profile, http, preset)
+    if kind == "browser":
+        from steps.consent.browser import BrowserDriver
+
+        return BrowserDriver(profile, http, preset, profile.consent.browser)
+    if kind == "manual":
+        from steps.consent.manual import ManualDriver
+
+        return ManualDriver(profile, console or Console())
+    raise ValueError(f"unknown consent driver {kind!r} (form, browser, manual or module:callable)")

@@ -1,0 +1,157 @@
+"""The `browser` driver: the system Chromium through Playwright (never a downloaded browser).
+
+Playwright is imported only when this driver is chosen, so the suite runs without it."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.presets import Preset
+from steps.http import HttpLayer
+from steps.profile import Profile
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MAX_STEPS = 6
+
+
+def chromium_path(settings: dict[str, Any] | None = None) -> str:
+    """The system Chromium: profile setting, then MB_OAUTH_CHROMIUM, then /usr/bin/chromium."""
+    configured = (settings or {}).get("executable_path")
+    return str(configured or os.environ.get("MB_OAUTH_CHROMIUM") or "/usr/bin/chromium")
+
+
+def css(selector: str) -> str:
+    """Translate a preset form selector into CSS."""
+    if selector.startswith(("#", ".")):
+        return f"form{selector}"
+    kind, _, value = selector.partition(":")
+    attribute = {"name": "name", "action": "action"}[kind]
+    operator = "=" if kind == "name" else "*="
+    return f'form[{attribute}{operator}"{value}"]'
+
+
+def button_css(button: str) -> str:
+    """CSS for a `name=value` button."""
+    name, _, value = button.partition("=")
+    match = f'[name="{name}"][value="{value}"]'
+    return f'[type="submit"]{match}, button{match}'
+
+
+class BrowserDriver(ConsentDriver):
+    """Drives real pages; the redirect back to the application is caught as the browser tries
+    to follow it (nothing needs to listen there)."""
+
+    name = "browser"
+
+    def __init__(
+        self, profile: Profile, http: HttpLayer, preset: Preset, settings: dict[str, Any]
+    ) -> None:
+        super().__init__()
+        from playwright.sync_api import sync_playwright  # lazy: optional dependency
+
+        self.profile, self.preset = profile, preset
+        http.secrets.add(profile.user.password)
+        self._secrets = http.secrets
+        origin = urlsplit(profile.base_url)
+        self._origin = (origin.scheme, origin.netloc)
+        self._pw = sync_playwright().start()
+        self._browser = self._pw.chromium.launch(
+            executable_path=chromium_path(settings),
+            args=CHROMIUM_ARGS,
+            headless=bool(settings.get("headless", True)),
+        )
+        self._context = self._browser.new_context(ignore_https_errors=True)
+        self._page = self._context.new_page()
+        self._page.on("request", self._on_request)
+        self._page.on("response", self._on_response)
+        self._captured: str | None = None
+        self._last: tuple[int, dict[str, str]] = (0, {})
+
+    def open(self, authorize_url: str) -> Outcome:
+        """What the logged-in user sees."""
+        outcome = self._walk(lambda: self._page.goto(authorize_url))
+        return outcome.with_consent(False) if isinstance(outcome, RedirectResult) else outcome
+
+    def approve(self, authorize_url: str) -> Outcome:
+        """Click approve on the consent page when it is shown."""
+        return self._decide(authorize_url, self.preset.approve_button)
+
+    def deny(self, authorize_url: str) -> Outcome:
+        """Click deny on the consent page."""
+        return self._decide(authorize_url, self.preset.deny_button)
+
+    def close(self) -> None:
+        """Shut the browser down."""
+        self._context.close()
+        self._browser.close()
+        self._pw.stop()
+
+    def _decide(self, authorize_url: str, button: str) -> Outcome:
+        outcome = self.open(authorize_url)
+        if not isinstance(outcome, ServicePage) or not outcome.consent:
+            return outcome
+        self.used_one()
+        form = self._page.locator(css(self.preset.consent_form)).first
+        result = self._walk(lambda: form.locator(button_css(button)).first.click())
+        return result.with_consent(True) if isinstance(result, RedirectResult) else result
+
+    def _is_service(self, url: str) -> bool:
+        parts = urlsplit(url)
+        return (parts.scheme, parts.netloc) == self._origin
+
+    def _on_request(self, request: Any) -> None:
+        if request.is_navigation_request() and not self._is_service(request.url):
+            self._captured = request.url
+
+    def _on_response(self, response: Any) -> None:
+        if response.request.is_navigation_request() and self._is_service(response.url):
+            self._last = (response.status, dict(response.headers))
+
+    def _act(self, action: Any) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            action()
+            self._page.wait_for_load_state()
+        except PlaywrightError:
+            if self._captured is None:
+                raise
+
+    def _walk(self, action: Any) -> Outcome:
+        self._captured = None
+        self._act(action)
+        for _ in range(MAX_STEPS):
+            if self._captured:
+                return RedirectResult.from_url(self._captured)
+            login = self._page.locator(css(self.preset.login_form))
+            if not login.count():
+                return self._page_outcome()
+            login.locator(f'[name="{self.preset.username_field}"]').fill(self.profile.user.username)
+            login.locator(f'[name="{self.preset.password_field}"]').fill(self.profile.user.password)
+            submit = login.locator('[type="submit"], button').first
+            self._act(submit.click)
+        raise DriverError("the login form keeps coming back: login refused?")
+
+    def _page_outcome(self) -> Outcome:
+        url, html = self._page.url, self._page.content()
+        if urlsplit(url).path == self.preset.oob_path:
+            match = re.search(self.preset.oob_code, html)
+            if match:
+                self._secrets.add(match.group(1))
+                params = dict(parse_qsl(urlsplit(url).query))
+                return RedirectResult(url=url, code=match.group(1).strip(), params=params, oob=True)
+        consent = self._page.locator(css(self.preset.consent_form)).count() > 0
+        status, headers = self._last
+        return ServicePage(url, status, headers, html, consent)

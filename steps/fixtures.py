@@ -1,0 +1,96 @@
+"""Session fixtures of the suite: the target and the tools that talk to it, built once per run
+(per pytest-xdist worker) so TLS connections, the login session and shared grants are reused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from steps.clock import Clock
+from steps.consent import ConsentDriver, make_driver
+from steps.consent.manual import Console
+from steps.grants import Authorizer, GrantCache
+from steps.http import HttpLayer
+from steps.observations import Observations
+from steps.profile import Profile
+from steps.scene import Scene
+from steps.service import Service
+from steps.suite import SuiteState, suite_state
+
+
+@pytest.fixture(scope="session")
+def suite(pytestconfig: pytest.Config) -> SuiteState:
+    """The run's shared state (profile, HTTP layer, observations)."""
+    state = suite_state(pytestconfig)
+    if state.profile is None:
+        pytest.fail("the conformance scenarios need a deployment profile: --profile FILE")
+    return state
+
+
+@pytest.fixture(scope="session")
+def profile(suite: SuiteState) -> Profile:
+    """The deployment under test."""
+    assert suite.profile is not None
+    return suite.profile
+
+
+@pytest.fixture(scope="session")
+def http(suite: SuiteState) -> HttpLayer:
+    """The recording, pacing HTTP layer."""
+    return suite.http()
+
+
+@pytest.fixture(scope="session")
+def observations(suite: SuiteState) -> Observations:
+    """Facts observed about the target."""
+    return suite.observations
+
+
+@pytest.fixture(scope="session")
+def service(profile: Profile, http: HttpLayer) -> Service:
+    """The target's endpoints."""
+    return Service(profile, http)
+
+
+@pytest.fixture(scope="session")
+def driver(
+    pytestconfig: pytest.Config, suite: SuiteState, profile: Profile, http: HttpLayer
+) -> Iterator[ConsentDriver]:
+    """The consent driver the profile names, told how many approvals the run needs."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    suspend = capture.global_and_fixture_disabled if capture is not None else None
+    consent = make_driver(profile, http, Console(suspend))
+    consent.remaining = suite.approvals_estimate
+    yield consent
+    consent.close()
+
+
+@pytest.fixture(scope="session")
+def clock(pytestconfig: pytest.Config, profile: Profile, http: HttpLayer) -> Clock:
+    """Time on the target (test clock, or real waits with --run-slow)."""
+    return Clock(profile, http, real_waits=bool(pytestconfig.getoption("run_slow")))
+
+
+@pytest.fixture(scope="session")
+def authorizer(
+    profile: Profile,
+    service: Service,
+    driver: ConsentDriver,
+    clock: Clock,
+    observations: Observations,
+) -> Authorizer:
+    """Runs authorizations for scenarios that need codes or grants of their own."""
+    return Authorizer(profile, service, driver, clock, observations)
+
+
+@pytest.fixture(scope="session")
+def grants(authorizer: Authorizer, service: Service, clock: Clock) -> GrantCache:
+    """Grants shared by read-only scenarios."""
+    return GrantCache(authorizer, service, clock)
+
+
+@pytest.fixture
+def scene() -> Scene:
+    """A fresh scenario state."""
+    return Scene()

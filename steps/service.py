@@ -1,0 +1,167 @@
+"""The service's endpoints as the suite calls them: requests built from the profile, with
+fields that a scenario can leave out or override to probe one rule at a time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from steps.http import HttpLayer
+from steps.profile import Client, Profile
+
+#: Override value that removes a field from a request.
+OMIT = None
+Fields = Mapping[str, str | None]
+
+
+def merge(base: Mapping[str, str], overrides: Fields | None = None) -> dict[str, str]:
+    """Base fields with overrides applied; an override of None removes the field."""
+    merged: dict[str, str | None] = {**base, **(overrides or {})}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def json_body(response: httpx.Response) -> dict[str, Any] | None:
+    """The response body as a JSON object, or None when it is not one."""
+    try:
+        body = json.loads(response.text)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+@dataclass
+class TokenSet:
+    """Tokens of one grant as the application holds them (updated in place on refresh)."""
+
+    client: Client
+    scope: str
+    access_token: str
+    refresh_token: str | None
+    response: dict[str, Any]
+    content_type: str
+    issued_at: float
+    code: str | None = None
+    history: list[str] = field(default_factory=list)
+
+    def renewed(self, body: dict[str, Any], now: float) -> None:
+        """Take a refresh response's access token; remember the previous one."""
+        self.history.append(self.access_token)
+        self.access_token = body["access_token"]
+        self.refresh_token = body.get("refresh_token") or self.refresh_token
+        self.issued_at = now
+
+
+class Service:
+    """Calls the target's endpoints through the recording HTTP layer."""
+
+    def __init__(self, profile: Profile, http: HttpLayer) -> None:
+        self.profile = profile
+        self.http = http
+        for client in profile.clients.values():
+            http.secrets.add(client.client_secret)
+
+    # --- authorization endpoint -------------------------------------------------------------
+
+    def authorize_params(self, client: Client, scope: str) -> dict[str, str | None]:
+        """The minimal valid authorization request of a client."""
+        return {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": client.redirect_uri,
+            "scope": scope,
+        }
+
+    def authorize_url(self, params: Fields, base: str | None = None) -> str:
+        """The authorization URL for the given query parameters (None values left out)."""
+        query = urlencode({k: v for k, v in params.items() if v is not None})
+        return f"{base or self.profile.base_url}{self.profile.endpoints['authorize']}?{query}"
+
+    # --- token endpoint ---------------------------------------------------------------------
+
+    def exchange(
+        self, client: Client, code: str, redirect_uri: str, **overrides: str | None
+    ) -> httpx.Response:
+        """POST grant_type=authorization_code."""
+        base = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+            "redirect_uri": redirect_uri,
+        }
+        return self.token_request(merge(base, overrides))
+
+    def refresh(
+        self, client: Client, refresh_token: str, **overrides: str | None
+    ) -> httpx.Response:
+        """POST grant_type=refresh_token."""
+        base = {
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }
+        return self.token_request(merge(base, overrides))
+
+    def token_request(self, fields: Mapping[str, str], *, in_query: bool = False) -> httpx.Response:
+        """POST to the token endpoint, the fields in the body (or, to probe, in the query)."""
+        return self._post("token", fields, in_query=in_query)
+
+    # --- revocation endpoint ----------------------------------------------------------------
+
+    def revoke(
+        self,
+        client: Client,
+        token: str,
+        *,
+        method: str = "POST",
+        in_query: bool = False,
+        **overrides: str | None,
+    ) -> httpx.Response:
+        """Revoke a token (RFC 7009), optionally the wrong way round to probe the endpoint."""
+        base = {
+            "token": token,
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }
+        fields = merge(base, overrides)
+        if method == "GET":
+            return self.http.request("GET", self.profile.url("revoke"), params=fields)
+        return self._post("revoke", fields, in_query=in_query)
+
+    # --- user information -------------------------------------------------------------------
+
+    def userinfo(
+        self, token: str | None, how: str = "header", base: str | None = None
+    ) -> httpx.Response:
+        """Read the user information with the token in the header, a form body or the query."""
+        url = (base or self.profile.base_url) + self.profile.endpoints["userinfo"]
+        if token is None or how == "none":
+            return self.http.request("GET", url)
+        if how == "header":
+            return self.http.request("GET", url, headers={"Authorization": f"Bearer {token}"})
+        if how == "body":
+            return self.http.request("POST", url, data={"access_token": token})
+        if how == "query":
+            return self.http.request("GET", url, params={"access_token": token})
+        if how == "header+query":
+            headers = {"Authorization": f"Bearer {token}"}
+            return self.http.request("GET", url, headers=headers, params={"access_token": token})
+        if how.startswith("scheme:"):
+            return self.http.request("GET", url, headers={"Authorization": f"{how[7:]} {token}"})
+        raise ValueError(f"unknown token transport {how!r}")
+
+    def token_works(self, token: str) -> bool:
+        """Whether the service accepts the access token (the user information answers)."""
+        return self.userinfo(token).status_code == 200
+
+    def _post(self, endpoint: str, fields: Mapping[str, str], *, in_query: bool) -> httpx.Response:
+        url = self.profile.url(endpoint)
+        if in_query:
+            return self.http.request("POST", url, params=dict(fields), data={})
+        return self.http.request("POST", url, data=dict(fields))

@@ -1,0 +1,59 @@
+"""Run-wide state of the suite, kept on the pytest config so the plugin (results, evidence)
+and the fixtures (requests) see the same HTTP layer and observations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from steps.catalogue import Rule, load_catalogue
+from steps.http import HttpLayer
+from steps.observations import Observations
+from steps.profile import Profile, load_profile
+
+STATE_KEY = pytest.StashKey["SuiteState"]()
+
+
+@dataclass
+class SuiteState:
+    """The profile, catalogue and the lazily built HTTP layer of a run."""
+
+    profile: Profile | None
+    catalogue: dict[str, Rule]
+    observations: Observations = field(default_factory=Observations)
+    approvals_estimate: int | None = None
+    _http: HttpLayer | None = None
+
+    def http(self) -> HttpLayer:
+        """The HTTP layer, created on first use (no connection before a scenario needs one)."""
+        if self._http is None:
+            assert self.profile is not None
+            self._http = HttpLayer(self.profile.verify, self.profile.min_interval)
+        return self._http
+
+    @property
+    def http_started(self) -> bool:
+        """Whether any scenario has used HTTP yet."""
+        return self._http is not None
+
+    def close(self) -> None:
+        """Close connections."""
+        if self._http is not None:
+            self._http.close()
+
+
+def build_state(config: pytest.Config) -> SuiteState:
+    """Read the profile (with command-line overrides) and the catalogue."""
+    path = config.getoption("profile")
+    profile = None
+    if path:
+        profile = load_profile(
+            path, target=config.getoption("target"), min_interval=config.getoption("min_interval")
+        )
+    return SuiteState(profile=profile, catalogue=load_catalogue())
+
+
+def suite_state(config: pytest.Config) -> SuiteState:
+    """The run's state (built by the plugin at configure time)."""
+    return config.stash[STATE_KEY]

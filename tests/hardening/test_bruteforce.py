@@ -1,0 +1,100 @@
+"""Brute force at the token and revoke endpoints (RFC 6749 2.3.1, 10.10).
+
+The server's guard allows 20 failures per client in a fixed 60 s window, then answers 429 with
+Retry-After until the window ends. Each test uses fresh applications so the lockout it causes
+touches nobody else, and aligns the test clock so the window cannot end half way.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import httpx
+import pytest
+
+from .helpers import App, Site, align_to_window, exchange, refresh, revoke, tokens, works
+
+LIMIT = 20
+
+
+def _bad_secret(app: App) -> App:
+    return App(app.client_id, secrets.token_urlsafe(24), app.redirect_uri, app.type)
+
+
+def _assert_locked_out(answer: httpx.Response) -> int:
+    assert answer.status_code == 429, answer.text
+    body = answer.json()
+    assert body["error"] in ("invalid_client", "slow_down", "temporarily_unavailable")
+    assert body.get("error_description"), "a clear error says why and for how long"
+    retry = answer.headers.get("retry-after", "")
+    assert retry.isdigit() and 0 < int(retry) <= 3600, retry
+    return int(retry)
+
+
+def _healthy(client: httpx.Client, app: App) -> bool:
+    """Client authentication works: revoking an unknown token answers 200."""
+    return revoke(client, app, "no-such-token").status_code == 200
+
+
+@pytest.mark.parametrize("endpoint", ["token", "revoke"])
+def test_repeated_bad_secrets_lock_out_that_client_only(
+    site: Site, client: httpx.Client, endpoint: str
+):
+    attacked, bystander = site.new_app(), site.new_app()
+    align_to_window(client)
+    forged = _bad_secret(attacked)
+    for attempt in range(LIMIT):
+        if endpoint == "token":
+            answer = exchange(client, forged, "some-code")
+        else:
+            answer = revoke(client, forged, "some-token")
+        assert answer.status_code == 401, (attempt, answer.text)
+        assert answer.json()["error"] == "invalid_client"
+    retry = _assert_locked_out(exchange(client, forged, "some-code"))
+    # Locked out even with the right secret (else the lockout would confirm a guess) ...
+    _assert_locked_out(revoke(client, attacked, "some-token"))
+    # ... while another client is not slowed at all.
+    assert _healthy(client, bystander)
+    # When the window ends the client is back.
+    client.post("/_test/clock", data={"advance": str(retry)})
+    assert _healthy(client, attacked)
+
+
+def test_guessing_codes_locks_out_the_guessing_client(site: Site, client: httpx.Client):
+    guesser, bystander = site.new_app("public"), site.new_app("public")
+    align_to_window(client)
+    for attempt in range(LIMIT):
+        answer = exchange(client, guesser, secrets.token_urlsafe(24))
+        assert answer.status_code == 400, (attempt, answer.text)
+        assert answer.json()["error"] == "invalid_grant"
+    _assert_locked_out(exchange(client, guesser, secrets.token_urlsafe(24)))
+    assert _healthy(client, bystander)
+
+
+def test_guessing_refresh_tokens_locks_out_the_guessing_client(
+    site: Site, client: httpx.Client, agent
+):
+    guesser, bystander = site.new_app("public"), site.new_app("public")
+    held = tokens(client, agent, bystander)
+    align_to_window(client)
+    for attempt in range(LIMIT):
+        answer = refresh(client, guesser, secrets.token_urlsafe(24))
+        assert answer.status_code == 400, (attempt, answer.text)
+    _assert_locked_out(refresh(client, guesser, secrets.token_urlsafe(24)))
+    # The bystander keeps refreshing and using its tokens.
+    renewed = refresh(client, bystander, held["refresh_token"])
+    assert renewed.status_code == 200
+    assert works(client, renewed.json()["access_token"])
+
+
+def test_unknown_client_ids_get_a_clear_error_every_time(site: Site, client: httpx.Client):
+    """Guessing client ids: each try is refused as invalid_client, never a 5xx."""
+    align_to_window(client)
+    for _ in range(LIMIT + 5):
+        stranger = App(secrets.token_urlsafe(24), secrets.token_urlsafe(24), "x", "confidential")
+        answer = revoke(client, stranger, "t")
+        assert answer.status_code == 401 and answer.json()["error"] == "invalid_client"
+    # One unknown id tried over and over is locked out like a real one.
+    stranger = App("guessed-client-id", "guess", "x", "confidential")
+    answers = [revoke(client, stranger, "t").status_code for _ in range(LIMIT + 1)]
+    assert answers[:LIMIT] == [401] * LIMIT and answers[LIMIT] == 429

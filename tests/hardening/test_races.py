@@ -1,0 +1,189 @@
+"""Races between requests on two server worker processes sharing one SQLite file.
+
+Each race starts its requests together (a barrier), each on its own TLS connection so both
+workers take part. Whatever the interleaving: one code gives one token set, concurrent
+refreshes leave exactly one valid access token, a revocation wins over refreshes racing it,
+and the database never reports itself locked.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reference_server.launcher import ServerProcess
+from tests.support.user_agent import UserAgent
+
+from .helpers import (
+    Site,
+    exchange,
+    get_code,
+    integrity_problems,
+    log_problems,
+    provision,
+    refresh,
+    revoke,
+    session_csrf,
+    tokens,
+    works,
+)
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    data_dir = tmp_path_factory.mktemp("races") / "data"
+    with ServerProcess(data_dir, test_clock=True, workers=1) as running:
+        yield provision(running)
+
+
+@pytest.fixture
+def browser(two_workers: Site) -> Iterator[UserAgent]:
+    agent = two_workers.agent()
+    yield agent
+    agent.close()
+
+
+@pytest.fixture
+def http(two_workers: Site) -> Iterator[httpx.Client]:
+    with two_workers.http() as client:
+        yield client
+
+
+def race(site: Site, calls: list[Callable[[httpx.Client], httpx.Response]]) -> list:
+    """Run the calls at once, one fresh connection each; their responses, in order."""
+    barrier = threading.Barrier(len(calls))
+    context = site.server.ssl_context()
+
+    def run(call: Callable[[httpx.Client], httpx.Response]) -> httpx.Response:
+        with httpx.Client(base_url=site.server.base_url, verify=context, timeout=30) as c:
+            c.get("/static/site.css")  # connect and handshake before the start line
+            barrier.wait()
+            return call(c)
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(run, calls))
+
+
+def _statuses(answers: list[httpx.Response]) -> list[int]:
+    return sorted(a.status_code for a in answers)
+
+
+def _no_server_errors(site: Site, answers: list[httpx.Response]) -> None:
+    assert all(a.status_code < 500 for a in answers), _statuses(answers)
+    problems = log_problems(site.log_path.read_text(errors="replace"))
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("kind", ["confidential", "public"])
+def test_fifty_concurrent_redemptions_of_one_code_give_one_token_set(
+    two_workers: Site, browser: UserAgent, http: httpx.Client, kind: str
+):
+    app = two_workers.new_app(kind)  # its failures must not lock out other tests' clients
+    code = get_code(browser, app, offline=True)
+    answers = race(two_workers, [lambda c: exchange(c, app, code)] * 50)
+    _no_server_errors(two_workers, answers)
+    winners = [a for a in answers if a.status_code == 200]
+    assert len(winners) == 1, _statuses(answers)
+    for loser in answers:
+        if loser.status_code != 200:
+            # invalid_grant, or the guard's 429 once the replays pass its limit.
+            assert loser.status_code in (400, 429), loser.text
+            assert "access_token" not in loser.json()
+    issued = winners[0].json()
+    # Every loser came after the winner: each was a replay, so the tokens are revoked.
+    assert not works(http, issued["access_token"])
+    assert refresh(http, app, issued["refresh_token"]).status_code != 200
+    assert (
+        two_workers.count(
+            "SELECT COUNT(*) FROM grants g JOIN applications a ON a.id = g.application_id"
+            " WHERE a.client_id = ?",
+            app.client_id,
+        )
+        == 1
+    )
+
+
+def test_concurrent_refreshes_share_one_refresh_token_and_leave_one_access_token(
+    two_workers: Site, browser: UserAgent, http: httpx.Client
+):
+    app = two_workers.installed
+    held = tokens(http, browser, app)
+    answers = race(two_workers, [lambda c: refresh(c, app, held["refresh_token"])] * 20)
+    _no_server_errors(two_workers, answers)
+    assert _statuses(answers) == [200] * 20, [a.text for a in answers if a.status_code != 200]
+    assert {a.json()["refresh_token"] for a in answers} == {held["refresh_token"]}
+    access = [a.json()["access_token"] for a in answers] + [held["access_token"]]
+    assert len(set(access)) == len(access)
+    valid = [token for token in access if works(http, token)]
+    assert len(valid) == 1, f"{len(valid)} access tokens of one grant are valid"
+
+
+def test_revocation_racing_refreshes_leaves_nothing_usable(
+    two_workers: Site, browser: UserAgent, http: httpx.Client
+):
+    app = two_workers.installed
+    for _ in range(3):  # a few interleavings
+        held = tokens(http, browser, app)
+        token = held["refresh_token"]
+        calls = [lambda c, t=token: refresh(c, app, t)] * 12
+        calls.insert(6, lambda c, t=token: revoke(c, app, t))
+        answers = race(two_workers, calls)
+        _no_server_errors(two_workers, answers)
+        assert answers[6].status_code == 200 and answers[6].content == b""
+        for answer in answers[:6] + answers[7:]:
+            assert answer.status_code in (200, 400), answer.text
+        issued = [a.json()["access_token"] for a in answers if a.status_code == 200 and a.content]
+        usable = [t for t in [*issued, held["access_token"]] if works(http, t)]
+        assert not usable, f"{len(usable)} access token(s) outlived the revoked grant"
+        assert refresh(http, app, held["refresh_token"]).status_code == 400
+
+
+def test_access_token_revocation_racing_refreshes_keeps_the_grant_consistent(
+    two_workers: Site, browser: UserAgent, http: httpx.Client
+):
+    """Revoking one access token while refreshing: at most one access token stays valid."""
+    app = two_workers.installed
+    held = tokens(http, browser, app)
+    calls = [lambda c: refresh(c, app, held["refresh_token"])] * 10
+    calls.insert(5, lambda c: revoke(c, app, held["access_token"]))
+    answers = race(two_workers, calls)
+    _no_server_errors(two_workers, answers)
+    assert _statuses(answers) == [200] * 11
+    issued = [a.json()["access_token"] for a in answers if a.content]
+    assert not works(http, held["access_token"])
+    assert sum(works(http, t) for t in issued) == 1
+    assert refresh(http, app, held["refresh_token"]).status_code == 200
+
+
+def test_manual_revocation_racing_refreshes_leaves_nothing_usable(
+    two_workers: Site, browser: UserAgent, http: httpx.Client
+):
+    app = two_workers.new_app("public")
+    held = tokens(http, browser, app, scope="profile")
+    csrf = session_csrf(browser)
+    cookies = dict(browser.http.cookies)
+
+    def manual(c: httpx.Client) -> httpx.Response:
+        c.cookies.update(cookies)
+        return c.post(
+            "/account/authorized/revoke",
+            data={"csrf_token": csrf, "client_id": app.client_id, "scope": "profile"},
+        )
+
+    calls = [lambda c: refresh(c, app, held["refresh_token"])] * 10
+    calls.insert(5, manual)
+    answers = race(two_workers, calls)
+    _no_server_errors(two_workers, answers)
+    assert answers[5].status_code == 303
+    issued = [a.json()["access_token"] for a in answers if a.status_code == 200]
+    assert not [t for t in [*issued, held["access_token"]] if works(http, t)]
+    assert refresh(http, app, held["refresh_token"]).status_code == 400
+
+
+def test_database_is_sound_after_the_races(two_workers: Site):
+    assert integrity_problems(Path(two_workers.database)) == []

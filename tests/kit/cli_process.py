@@ -1,0 +1,68 @@
+"""Runs ``mb-oauth`` as a real process against the bundled server (for end-to-end tests)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+_CLI = [sys.executable, "-c", "from client_kit.cli import main; main()"]
+
+
+def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MB_OAUTH_")}
+    env.update(
+        MB_OAUTH_SERVICE=ref_server.base_url,
+        MB_OAUTH_CA_BUNDLE=ref_server.ca_file,
+        MB_OAUTH_CLIENT_ID=app["client_id"],
+        MB_OAUTH_CLIENT_SECRET=app["client_secret"],
+        MB_OAUTH_STORE=f"file:{tmp_path / 'store'}",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
+    return env
+
+
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_CLI, *args], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+
+
+class LoginProcess:
+    """``mb-oauth login`` running in the background; hands out the URL it prints."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*_CLI, "login", *args], env=env, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.stderr_lines: list[str] = []
+        self._url: str | None = None
+        self._found = threading.Event()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr_lines.append(line)
+            if "/oauth2/authorize?" in line and self._url is None:
+                self._url = line.strip()
+                self._found.set()
+        self._found.set()
+
+    def authorization_url(self) -> str:
+        self._found.wait(60)
+        assert self._url, "".join(self.stderr_lines)
+        return self._url
+
+    def finish(self) -> tuple[int, str, str]:
+        assert self.process.stdout is not None
+        stdout = self.process.stdout.read()
+        code = self.process.wait(60)
+        return code, stdout, "".join(self.stderr_lines)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()

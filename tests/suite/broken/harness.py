@@ -1,0 +1,135 @@
+"""Start the bundled server and the mutating proxy, and run the suite against the proxy."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from click.testing import CliRunner
+
+from steps.runner import PROJECT_DIR, main, provision, write_profile
+from tests.suite.broken.mutations import Mutation
+from tests.suite.broken.proxy import READY_FILE
+
+START_TIMEOUT = 30.0
+
+
+@dataclass
+class ProxyHandle:
+    """A running proxy: where it listens and how to switch its mutation."""
+
+    base_url: str
+    plain_url: str
+    ca_file: str
+    upstream_profile: dict[str, Any]
+
+    def switch(self, name: str) -> None:
+        """Select the mutation for the next run (state of the previous one is dropped)."""
+        response = httpx.post(
+            f"{self.base_url}/_proxy/mutation", data={"name": name}, verify=self.ca_file
+        )
+        response.raise_for_status()
+
+    def profile(self, mutation: Mutation) -> dict[str, Any]:
+        """The upstream's profile pointed at the proxy, with the mutation's overrides."""
+        profile = dict(self.upstream_profile)
+        profile |= {"name": f"broken target: {mutation.name}", "base_url": self.base_url}
+        profile["ca_file"] = self.ca_file
+        for table, values in mutation.profile.items():
+            merged = dict(profile.get(table) or {})
+            merged |= {k: str(v).format(plain_url=self.plain_url) for k, v in values.items()}
+            profile[table] = merged
+        return profile
+
+
+@contextmanager
+def bundled_profile(work_dir: Path) -> Iterator[dict[str, Any]]:
+    """The bundled server with a test clock, provisioned; its profile."""
+    from reference_server.launcher import ServerProcess
+
+    with ServerProcess(work_dir / "server-data", test_clock=True) as server:
+        yield provision(server)
+
+
+@contextmanager
+def running_proxy(upstream: Mapping[str, Any], work_dir: Path) -> Iterator[ProxyHandle]:
+    """The proxy as a child process in front of the upstream profile's server."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    upstream_file = write_profile(work_dir / "upstream.toml", upstream)
+    log = (work_dir / "proxy.log").open("ab")
+    command = [sys.executable, "-m", "tests.suite.broken.proxy"]
+    command += ["--upstream-profile", str(upstream_file), "--work-dir", str(work_dir)]
+    process = subprocess.Popen(
+        command, cwd=PROJECT_DIR, stdout=log, stderr=log, start_new_session=True
+    )
+    log.close()
+    try:
+        ready = _wait_ready(process, work_dir / READY_FILE)
+        yield ProxyHandle(ready["base_url"], ready["plain_url"], ready["ca_file"], dict(upstream))
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=15)
+
+
+def _wait_ready(process: subprocess.Popen[bytes], ready: Path) -> dict[str, str]:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not ready.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the proxy did not start (see {ready.parent / 'proxy.log'})")
+        time.sleep(0.05)
+    return json.loads(ready.read_text())
+
+
+@dataclass
+class Run:
+    """The outcome of one conformance run."""
+
+    exit_code: int
+    verdicts: dict[str, Any]
+    report_dir: Path
+    output: str
+
+    @property
+    def by_rule(self) -> dict[str, str]:
+        return {r["id"]: r["verdict"] for r in self.verdicts["rules"]}
+
+    @property
+    def failing(self) -> set[str]:
+        """Rules reported as failing (spec) or warning (rfc)."""
+        return {rule for rule, verdict in self.by_rule.items() if verdict in ("fail", "warning")}
+
+
+def run_conformance(args: list[str], report_dir: Path) -> Run:
+    """mb-oauth-conformance in this process (pytest itself runs in a subprocess)."""
+    result = CliRunner().invoke(main, [*args, "--report-dir", str(report_dir)])
+    verdicts_file = report_dir / "verdicts.json"
+    verdicts = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {"rules": []}
+    return Run(result.exit_code, verdicts, report_dir, result.output)
+
+
+def run_against(
+    proxy: ProxyHandle,
+    mutation: Mutation,
+    work_dir: Path,
+    rules: Iterable[str] | None = None,
+    extra: Iterable[str] = (),
+    deviations: Iterable[str] = (),
+) -> Run:
+    """Switch the proxy to a mutation and run the suite limited to the mutation's rules."""
+    proxy.switch(mutation.name)
+    profile = proxy.profile(mutation) | {"known_deviations": list(deviations)}
+    profile_file = write_profile(work_dir / "profile.toml", profile)
+    args = ["--profile", str(profile_file), "--run-lasting", *extra]
+    for rule in sorted(mutation.selection if rules is None else rules):
+        args += ["--rule", rule]
+    return run_conformance(args, work_dir / "reports")

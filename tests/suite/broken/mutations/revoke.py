@@ -1,0 +1,102 @@
+"""Broken revocation endpoints."""
+
+from __future__ import annotations
+
+import secrets
+
+from tests.suite.broken.exchange import (
+    Context,
+    Forward,
+    ProxyRequest,
+    json_response,
+)
+from tests.suite.broken.helpers import (
+    remember_tokens,
+    set_form_value,
+    swap_credentials,
+)
+from tests.suite.broken.registry import REVOKE, mutation
+
+
+@mutation(
+    "revoke-invalid-token-400",
+    "revoking an unknown token is answered 400",
+    breaks={"REVOKE-INVALID-TOKEN-200"},
+    also={"REVOKE-EMPTY-200"},
+)
+async def revoke_invalid_400(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("POST", REVOKE) and req.param("token") not in ctx.state.get("owner", {}):
+        return json_response(400, {"error": "invalid_request"})
+    resp = await forward(req)
+    remember_tokens(ctx, req, resp)
+    return resp
+
+
+@mutation(
+    "revoke-does-nothing",
+    "revocation answers 200 but revokes nothing",
+    breaks={
+        "REVOKE-ACCESS-KEEPS-REFRESH",
+        "REVOKE-REFRESH-WHOLE-GRANT",
+        "REVOKE-ONLINE-WHOLE-GRANT",
+    },
+    also={"REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200"},
+)
+async def revoke_does_nothing(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("POST", REVOKE) and req.param("token") and req.is_form():
+        set_form_value(req, "token", "not-a-token-" + secrets.token_urlsafe(8))
+    return await forward(req)
+
+
+@mutation(
+    "revoke-answers-body",
+    "revocation answers 200 with a body",
+    breaks={"REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200"},
+    also={"REVOKE-REFRESH-WHOLE-GRANT"},
+)
+async def revoke_answers_body(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    if req.is_("POST", REVOKE) and resp.status == 200:
+        resp.set_json({"revoked": True})
+    return resp
+
+
+@mutation(
+    "revoke-secret-not-checked",
+    "the revocation endpoint accepts any client_secret",
+    breaks={"AUTH-REVOKE-CLIENT-SECRET", "REVOKE-ERR-INVALID-CLIENT"},
+    also={"REVOKE-EMPTY-200"},
+)
+async def revoke_secret_not_checked(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.param("client_id"))
+    if req.is_("POST", REVOKE) and found and req.param("client_secret") is not None:
+        set_form_value(req, "client_secret", found[1]["client_secret"])
+    return await forward(req)
+
+
+@mutation(
+    "revoke-query-params-accepted",
+    "revocation parameters in the URL query string are accepted",
+    breaks={"REVOKE-NO-QUERY-PARAMS"},
+    also={"REVOKE-EMPTY-200"},
+)
+async def revoke_query_accepted(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("POST", REVOKE) and req.query:
+        req.set_form([*req.form(), *req.query])
+        req.query = []
+    return await forward(req)
+
+
+@mutation(
+    "revoke-other-client",
+    "an application can revoke another application's token",
+    breaks={"REVOKE-OTHER-CLIENT"},
+    also={"REVOKE-REFRESH-WHOLE-GRANT"},
+)
+async def revoke_other_client(req: ProxyRequest, forward: Forward, ctx: Context):
+    owners = ctx.state.setdefault("owner", {})
+    if req.is_("POST", REVOKE) and req.param("token") in owners:
+        swap_credentials(req, ctx, owners[req.param("token")])
+    resp = await forward(req)
+    remember_tokens(ctx, req, resp)
+    return resp

@@ -1,0 +1,247 @@
+"""Broken token endpoints: code exchange and refresh."""
+
+from __future__ import annotations
+
+import secrets
+
+from tests.suite.broken.exchange import (
+    Context,
+    Forward,
+    ProxyRequest,
+    ProxyResponse,
+)
+from tests.suite.broken.helpers import (
+    grant,
+    remember_code,
+    remember_tokens,
+    set_form_value,
+    swap_credentials,
+)
+from tests.suite.broken.registry import TOKEN, mutation
+
+
+@mutation(
+    "code-replay",
+    "a used code is exchanged again (the first answer is replayed)",
+    breaks={"TOKEN-CODE-SINGLE-USE", "TOKEN-CODE-REPLAY-REVOKES"},
+    also={"TOKEN-CODE-EXCHANGE", "TOKEN-NO-STORE"},
+)
+async def code_replay(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
+    answers = ctx.state.setdefault("answers", {})
+    code = req.param("code") if grant(req) == "authorization_code" else None
+    if code in answers:
+        status, headers, body = answers[code]
+        return ProxyResponse(status, list(headers), body)
+    resp = await forward(req)
+    if code and resp.status == 200:
+        answers[code] = (resp.status, list(resp.headers), resp.body)
+    return resp
+
+
+@mutation(
+    "expires-in-7200",
+    "token responses say expires_in 7200",
+    breaks={"TOKEN-EXPIRES-IN-3600"},
+    also={"TOKEN-TYPE-BEARER", "TOKEN-RESPONSE-ACCESS-TOKEN"},
+)
+async def expires_in_7200(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
+    resp = await forward(req)
+    data = resp.json() if req.is_("POST", TOKEN) else None
+    if isinstance(data, dict) and "expires_in" in data:
+        data["expires_in"] = 7200
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "token-type-mac-accepted",
+    "token_type=mac is accepted (the earlier description)",
+    breaks={"TOKEN-TYPE-PARAM", "VERSION-TOKEN-TYPE-BEARER-ONLY"},
+    also={"TOKEN-CODE-EXCHANGE"},
+)
+async def mac_accepted(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
+    if grant(req) and (req.param("token_type") or "").lower() == "mac":
+        set_form_value(req, "token_type", None)
+    return await forward(req)
+
+
+@mutation(
+    "token-cacheable",
+    "token responses carry no Cache-Control / Pragma",
+    breaks={"TOKEN-NO-STORE"},
+    also={"TOKEN-CODE-EXCHANGE"},
+)
+async def token_cacheable(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
+    resp = await forward(req)
+    if req.path == TOKEN:
+        resp.set_header("cache-control", None)
+        resp.set_header("pragma", None)
+    return resp
+
+
+@mutation(
+    "refresh-rotates",
+    "refresh answers a new refresh token (which the proxy still honours)",
+    breaks={"REFRESH-SAME-TOKEN"},
+    also={"REFRESH-NEW-ACCESS-TOKEN", "REFRESH-TOKEN-STAYS-VALID"},
+)
+async def refresh_rotates(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
+    aliases = ctx.state.setdefault("alias", {})
+    for name in ("refresh_token", "token"):
+        value = req.param(name)
+        if value in aliases and req.is_form():
+            set_form_value(req, name, aliases[value])
+    resp = await forward(req)
+    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    if isinstance(data, dict) and isinstance(data.get("refresh_token"), str):
+        fresh = secrets.token_urlsafe(24)
+        aliases[fresh] = data["refresh_token"]
+        data["refresh_token"] = fresh
+        resp.set_json(data)
+    return resp
+
+
+def _strip_refresh(resp: ProxyResponse) -> None:
+    data = resp.json()
+    if isinstance(data, dict) and data.pop("refresh_token", None) is not None:
+        resp.set_json(data)
+
+
+@mutation(
+    "no-refresh-installed",
+    "installed applications get no refresh token",
+    breaks={"TOKEN-REFRESH-INSTALLED"},
+    also={"TOKEN-REFRESH-OFFLINE", "TOKEN-NO-REFRESH-ONLINE"},
+)
+async def no_refresh_installed(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    role = ctx.client_by_id(req.param("client_id"))
+    if grant(req) == "authorization_code" and role and role[0] == "installed":
+        _strip_refresh(resp)
+    return resp
+
+
+@mutation(
+    "no-refresh-offline",
+    "web applications asking for offline access get no refresh token",
+    breaks={"TOKEN-REFRESH-OFFLINE"},
+    also={"TOKEN-REFRESH-INSTALLED", "TOKEN-NO-REFRESH-ONLINE"},
+)
+async def no_refresh_offline(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    role = ctx.client_by_id(req.param("client_id"))
+    if grant(req) == "authorization_code" and role and role[0] != "installed":
+        _strip_refresh(resp)
+    return resp
+
+
+@mutation(
+    "refresh-for-online",
+    "online web applications get a refresh token too",
+    breaks={"TOKEN-NO-REFRESH-ONLINE"},
+    also={"TOKEN-REFRESH-OFFLINE", "TOKEN-REFRESH-INSTALLED"},
+)
+async def refresh_for_online(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    if isinstance(data, dict) and "refresh_token" not in data:
+        data["refresh_token"] = secrets.token_urlsafe(24)
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "token-query-params-accepted",
+    "token parameters in the URL query string are accepted",
+    breaks={"TOKEN-NO-QUERY-PARAMS"},
+    also={"TOKEN-CODE-EXCHANGE"},
+)
+async def token_query_accepted(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("POST", TOKEN) and req.query:
+        req.set_form([*req.form(), *req.query])
+        req.query = []
+    return await forward(req)
+
+
+@mutation(
+    "token-redirect-uri-ignored",
+    "the code exchange does not check redirect_uri",
+    breaks={"TOKEN-REDIRECT-URI-REGISTERED"},
+    also={"TOKEN-CODE-EXCHANGE", "TOKEN-REDIRECT-URI-SAME"},
+)
+async def token_redirect_uri_ignored(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.param("client_id"))
+    if grant(req) == "authorization_code" and found and found[0] != "installed":
+        set_form_value(req, "redirect_uri", found[1]["redirect_uri"])
+    return await forward(req)
+
+
+@mutation(
+    "token-cross-client-code",
+    "a code issued to one application is exchanged by another",
+    breaks={"TOKEN-CROSS-CLIENT-CODE"},
+    also={"TOKEN-CODE-EXCHANGE"},
+)
+async def cross_client_code(req: ProxyRequest, forward: Forward, ctx: Context):
+    owners = ctx.state.setdefault("code_client", {})
+    if grant(req) == "authorization_code" and req.param("code") in owners:
+        swap_credentials(req, ctx, owners[req.param("code")])
+    resp = await forward(req)
+    remember_code(ctx, req, resp)
+    return resp
+
+
+@mutation(
+    "refresh-cross-client",
+    "a refresh token issued to one application is used by another",
+    breaks={"REFRESH-CROSS-CLIENT"},
+    also={"REFRESH-NEW-ACCESS-TOKEN"},
+)
+async def cross_client_refresh(req: ProxyRequest, forward: Forward, ctx: Context):
+    owners = ctx.state.setdefault("owner", {})
+    if grant(req) == "refresh_token" and req.param("refresh_token") in owners:
+        swap_credentials(req, ctx, owners[req.param("refresh_token")])
+    resp = await forward(req)
+    remember_tokens(ctx, req, resp)
+    return resp
+
+
+@mutation(
+    "client-secret-not-checked",
+    "the token endpoint accepts any client_secret",
+    breaks={"AUTH-TOKEN-CLIENT-SECRET", "TOKEN-ERR-INVALID-CLIENT"},
+    also={"TOKEN-CODE-EXCHANGE"},
+)
+async def client_secret_not_checked(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.param("client_id"))
+    if req.is_("POST", TOKEN) and found and req.param("client_secret") is not None:
+        set_form_value(req, "client_secret", found[1]["client_secret"])
+    return await forward(req)
+
+
+@mutation(
+    "invalid-client-without-challenge",
+    "invalid_client is answered 401 without WWW-Authenticate",
+    breaks={"TOKEN-ERR-INVALID-CLIENT"},
+    also={"AUTH-TOKEN-CLIENT-SECRET"},
+)
+async def invalid_client_no_challenge(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    if req.path == TOKEN and resp.status == 401:
+        resp.set_header("www-authenticate", None)
+    return resp
+
+
+@mutation(
+    "unsupported-grant-as-invalid-request",
+    "an unknown grant_type is answered invalid_request",
+    breaks={"TOKEN-ERR-UNSUPPORTED-GRANT"},
+    also={"TOKEN-ERR-INVALID-REQUEST"},
+)
+async def unsupported_grant(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if req.path == TOKEN else None
+    if isinstance(data, dict) and data.get("error") == "unsupported_grant_type":
+        data["error"] = "invalid_request"
+        resp.set_json(data)
+    return resp

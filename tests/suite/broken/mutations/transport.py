@@ -1,0 +1,71 @@
+"""Broken clocks, transport, and the earlier description as a whole."""
+
+from __future__ import annotations
+
+from tests.suite.broken.exchange import (
+    Context,
+    Forward,
+    ProxyRequest,
+    ProxyResponse,
+    json_response,
+)
+from tests.suite.broken.helpers import (
+    grant,
+    invalid_token,
+    set_form_value,
+    userinfo_token_ways,
+)
+from tests.suite.broken.mutations.pkce import pkce_ignored
+from tests.suite.broken.registry import CLOCK, REVOKE, USERINFO, mutation
+
+
+@mutation(
+    "tokens-never-expire",
+    "access tokens (and codes) never expire: the clock the suite moves does not matter",
+    breaks={"LIFETIME-ACCESS-EXPIRES", "TOKEN-CODE-LIFETIME"},
+    also={"LIFETIME-REFRESH-PERSISTS"},
+)
+async def tokens_never_expire(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.path == CLOCK and req.method == "POST":
+        # Answer as the clock would, without moving it: to the suite time passes, to the
+        # target it does not.
+        offset = ctx.state.get("offset", 0) + int(req.param("advance") or 0)
+        ctx.state["offset"] = offset
+        current = await forward(ProxyRequest("GET", CLOCK, [], []))
+        data = current.json() or {}
+        return json_response(200, {"offset": offset, "now": data.get("now", 0) + offset})
+    return await forward(req)
+
+
+@mutation(
+    "plain-http-served",
+    "the endpoints also answer over plain HTTP",
+    breaks={"TRANSPORT-HTTPS-ONLY", "BEARER-HTTP-IGNORED"},
+    also={"USERINFO-HEADER"},
+    profile={"capabilities": {"plain_http_url": "{plain_url}"}},
+)
+async def plain_http_served(req: ProxyRequest, forward: Forward, ctx: Context):
+    return await forward(req)
+
+
+@mutation(
+    "earlier-description",
+    "follows the earlier description: no PKCE, mac accepted, no revocation, no POST body",
+    breaks={
+        "VERSION-TOKEN-TYPE-BEARER-ONLY",
+        "VERSION-REVOCATION",
+        "VERSION-USERINFO-POST",
+        "PKCE-VERIFIER-MISMATCH",
+        "TOKEN-TYPE-PARAM",
+        "USERINFO-POST-BODY",
+    },
+    also={"VERSION-PKCE", "USERINFO-HEADER"},
+)
+async def earlier_description(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.path == REVOKE:
+        return ProxyResponse(404, [("content-type", "text/plain")], b"Not Found")
+    if req.is_("POST", USERINFO) and userinfo_token_ways(req) == ["body"]:
+        return invalid_token()
+    if grant(req) and (req.param("token_type") or "").lower() == "mac":
+        set_form_value(req, "token_type", None)
+    return await pkce_ignored(req, forward, ctx)

@@ -1,0 +1,146 @@
+"""The suite catches what it claims to: run it against deliberately broken targets.
+
+One bundled server and one mutating proxy serve the whole module; each broken target is the
+proxy with one mutation switched on, and the suite runs only the rules the mutation concerns
+(plus neighbours that must keep passing). The rules reported as failing or warning must be
+exactly the ones the mutation breaks, so a scenario that misses a violation, or one that
+fails for the wrong reason, makes its test fail.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from steps.catalogue import load_catalogue
+from tests.suite.broken.harness import (
+    ProxyHandle,
+    Run,
+    bundled_profile,
+    run_against,
+    run_conformance,
+    running_proxy,
+)
+from tests.suite.broken.mutations import MUTATIONS
+
+BROKEN = sorted(name for name in MUTATIONS if name != "none")
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxyHandle]:
+    work = tmp_path_factory.mktemp("broken")
+    with bundled_profile(work) as upstream, running_proxy(upstream, work / "proxy") as handle:
+        yield handle
+
+
+def test_there_are_twenty_broken_targets_each_breaking_something_different() -> None:
+    breaks = [MUTATIONS[name].breaks for name in BROKEN]
+    assert len(BROKEN) >= 20
+    assert all(breaks), "every broken target must break at least one rule"
+    assert len(set(breaks)) == len(breaks), "two broken targets break the same rules"
+
+
+def test_every_rule_a_broken_target_names_is_in_the_catalogue() -> None:
+    catalogue = load_catalogue()
+    named = set().union(*(m.selection for m in MUTATIONS.values()))
+    assert named - set(catalogue) == set()
+
+
+def test_the_transparent_proxy_passes_every_selected_rule(proxy: ProxyHandle, tmp_path: Path):
+    """Without a mutation the proxy must not break anything, or the other tests prove nothing."""
+    everything = MUTATIONS["none"]
+    selection = set().union(*(MUTATIONS[name].selection for name in BROKEN))
+    run = run_against(proxy, everything, tmp_path, rules=selection)
+    assert run.failing == set(), run.output
+    assert_ran(run, selection)
+    assert run.exit_code == 0
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_broken_target_fails_exactly_its_rules(
+    name: str, proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    mutation = MUTATIONS[name]
+    run = run_against(proxy, mutation, tmp_path)
+    assert run.failing == set(mutation.breaks), run.output
+    assert_ran(run, mutation.selection)
+    catalogue = load_catalogue()
+    spec_broken = any(catalogue[rule].level == "spec" for rule in mutation.breaks)
+    assert run.exit_code == (1 if spec_broken else 0)
+    if name == "earlier-description":
+        assert_earlier_description(run)
+
+
+def assert_ran(run: Run, selection: set[str] | frozenset[str]) -> None:
+    """Every selected rule got a real verdict: a skipped rule would hide a miss."""
+    not_run = {
+        r: v for r, v in run.by_rule.items() if r in selection and v in ("skipped", "not run")
+    }
+    assert not_run == {}, run.output
+
+
+def assert_earlier_description(run: Run) -> None:
+    """The report names the description the target follows, item by item."""
+    items = {i["item"]: i["follows"] for i in run.verdicts["description"]["items"]}
+    assert items["token_type_mac"] == "earlier"
+    assert items["revocation_endpoint"] == "earlier"
+    assert items["userinfo_post_body"] == "earlier"
+    assert items["pkce"] == "earlier"
+    assert run.verdicts["description"]["follows"] == "earlier"
+    summary = (run.report_dir / "summary.txt").read_text()
+    assert "follows the earlier description" in summary
+
+
+def test_strict_makes_rfc_warnings_fail(proxy: ProxyHandle, tmp_path: Path) -> None:
+    mutation = MUTATIONS["token-cacheable"]  # breaks an rfc rule only
+    run = run_against(proxy, mutation, tmp_path, extra=["--strict"])
+    assert run.failing == {"TOKEN-NO-STORE"}
+    assert run.exit_code == 1
+    assert run.verdicts["failing_rules"] == ["TOKEN-NO-STORE"]
+
+
+def test_known_deviations_are_expected_failures(proxy: ProxyHandle, tmp_path: Path) -> None:
+    mutation = MUTATIONS["expires-in-7200"]
+    run = run_against(
+        proxy, mutation, tmp_path, deviations=["TOKEN-EXPIRES-IN-3600", "TOKEN-TYPE-BEARER"]
+    )
+    assert run.by_rule["TOKEN-EXPIRES-IN-3600"] == "expected failure"
+    assert run.by_rule["TOKEN-TYPE-BEARER"] == "unexpected pass"
+    assert run.exit_code == 0
+
+
+def test_reports_hold_no_secret(proxy: ProxyHandle, tmp_path: Path) -> None:
+    mutation = MUTATIONS["code-replay"]  # failures, so evidence is shown in full
+    run = run_against(proxy, mutation, tmp_path)
+    secrets = [proxy.upstream_profile["user"]["password"]]
+    secrets += [c["client_secret"] for c in proxy.upstream_profile["clients"].values()]
+    files = sorted(p for p in run.report_dir.iterdir() if p.is_file())
+    assert {"verdicts.json", "report.html", "junit.xml", "cucumber.json"} <= {p.name for p in files}
+    for path in files:
+        text = path.read_text(errors="replace")
+        for secret in secrets:
+            assert secret not in text, path.name
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run_conformance(["--target", "https://example.org"], tmp_path).exit_code == 2
+    assert run_conformance(["--rule", "NO-SUCH-RULE"], tmp_path).exit_code == 2
+
+
+def test_a_full_run_against_the_bundled_server_conforms(tmp_path: Path) -> None:
+    """`mb-oauth-conformance` without arguments: bundled server, every scenario, exit 0."""
+    run = run_conformance([], tmp_path)
+    assert run.exit_code == 0, run.output
+    assert run.failing == set()
+    catalogue = load_catalogue()
+    ran = {r for r, v in run.by_rule.items() if v not in ("not run", "skipped")}
+    assert ran >= {r for r, rule in catalogue.items() if rule.level == "spec"}
+    assert run.verdicts["description"]["follows"] == "fuller"
+    profile = (tmp_path / "profile.toml").read_text()
+    assert "client_secret" in profile
+    html = (tmp_path / "report.html").read_text()
+    assert "<script" not in html
+    assert json.loads((tmp_path / "cucumber.json").read_text())
