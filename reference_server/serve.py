@@ -101,8 +101,7 @@ def serve(options: ServeOptions, announce=print) -> None:
             from uvicorn.supervisors import Multiprocess
 
             started()  # the socket is listening: connections wait for the workers
-            server = uvicorn.Server(config)
-            Multiprocess(config, target=server.run, sockets=[sock]).run()
+            Multiprocess(config, sockets=[sock]).run()
         else:
             _AnnouncingServer(config, started).run(sockets=[sock])
     except KeyboardInterrupt:

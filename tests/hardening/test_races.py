@@ -37,7 +37,7 @@ from .helpers import (
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data_dir = tmp_path_factory.mktemp("races") / "data"
-    with ServerProcess(data_dir, test_clock=True, workers=1) as running:
+    with ServerProcess(data_dir, test_clock=True, workers=2) as running:
         yield provision(running)
 
 
