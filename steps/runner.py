@@ -190,8 +190,7 @@ def pytest_command(options: RunOptions) -> list[str]:
         cmd.append("--run-lasting")
     if options.min_interval is not None:
         cmd += ["--min-interval", str(options.min_interval)]
-    if options.strict:
-        cmd.append("--strict")
+    # --strict is not passed on: pytest 9 owns that option; the runner applies it to verdicts.
     if options.workers > 0:
         cmd += ["-n", str(options.workers)]
     return [*cmd, *options.extra, str(COLLECT_TARGET)]
