@@ -19,7 +19,8 @@ from client_kit.refresh import RefreshEngine
 class BearerAuth(httpx.Auth):
     """Bearer token authentication backed by a :class:`RefreshEngine`."""
 
-    requires_request_body = False
+    #: read the body first so that it can be sent again after a refresh
+    requires_request_body = True
     requires_response_body = False
 
     def __init__(self, engine: RefreshEngine) -> None:
@@ -29,6 +30,7 @@ class BearerAuth(httpx.Auth):
         self, request: httpx.Request
     ) -> Generator[httpx.Request, httpx.Response, None]:
         _require_https(request)
+        request.read()  # overriding sync_auth_flow skips httpx's own requires_request_body
         tokens = self.engine.tokens()
         _authorize(request, tokens.access_token)
         response = yield request
@@ -41,6 +43,7 @@ class BearerAuth(httpx.Auth):
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
         _require_https(request)
+        await request.aread()
         tokens = await self.engine.atokens()
         _authorize(request, tokens.access_token)
         response = yield request

@@ -146,8 +146,7 @@ def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
         from client_kit import redaction
 
         redaction.install()
-        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
-                            format="%(name)s: %(message)s")
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s: %(message)s")
     state = Context(options)
     ctx.obj = state
     ctx.call_on_close(state.close)
@@ -158,31 +157,61 @@ pass_state = click.make_pass_decorator(Context)
 
 @cli.command()
 @click.option("--oob", is_flag=True, help="Out-of-band: paste the code shown by the service.")
-@click.option("--port", "ports", multiple=True,
-              help="Fixed loopback port(s), repeatable or comma-separated (first free wins).")
+@click.option(
+    "--port",
+    "ports",
+    multiple=True,
+    help="Fixed loopback port(s), repeatable or comma-separated (first free wins).",
+)
 @click.option("--no-browser", is_flag=True, help="Print the URL instead of opening a browser.")
-@click.option("--scope", "scopes", multiple=True,
-              help="Scope(s) to request, repeatable or comma-separated (default: profile).")
-@click.option("--timeout", type=float, default=300.0, show_default=True,
-              help="Seconds to wait for the browser.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    help="Scope(s) to request, repeatable or comma-separated (default: profile).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="Seconds to wait for the browser.",
+)
 @json_option
 @pass_state
 @handle_errors
-def login(state: Context, oob: bool, ports: tuple[str, ...], no_browser: bool,
-          scopes: tuple[str, ...], timeout: float, as_json: bool) -> None:
+def login(
+    state: Context,
+    oob: bool,
+    ports: tuple[str, ...],
+    no_browser: bool,
+    scopes: tuple[str, ...],
+    timeout: float,
+    as_json: bool,
+) -> None:
     """Log in through the browser and store the tokens."""
     state.options["no_browser"] = no_browser
     session = state.session()
     wanted = list(scopes) or list(state.settings.get("scopes", ["profile"]))
     tokens = session.login(
-        wanted, method="oob" if oob else "loopback", ports=parse_ports(ports),
-        open_browser=not no_browser, timeout=timeout,
+        wanted,
+        method="oob" if oob else "loopback",
+        ports=parse_ports(ports),
+        open_browser=not no_browser,
+        timeout=timeout,
     )
     who = tokens.username or "unknown user"
-    data = {"username": tokens.username, "scopes": session.profile.short_scopes(tokens.scopes),
-            "expires_at": tokens.expires_at, "store": session.store.describe()}
-    emit(data, as_json, lambda d: f"Logged in as {who} ({', '.join(d['scopes'])}); "
-                                  f"tokens stored in {d['store']}.")
+    data = {
+        "username": tokens.username,
+        "scopes": session.profile.short_scopes(tokens.scopes),
+        "expires_at": tokens.expires_at,
+        "store": session.store.describe(),
+    }
+    emit(
+        data,
+        as_json,
+        lambda d: f"Logged in as {who} ({', '.join(d['scopes'])}); tokens stored in {d['store']}.",
+    )
 
 
 @cli.command()
@@ -213,16 +242,20 @@ def status(state: Context, as_json: bool) -> None:
     info = state.session().status()
 
     def text(d: dict[str, Any]) -> str:
-        lines = [f"service:  {d['service']} ({d['base_url']})",
-                 f"client:   {d['client_id']}  account: {d['account']}",
-                 f"store:    {d['store']}"]
+        lines = [
+            f"service:  {d['service']} ({d['base_url']})",
+            f"client:   {d['client_id']}  account: {d['account']}",
+            f"store:    {d['store']}",
+        ]
         if not d["logged_in"]:
             return "\n".join([*lines, "Not logged in. Run `mb-oauth login`."])
         expiry = "expired" if d["expired"] else f"in {d['expires_in']} s"
-        lines += [f"user:     {d.get('username') or 'unknown'}",
-                  f"scopes:   {' '.join(d['scopes'])}",
-                  f"expires:  {_when(d['expires_at'])} ({expiry}); refresh token: "
-                  f"{'yes' if d['has_refresh_token'] else 'no'}"]
+        lines += [
+            f"user:     {d.get('username') or 'unknown'}",
+            f"scopes:   {' '.join(d['scopes'])}",
+            f"expires:  {_when(d['expires_at'])} ({expiry}); refresh token: "
+            f"{'yes' if d['has_refresh_token'] else 'no'}",
+        ]
         return "\n".join(lines)
 
     emit(info, as_json, text)
@@ -262,20 +295,26 @@ def refresh(state: Context, as_json: bool) -> None:
     """Get a new access token now."""
     tokens = state.session().refresh()
     data = {"expires_at": tokens.expires_at, "has_refresh_token": bool(tokens.refresh_token)}
-    emit(data, as_json, lambda d: f"Refreshed; the new access token expires "
-                                  f"{_when(d['expires_at'])}.")
+    emit(
+        data,
+        as_json,
+        lambda d: f"Refreshed; the new access token expires {_when(d['expires_at'])}.",
+    )
 
 
 @cli.command()
-@click.option("--all", "revoke_all", is_flag=True,
-              help="Revoke the refresh token too (the whole grant) and forget it here.")
+@click.option(
+    "--all",
+    "revoke_all",
+    is_flag=True,
+    help="Revoke the refresh token too (the whole grant) and forget it here.",
+)
 @pass_state
 @handle_errors
 def revoke(state: Context, revoke_all: bool) -> None:
     """Revoke the access token at the service (the refresh token stays unless --all)."""
     state.session().revoke("all" if revoke_all else "access")
-    click.echo("Revoked the whole grant." if revoke_all else "Revoked the access token.",
-               err=True)
+    click.echo("Revoked the whole grant." if revoke_all else "Revoked the access token.", err=True)
 
 
 def main() -> None:

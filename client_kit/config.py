@@ -113,7 +113,8 @@ def resolve_settings(
         )
     layers: list[tuple[str, Mapping[str, Any]]] = [(str(path), top)]
     env_values = {
-        name: env[ENV_PREFIX + name.upper()] for name in SETTINGS
+        name: env[ENV_PREFIX + name.upper()]
+        for name in SETTINGS
         if env.get(ENV_PREFIX + name.upper())
     }
     layers.append(("environment", env_values))

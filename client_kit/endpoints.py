@@ -60,7 +60,9 @@ class Endpoints:
 
         require_https(url, "the token endpoint")
         return httpx.Request(
-            "POST", url, data=dict(data),
+            "POST",
+            url,
+            data=dict(data),
             headers={"User-Agent": self.profile.user_agent, "Accept": "application/json"},
         )
 
@@ -68,16 +70,23 @@ class Endpoints:
         self, code: str, redirect_uri: str, code_verifier: str | None
     ) -> httpx.Request:
         redaction.register(code, code_verifier)
-        data = {"grant_type": "authorization_code", "code": code,
-                "redirect_uri": redirect_uri, **self.client.credentials()}
+        data = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            **self.client.credentials(),
+        }
         if code_verifier:
             data["code_verifier"] = code_verifier
         return self._form(self.profile.token_url, data)
 
     def refresh_request(self, refresh_token: str) -> httpx.Request:
         redaction.register(refresh_token)
-        data = {"grant_type": "refresh_token", "refresh_token": refresh_token,
-                **self.client.credentials()}
+        data = {
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            **self.client.credentials(),
+        }
         return self._form(self.profile.token_url, data)
 
     def revoke_request(self, token: str) -> httpx.Request:
@@ -89,10 +98,15 @@ class Endpoints:
 
         require_https(self.profile.userinfo_url, "the user-information endpoint")
         redaction.register(access_token)
-        return httpx.Request("GET", self.profile.userinfo_url, headers={
-            "Authorization": f"Bearer {access_token}", "Accept": "application/json",
-            "User-Agent": self.profile.user_agent,
-        })
+        return httpx.Request(
+            "GET",
+            self.profile.userinfo_url,
+            headers={
+                "Authorization": f"Bearer {access_token}",
+                "Accept": "application/json",
+                "User-Agent": self.profile.user_agent,
+            },
+        )
 
     # -- answers -----------------------------------------------------------------------
 
@@ -167,8 +181,7 @@ def classify_error(response: httpx.Response, *, refreshing: bool = False) -> Kit
     if error == "invalid_grant":
         if refreshing:
             return RefreshTokenRejected(
-                f"the refresh token is no longer valid{detail}; log in again with "
-                "`mb-oauth login`"
+                f"the refresh token is no longer valid{detail}; log in again with `mb-oauth login`"
             )
         return LoginRequired(f"the authorization code was not accepted{detail}; log in again")
     return ProtocolError(

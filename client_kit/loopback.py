@@ -69,8 +69,10 @@ class LoopbackListener:
         """Bind and serve in a thread; return the redirect URI to register/use."""
         self._server = self._bind()
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
-            name="mb-oauth-loopback", daemon=True,
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="mb-oauth-loopback",
+            daemon=True,
         )
         self._thread.start()
         return self.redirect_uri
@@ -126,15 +128,19 @@ class LoopbackListener:
         if self._done.is_set():
             return HTTPStatus.GONE, render_page(
                 "Login already finished",
-                [f"This login is complete. Return to {self.app_name}."], ok=False,
+                [f"This login is complete. Return to {self.app_name}."],
+                ok=False,
             )
         params = dict(parse_qsl(parts.query, keep_blank_values=True))
         if not self._acceptable(params):
             log.info("loopback: refused a callback whose state does not match")
             return HTTPStatus.BAD_REQUEST, render_page(
                 "Login not accepted",
-                ["This response does not belong to the login in progress.",
-                 f"Return to {self.app_name} and start the login again."], ok=False,
+                [
+                    "This response does not belong to the login in progress.",
+                    f"Return to {self.app_name} and start the login again.",
+                ],
+                ok=False,
             )
         self._done.set()
         self.results.put(("loopback", params))
@@ -142,7 +148,8 @@ class LoopbackListener:
             return HTTPStatus.OK, _failure_page(params, self.app_name)
         return HTTPStatus.OK, render_page(
             "Authorization received",
-            [f"You can close this tab and return to {self.app_name}."], ok=True,
+            [f"You can close this tab and return to {self.app_name}."],
+            ok=True,
         )
 
     def _acceptable(self, params: dict[str, str]) -> bool:
@@ -184,8 +191,10 @@ def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.send_header("Referrer-Policy", "no-referrer")
             self.send_header("X-Frame-Options", "DENY")
-            self.send_header("Content-Security-Policy", "default-src 'none'; "
-                             "style-src 'unsafe-inline'; frame-ancestors 'none'")
+            self.send_header(
+                "Content-Security-Policy",
+                "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+            )
             self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(body)

@@ -35,8 +35,7 @@ SHORT_SCOPES = (
 )
 _MUSICBRAINZ_SCOPES = {name: name for name in SHORT_SCOPES}
 _METABRAINZ_SCOPES = {
-    name: name if name in ("profile", "email") else f"musicbrainz:{name}"
-    for name in SHORT_SCOPES
+    name: name if name in ("profile", "email") else f"musicbrainz:{name}" for name in SHORT_SCOPES
 }
 
 

@@ -163,8 +163,10 @@ class RefreshEngine:
             self._cached = tokens
             return tokens
         if not tokens.refresh_token:
-            raise LoginRequired("the access token expired and there is no refresh token; "
-                                "log in again with `mb-oauth login`")
+            raise LoginRequired(
+                "the access token expired and there is no refresh token; "
+                "log in again with `mb-oauth login`"
+            )
         log.debug("refreshing the access token for %s", self.key.service)
         self.refresh_count += 1
         response = yield self.endpoints.refresh_request(tokens.refresh_token)

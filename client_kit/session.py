@@ -1,9 +1,9 @@
 """The session: one user's login to one service with one client, and everything after it.
 
-    session = Session(profiles.musicbrainz(), client_id=..., client_secret=..., store=...)
-    session.login(scopes=["profile", "tag"])
-    with httpx.Client(auth=session.auth()) as http:
-        http.get("https://musicbrainz.org/ws/2/tag?...")
+session = Session(profiles.musicbrainz(), client_id=..., client_secret=..., store=...)
+session.login(scopes=["profile", "tag"])
+with httpx.Client(auth=session.auth()) as http:
+    http.get("https://musicbrainz.org/ws/2/tag?...")
 """
 
 from __future__ import annotations
@@ -153,11 +153,16 @@ class Session:
                 "ports with --port (or ports = [...] in the config file)"
             )
         results: queue.Queue[tuple[str, dict[str, str]]] = queue.Queue()
-        listener = LoopbackListener(redirect_path or self.profile.redirect_path, ports,
-                                    results=results, app_name=self.app_name)
+        listener = LoopbackListener(
+            redirect_path or self.profile.redirect_path,
+            ports,
+            results=results,
+            app_name=self.app_name,
+        )
         with listener:
-            request = build_request(self.profile, self.key.client_id, listener.redirect_uri,
-                                    scopes, use_pkce=use_pkce)
+            request = build_request(
+                self.profile, self.key.client_id, listener.redirect_uri, scopes, use_pkce=use_pkce
+            )
             listener.expected_state = request.state
             opened = open_browser and self.ui.open_browser(request.url)
             self._show_url(request.url, opened, paste=not opened)
@@ -174,8 +179,9 @@ class Session:
                 f"{self.profile.name} has no out-of-band login; use the loopback login "
                 "(without --oob) with a registered --port"
             )
-        request = build_request(self.profile, self.key.client_id, OOB_REDIRECT_URI, scopes,
-                                use_pkce=use_pkce)
+        request = build_request(
+            self.profile, self.key.client_id, OOB_REDIRECT_URI, scopes, use_pkce=use_pkce
+        )
         opened = open_browser and self.ui.open_browser(request.url)
         self._show_url(request.url, opened, paste=False)
         line = self.ui.read_line("Paste the code shown after you approve (or that page's URL): ")
@@ -189,8 +195,10 @@ class Session:
         else:
             self.ui.show(f"Open this URL in a browser to log in:\n{url}")
         if paste:
-            self.ui.show("Waiting for the browser to come back. Or, if it cannot reach this "
-                         "machine, paste the URL it ended on here and press Enter:")
+            self.ui.show(
+                "Waiting for the browser to come back. Or, if it cannot reach this "
+                "machine, paste the URL it ended on here and press Enter:"
+            )
 
     def complete_login(
         self, request: AuthorizationRequest, code: str, *, fetch_user: bool = True

@@ -31,7 +31,7 @@ NO_KEYRING_HELP = (
     "no keyring backend is available to store tokens safely. Install and unlock one "
     "(on Linux: gnome-keyring or KeePassXC with the Secret Service enabled; macOS and Windows "
     "have one built in), or opt in to a plain file store readable only by you with "
-    "--store file (or MB_OAUTH_STORE=file, or store = \"file\" in the config file)."
+    '--store file (or MB_OAUTH_STORE=file, or store = "file" in the config file).'
 )
 
 
@@ -208,10 +208,7 @@ def default_backend() -> KeyringBackend:
     chosen = keyring.core.load_env() or keyring.core.load_config()
     if chosen is None:
         chosen = _platform_backend()
-    if chosen is None:
-        return keyring.get_keyring()
-    keyring.set_keyring(chosen)
-    return chosen
+    return chosen if chosen is not None else keyring.get_keyring()
 
 
 class KeyringStore:
@@ -223,9 +220,7 @@ class KeyringStore:
     pointer moves, so a failure half-way leaves the previous token set readable.
     """
 
-    def __init__(
-        self, backend: KeyringBackend | None = None, lock_dir: Path | None = None
-    ) -> None:
+    def __init__(self, backend: KeyringBackend | None = None, lock_dir: Path | None = None) -> None:
         self._backend = backend
         self._lock_dir = lock_dir
 
@@ -267,8 +262,9 @@ class KeyringStore:
         _, generation, count = pointer.split(":")
         parts = []
         for index in range(int(count)):
-            part = self._call("read", self.backend.get_password, service,
-                              f"{user}#{generation}.{index}")
+            part = self._call(
+                "read", self.backend.get_password, service, f"{user}#{generation}.{index}"
+            )
             if part is None:
                 raise StorageError("a stored token set is incomplete; log in again")
             parts.append(part)
@@ -284,14 +280,15 @@ class KeyringStore:
         else:
             generation = secrets.token_hex(4)
             chunks = [
-                text[i : i + KEYRING_CHUNK_CHARS]
-                for i in range(0, len(text), KEYRING_CHUNK_CHARS)
+                text[i : i + KEYRING_CHUNK_CHARS] for i in range(0, len(text), KEYRING_CHUNK_CHARS)
             ]
             for index, chunk in enumerate(chunks):
-                self._call("save", backend.set_password, service,
-                           f"{user}#{generation}.{index}", chunk)
-            self._call("save", backend.set_password, service, user,
-                       f"chunks:{generation}:{len(chunks)}")
+                self._call(
+                    "save", backend.set_password, service, f"{user}#{generation}.{index}", chunk
+                )
+            self._call(
+                "save", backend.set_password, service, user, f"chunks:{generation}:{len(chunks)}"
+            )
         if old and old.startswith("chunks:"):
             self._forget_chunks(service, user, old)
 
@@ -322,8 +319,9 @@ class KeyringStore:
 
     def describe(self) -> str:
         backend = self._backend
-        name = type(backend).__module__ + "." + type(backend).__name__ if backend else "default"
-        return f"keyring ({name})"
+        if backend is None:
+            return "keyring (system default)"
+        return f"keyring ({type(backend).__module__}.{type(backend).__name__})"
 
     def lock_path(self, key: StoreKey) -> Path | None:
         return (self._lock_dir or default_lock_dir()) / f"{key.slug()}.lock"

@@ -113,9 +113,7 @@ class TokenSet:
             raise ProtocolError("the stored token set is damaged; log in again") from exc
 
 
-def _scopes(
-    raw: Any, previous: TokenSet | None, requested: tuple[str, ...]
-) -> tuple[str, ...]:
+def _scopes(raw: Any, previous: TokenSet | None, requested: tuple[str, ...]) -> tuple[str, ...]:
     """``scope`` is a space-separated string (spec) or a JSON array (MetaBrainz)."""
     if isinstance(raw, str):
         return tuple(raw.split())

@@ -11,7 +11,7 @@ Feature: Proof Key for Code Exchange
     And the application exchanges the code
     Then the application receives an access token
 
-  @PKCE-S256 @VERSION-PKCE @spec
+  @PKCE-S256 @spec
   Scenario: An S256 challenge is met by its verifier
     Given a web application registered with the service
     When the application asks for the "profile" scope
@@ -38,7 +38,7 @@ Feature: Proof Key for Code Exchange
     And the application exchanges the code with the challenge as its code verifier
     Then the application receives an access token
 
-  @PKCE-VERIFIER-MISMATCH @spec
+  @PKCE-VERIFIER-MISMATCH @VERSION-PKCE @spec
   Scenario Outline: A verifier that does not agree with the <method> challenge is rejected: <verifier>
     Given a web application registered with the service
     When the application asks for the "profile" scope

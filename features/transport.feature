@@ -17,6 +17,6 @@ Feature: Transport
 
   @BEARER-HTTP-IGNORED @spec
   Scenario: A bearer token sent over plain HTTP is ignored
-    Given the user has granted the web application offline access to "profile email"
+    Given the user has just granted the web application access to "profile rating"
     When the application asks for the user's profile over plain HTTP
     Then the service does not return the user's profile

@@ -93,6 +93,7 @@ def granted(
     scene: Scene,
     authorizer: Authorizer,
     grants: GrantCache,
+    http: HttpLayer,
     fresh: str | None,
     kind: str,
     offline: str | None,
@@ -100,8 +101,12 @@ def granted(
 ) -> None:
     """A grant: shared among read-only scenarios, or ("just") one of the scenario's own."""
     role = APPS[kind]
-    source = authorizer.grant if fresh else grants.get
-    scene.tokens = source(role, scope, offline=bool(offline))
+    if fresh:
+        scene.tokens = authorizer.grant(role, scope, offline=bool(offline))
+    else:
+        scene.tokens = grants.get(role, scope, offline=bool(offline))
+        if scene.tokens.exchange and scene.tokens.exchange not in http.exchanges:
+            http.exchanges.append(scene.tokens.exchange)  # the exchange this scenario relies on
     scene.client = scene.tokens.client
 
 

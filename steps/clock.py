@@ -26,7 +26,12 @@ class Clock:
         return self.profile.capabilities.test_clock is not None
 
     def now(self) -> float:
-        """Seconds on the target's clock, from an arbitrary origin."""
+        """Seconds on the target's clock (its test clock: other xdist workers may move it)."""
+        path = self.profile.capabilities.test_clock
+        if path is not None:
+            response = self.http.request("GET", self.profile.base_url + path, record=False)
+            if response.status_code == 200:
+                return float(response.json()["now"])
         return time.monotonic() + self.offset
 
     def advance(self, seconds: float) -> None:

@@ -80,6 +80,7 @@ class Authorizer:
             content_type=response.headers.get("content-type", ""),
             issued_at=self.clock.now(),
             code=issued.code,
+            exchange=self.service.http.exchanges[-1] if self.service.http.exchanges else None,
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -241,8 +242,8 @@ class Pacer:
 class HttpLayer:
     """httpx clients for the suite, with pacing and per-scenario evidence."""
 
-    def __init__(self, verify: str | bool, min_interval: float = 0.0, timeout: float = 15.0):
-        self.verify = verify
+    def __init__(self, ca_file: str | None, min_interval: float = 0.0, timeout: float = 15.0):
+        self.verify = ssl.create_default_context(cafile=ca_file)  # one context for all clients
         self.timeout = timeout
         self.pacer = Pacer(min_interval)
         self.secrets = Secrets()
@@ -266,8 +267,10 @@ class HttpLayer:
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
         content: str | bytes | None = None,
+        record: bool = True,
     ) -> httpx.Response:
-        """Send one request, record it, and return the response (transport errors re-raised)."""
+        """Send one request, record it (unless told not to: bookkeeping such as reading the
+        test clock is not evidence), and return the response (transport errors re-raised)."""
         client = client or self.api
         body: Any = (
             urlencode(list(data.items()) if isinstance(data, Mapping) else data)
@@ -284,7 +287,8 @@ class HttpLayer:
             request_headers=list(request.headers.items()),
             request_body=_text(request.content),
         )
-        self.exchanges.append(exchange)
+        if record:
+            self.exchanges.append(exchange)
         self.pacer.wait()
         try:
             response = client.send(request)

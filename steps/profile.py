@@ -82,11 +82,6 @@ class Profile:
         return self.base_url + self.endpoints[endpoint]
 
     @property
-    def verify(self) -> str | bool:
-        """What httpx should trust: the profile's CA bundle, else the system store."""
-        return self.ca_file or True
-
-    @property
     def plain_http_base(self) -> str:
         """The http:// twin of base_url, where refusal of plain HTTP is checked."""
         if self.capabilities.plain_http_url:

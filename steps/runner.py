@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,16 +32,18 @@ from steps.reports import (
     write_reports,
 )
 from steps.reports.redact import profile_secrets
+from steps.reports.stream import run_masked
 from steps.verdicts import LEVELS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = PACKAGE_DIR.parent
 #: What pytest collects: the scenario modules of the steps package (they bind features/).
-COLLECT_TARGET = PACKAGE_DIR
+COLLECT_TARGET = PACKAGE_DIR / "test_features.py"
 PROFILE_NAME = "profile.toml"
+PYTEST_LOG = "pytest-output.txt"
 #: Files of an earlier run that must not be mistaken for this run's.
 STALE_FILES = ("results.json", "verdicts.json", "summary.txt", "report.html", "junit.xml",
-               "cucumber.json")  # fmt: skip
+               "cucumber.json", PYTEST_LOG)  # fmt: skip
 
 BUNDLED_USER = "alice"
 BUNDLED_EMAIL = "alice@example.org"
@@ -173,7 +174,8 @@ def write_profile(path: Path, profile: Mapping[str, Any]) -> Path:
 def pytest_command(options: RunOptions) -> list[str]:
     """The pytest command line: plugin options, report files and the collection target."""
     rd = options.report_dir
-    cmd = [sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "-p", "no:cacheprovider"]
+    cmd = [sys.executable, "-m", "pytest", "-p", "steps.plugin", "-p", "no:cacheprovider"]
+    cmd += ["-q", "--tb=short", "--color=yes" if sys.stdout.isatty() else "--color=no"]
     cmd += ["--profile", str(options.profile), "--report-dir", str(rd)]
     cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
     if options.target:
@@ -197,9 +199,11 @@ def pytest_command(options: RunOptions) -> list[str]:
 
 
 def run_pytest(options: RunOptions) -> int:
-    """Run pytest in a subprocess from the project folder; its exit code."""
+    """Run pytest in a subprocess from the project folder, its output masked; its exit code."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(_python_path())}
-    return subprocess.run(pytest_command(options), cwd=PROJECT_DIR, env=env, check=False).returncode
+    secrets = profile_secrets(load_profile(options.profile))
+    log = options.report_dir / PYTEST_LOG
+    return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)
 
 
 def _python_path() -> list[str]:
@@ -240,7 +244,7 @@ def finish(options: RunOptions, pytest_status: int) -> int:
     finalize_reports(options.report_dir, options.profile)
     click.echo("\n" + report.summary(colour=sys.stdout.isatty()), nl=False)
     click.echo(f"Reports in {options.report_dir}/: report.html, verdicts.json, junit.xml, "
-               "cucumber.json, summary.txt")  # fmt: skip
+               "cucumber.json, summary.txt, pytest-output.txt")  # fmt: skip
     if pytest_status in PYTEST_BROKEN:
         raise SetupError(f"pytest: {PYTEST_BROKEN[pytest_status]}")
     return report.exit_status

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from steps.http import HttpLayer
+from steps.http import Exchange, HttpLayer
 from steps.profile import Client, Profile
 
 #: Override value that removes a field from a request.
@@ -47,6 +47,8 @@ class TokenSet:
     issued_at: float
     code: str | None = None
     history: list[str] = field(default_factory=list)
+    #: The code exchange that issued the grant, shown again as evidence where it is reused.
+    exchange: Exchange | None = field(default=None, repr=False)
 
     def renewed(self, body: dict[str, Any], now: float) -> None:
         """Take a refresh response's access token; remember the previous one."""
@@ -84,7 +86,7 @@ class Service:
     # --- token endpoint ---------------------------------------------------------------------
 
     def exchange(
-        self, client: Client, code: str, redirect_uri: str, **overrides: str | None
+        self, client: Client, code: str, redirect_uri: str, overrides: Fields | None = None
     ) -> httpx.Response:
         """POST grant_type=authorization_code."""
         base = {
@@ -97,7 +99,7 @@ class Service:
         return self.token_request(merge(base, overrides))
 
     def refresh(
-        self, client: Client, refresh_token: str, **overrides: str | None
+        self, client: Client, refresh_token: str, overrides: Fields | None = None
     ) -> httpx.Response:
         """POST grant_type=refresh_token."""
         base = {
@@ -121,7 +123,7 @@ class Service:
         *,
         method: str = "POST",
         in_query: bool = False,
-        **overrides: str | None,
+        overrides: Fields | None = None,
     ) -> httpx.Response:
         """Revoke a token (RFC 7009), optionally the wrong way round to probe the endpoint."""
         base = {

@@ -29,7 +29,7 @@ class SuiteState:
         """The HTTP layer, created on first use (no connection before a scenario needs one)."""
         if self._http is None:
             assert self.profile is not None
-            self._http = HttpLayer(self.profile.verify, self.profile.min_interval)
+            self._http = HttpLayer(self.profile.ca_file, self.profile.min_interval)
         return self._http
 
     @property

@@ -52,8 +52,8 @@ class ServicePage:
 
     url: str
     status: int | None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    html: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    html: str = field(default="", repr=False)
     consent: bool = False
 
 

@@ -73,14 +73,15 @@ class BrowserDriver(ConsentDriver):
             headless=bool(settings.get("headless", True)),
         )
         self._context = self._browser.new_context(ignore_https_errors=True)
-        self._page = self._context.new_page()
-        self._page.on("request", self._on_request)
-        self._page.on("response", self._on_response)
+        self._page = self._fresh_page()
         self._captured: str | None = None
         self._last: tuple[int, dict[str, str]] = (0, {})
 
     def open(self, authorize_url: str) -> Outcome:
-        """What the logged-in user sees."""
+        """What the logged-in user sees (in a fresh tab: a failed redirect leaves the old one
+        navigating to an error page)."""
+        self._page.close()
+        self._page = self._fresh_page()
         outcome = self._walk(lambda: self._page.goto(authorize_url))
         return outcome.with_consent(False) if isinstance(outcome, RedirectResult) else outcome
 
@@ -106,6 +107,12 @@ class BrowserDriver(ConsentDriver):
         form = self._page.locator(css(self.preset.consent_form)).first
         result = self._walk(lambda: form.locator(button_css(button)).first.click())
         return result.with_consent(True) if isinstance(result, RedirectResult) else result
+
+    def _fresh_page(self) -> Any:
+        page = self._context.new_page()
+        page.on("request", self._on_request)
+        page.on("response", self._on_response)
+        return page
 
     def _is_service(self, url: str) -> bool:
         parts = urlsplit(url)

@@ -37,7 +37,7 @@ BUNDLED = Preset(
     approve_button="decision=approve",
     deny_button="decision=deny",
     oob_path="/oauth2/oob",
-    oob_code=r'<code id="oob-code">([^<]+)</code>',
+    oob_code=r'<code\b[^>]*\bid="oob-code"[^>]*>([^<]+)</code>',
     authorized_apps_path="/account/authorized",
     revoke_form=".revoke-form",
     revoke_client_field="client_id",

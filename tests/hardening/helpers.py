@@ -7,25 +7,29 @@ may disturb the rule-by-rule tests that share the session server.
 
 from __future__ import annotations
 
+import html
 import re
 import secrets
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
 from reference_server.launcher import ServerProcess
-from tests.support.user_agent import UserAgent
+from tests.support.user_agent import UserAgent, find_form
 
 # A loopback redirect with a port, as a desktop application uses it (spec 4.1).
 LOOPBACK_PORT = 4242
 WEB_REDIRECT = "https://client.example/callback"
 INSTALLED_REDIRECT = "http://localhost/callback"
 OTHER_REDIRECT = "https://other.example/cb"
+LOOPBACK_REDIRECT = f"http://localhost:{LOOPBACK_PORT}/callback"
+_CODE_ID = re.compile(r'<code id="(?P<id>new-client-[a-z]+)">(?P<value>[^<]*)</code>')
 
 # What a server must never write to its log: the signs of an unhandled error.
 _PROBLEMS = re.compile(
@@ -55,6 +59,7 @@ class Site:
     web: App
     installed: App
     other: App
+    _owner: UserAgent | None = field(default=None, repr=False)
 
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.server.base_url, verify=self.server.ssl_context())
@@ -68,8 +73,30 @@ class Site:
         )
 
     def new_app(self, kind: str = "confidential") -> App:
-        """A fresh application, for tests whose failures must not count against others."""
-        return make_app(self.server, self.username, kind)
+        """A fresh application, for tests whose failures must not count against others.
+
+        Registered through the user's own form (milliseconds) rather than the CLI (a process).
+        """
+        if self._owner is None:
+            self._owner = self.agent()
+            self._owner.log_in()
+        page = self._owner.http.get("/account/applications").text
+        csrf = find_form(page, "register-form").csrf_token
+        redirect = WEB_REDIRECT if kind == "confidential" else INSTALLED_REDIRECT
+        answer = self._owner.http.post(
+            "/account/applications",
+            data={
+                "csrf_token": csrf,
+                "name": f"hardening-{secrets.token_hex(3)}",
+                "type": kind,
+                "redirect_uri": redirect,
+            },
+        )
+        assert answer.status_code == 200, answer.text[:300]
+        found = {m["id"]: html.unescape(m["value"]) for m in _CODE_ID.finditer(answer.text)}
+        assert {"new-client-id", "new-client-secret"} <= set(found)
+        used = WEB_REDIRECT if kind == "confidential" else LOOPBACK_REDIRECT
+        return App(found["new-client-id"], found["new-client-secret"], used, kind)
 
     @property
     def database(self) -> Path:
@@ -111,8 +138,7 @@ def make_app(server: ServerProcess, owner: str, kind: str = "confidential") -> A
         made = server.add_app(owner, name, kind, WEB_REDIRECT)
         return App(made["client_id"], made["client_secret"], WEB_REDIRECT, kind)
     made = server.add_app(owner, name, kind, INSTALLED_REDIRECT)
-    loopback = f"http://localhost:{LOOPBACK_PORT}/callback"
-    return App(made["client_id"], made["client_secret"], loopback, kind)
+    return App(made["client_id"], made["client_secret"], LOOPBACK_REDIRECT, kind)
 
 
 def provision(server: ServerProcess, username: str = "alice") -> Site:
@@ -239,42 +265,15 @@ def align_to_window(http: httpx.Client, window: int = 60, margin: int = 20) -> N
         http.post("/_test/clock", data={"advance": str(window - now % window)})
 
 
-# --- the database's own consistency ----------------------------------------------------------
+# --- the database's own consistency (shared with tools/soak) ----------------------------------
 
-# Each query counts rows that a half-done write would leave behind.
-CONSISTENCY = {
-    "code marked redeemed without its grant": "SELECT COUNT(*) FROM codes WHERE redeemed_at"
-    " IS NOT NULL AND (grant_id IS NULL OR grant_id NOT IN (SELECT id FROM grants))",
-    "code tied to a grant but not marked redeemed": "SELECT COUNT(*) FROM codes"
-    " WHERE grant_id IS NOT NULL AND redeemed_at IS NULL",
-    "grant not created by exactly one code": "SELECT COUNT(*) FROM grants g"
-    " WHERE (SELECT COUNT(*) FROM codes c WHERE c.grant_id = g.id) != 1",
-    "grant without any access token": "SELECT COUNT(*) FROM grants g"
-    " WHERE NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.grant_id = g.id)",
-    "access token without its grant": "SELECT COUNT(*) FROM access_tokens"
-    " WHERE grant_id NOT IN (SELECT id FROM grants)",
-    "unrevoked access token of a revoked grant": "SELECT COUNT(*) FROM access_tokens t"
-    " JOIN grants g ON g.id = t.grant_id WHERE g.revoked_at IS NOT NULL AND t.revoked_at IS NULL",
-    "grant with more than one unrevoked access token": "SELECT COUNT(*) FROM (SELECT grant_id"
-    " FROM access_tokens WHERE revoked_at IS NULL GROUP BY grant_id HAVING COUNT(*) > 1)",
-}
+TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
+if str(TOOLS_DIR) not in sys.path:
+    sys.path.insert(0, str(TOOLS_DIR))
 
+from soak_lib.integrity import CONSISTENCY, integrity_problems  # noqa: E402
 
-def integrity_problems(database: Path, readonly: bool = True) -> list[str]:
-    """PRAGMA integrity_check, foreign keys, and the invariants of half-written state."""
-    problems: list[str] = []
-    with read_db(database, readonly) as db:
-        result = [row[0] for row in db.execute("PRAGMA integrity_check")]
-        if result != ["ok"]:
-            problems.append(f"integrity_check: {result[:5]}")
-        orphans = db.execute("PRAGMA foreign_key_check").fetchall()
-        if orphans:
-            problems.append(f"foreign_key_check: {orphans[:5]}")
-        for what, sql in CONSISTENCY.items():
-            count = db.execute(sql).fetchone()[0]
-            if count:
-                problems.append(f"{count} x {what}")
-    return problems
+__all__ = ["CONSISTENCY", "integrity_problems"]
 
 
 def session_csrf(browser: UserAgent) -> str:

@@ -126,12 +126,12 @@ def test_concurrent_refreshes_share_one_refresh_token_and_leave_one_access_token
 def test_revocation_racing_refreshes_leaves_nothing_usable(
     two_workers: Site, browser: UserAgent, http: httpx.Client
 ):
-    app = two_workers.installed
     for _ in range(3):  # a few interleavings
+        app = two_workers.new_app("public")  # the losers' failures count against it
         held = tokens(http, browser, app)
         token = held["refresh_token"]
-        calls = [lambda c, t=token: refresh(c, app, t)] * 12
-        calls.insert(6, lambda c, t=token: revoke(c, app, t))
+        calls = [lambda c, t=token, a=app: refresh(c, a, t)] * 12
+        calls.insert(6, lambda c, t=token, a=app: revoke(c, a, t))
         answers = race(two_workers, calls)
         _no_server_errors(two_workers, answers)
         assert answers[6].status_code == 200 and answers[6].content == b""
@@ -147,7 +147,7 @@ def test_access_token_revocation_racing_refreshes_keeps_the_grant_consistent(
     two_workers: Site, browser: UserAgent, http: httpx.Client
 ):
     """Revoking one access token while refreshing: at most one access token stays valid."""
-    app = two_workers.installed
+    app = two_workers.new_app("public")
     held = tokens(http, browser, app)
     calls = [lambda c: refresh(c, app, held["refresh_token"])] * 10
     calls.insert(5, lambda c: revoke(c, app, held["access_token"]))

@@ -26,8 +26,9 @@ def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
 
 
 def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*_CLI, *args], env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+    return subprocess.run(
+        [*_CLI, *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 class LoginProcess:
@@ -35,8 +36,13 @@ class LoginProcess:
 
     def __init__(self, env: dict[str, str], *args: str) -> None:
         self.process = subprocess.Popen(
-            [*_CLI, "login", *args], env=env, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [*_CLI, "login", *args],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.stderr_lines: list[str] = []
         self._url: str | None = None
         self._found = threading.Event()

@@ -89,13 +89,14 @@ class RefServer:
         self.process = process
         self.base_url: str = process.base_url
         self.ca_file: str = process.ca_file
-        process.add_user("alice", PASSWORD, email="alice@example.org",
-                         website="https://alice.example.org")
+        process.add_user(
+            "alice", PASSWORD, email="alice@example.org", website="https://alice.example.org"
+        )
         process.add_user("bob", PASSWORD)
-        self.loopback_app = process.add_app("alice", "Kit loopback", "public",
-                                            "http://localhost/callback")
-        self.oob_app = process.add_app("alice", "Kit oob", "public",
-                                       "urn:ietf:wg:oauth:2.0:oob")
+        self.loopback_app = process.add_app(
+            "alice", "Kit loopback", "public", "http://localhost/callback"
+        )
+        self.oob_app = process.add_app("alice", "Kit oob", "public", "urn:ietf:wg:oauth:2.0:oob")
 
     def profile(self):
         return profiles.custom(self.base_url, ca_bundle=self.ca_file)

@@ -38,23 +38,32 @@ class FormDriver:
                 continue
             forms = {m["id"]: m for m in _FORM.finditer(response.text)}
             if "login-form" in forms:
-                response = self._submit(response, forms["login-form"], "login-form",
-                                        {"username": self.username, "password": self.password})
+                response = self._submit(
+                    response,
+                    forms["login-form"],
+                    "login-form",
+                    {"username": self.username, "password": self.password},
+                )
             elif "consent-form" in forms:
-                response = self._submit(response, forms["consent-form"], "consent-form",
-                                        {"decision": decision})
+                response = self._submit(
+                    response, forms["consent-form"], "consent-form", {"decision": decision}
+                )
             else:
                 return response
         raise AssertionError("too many steps in the authorization pages")
 
-    def _submit(self, response: httpx.Response, form: re.Match[str], form_id: str,
-                fields: dict[str, str]) -> httpx.Response:
+    def _submit(
+        self, response: httpx.Response, form: re.Match[str], form_id: str, fields: dict[str, str]
+    ) -> httpx.Response:
         data = {m["n"]: html.unescape(m["v"]) for m in _HIDDEN.finditer(form["body"])}
         data.update(fields)
         action = _ACTION.pattern.format(id=form_id)
         found = re.search(action, response.text, re.S)
-        target = urljoin(str(response.url), html.unescape(found["action"])) if found else str(
-            response.url)
+        target = (
+            urljoin(str(response.url), html.unescape(found["action"]))
+            if found
+            else str(response.url)
+        )
         return self.http.post(target, data=data)
 
 

@@ -28,13 +28,16 @@ def make_tokens(
     username: str | None = None,
 ) -> TokenSet:
     now = time.time()
-    return TokenSet(access, refresh, now + expires_in, scopes, obtained_at=now,
-                    username=username)
+    return TokenSet(access, refresh, now + expires_in, scopes, obtained_at=now, username=username)
 
 
 def token_json(access: str, refresh: str | None = None, **extra: object) -> dict[str, object]:
-    data: dict[str, object] = {"access_token": access, "token_type": "Bearer",
-                               "expires_in": 3600, **extra}
+    data: dict[str, object] = {
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": 3600,
+        **extra,
+    }
     if refresh:
         data["refresh_token"] = refresh
     return data

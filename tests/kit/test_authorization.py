@@ -13,8 +13,9 @@ from tests.kit.helpers import CLIENT_ID, query
 
 
 def test_url_has_pkce_s256_state_and_wire_scopes() -> None:
-    req = build_request(profiles.metabrainz(), CLIENT_ID, "http://localhost:8976/callback",
-                        ["profile", "tag"])
+    req = build_request(
+        profiles.metabrainz(), CLIENT_ID, "http://localhost:8976/callback", ["profile", "tag"]
+    )
     q = query(req.url)
     assert req.url.startswith("https://metabrainz.org/oauth2/authorize?")
     assert q["response_type"] == "code" and q["client_id"] == CLIENT_ID
@@ -33,17 +34,20 @@ def test_pkce_can_be_disabled() -> None:
     assert "code_challenge" not in query(req.url) and req.code_verifier is None
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("abc123", {"code": "abc123"}),
-    ("  abc123\n", {"code": "abc123"}),
-    ("http://localhost:5000/callback?code=C1&state=S1", {"code": "C1", "state": "S1"}),
-    ("https://mb.test/oauth2/oob?code=C2&state=S2", {"code": "C2", "state": "S2"}),
-    ("http://localhost:1/cb?code=C3&state=S3#_", {"code": "C3", "state": "S3"}),
-    ("?code=C4&state=S4", {"code": "C4", "state": "S4"}),
-    ("code=C5&state=S5", {"code": "C5", "state": "S5"}),
-    ("http://localhost:1/cb?error=access_denied", {"error": "access_denied"}),
-    ("", {}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("abc123", {"code": "abc123"}),
+        ("  abc123\n", {"code": "abc123"}),
+        ("http://localhost:5000/callback?code=C1&state=S1", {"code": "C1", "state": "S1"}),
+        ("https://mb.test/oauth2/oob?code=C2&state=S2", {"code": "C2", "state": "S2"}),
+        ("http://localhost:1/cb?code=C3&state=S3#_", {"code": "C3", "state": "S3"}),
+        ("?code=C4&state=S4", {"code": "C4", "state": "S4"}),
+        ("code=C5&state=S5", {"code": "C5", "state": "S5"}),
+        ("http://localhost:1/cb?error=access_denied", {"error": "access_denied"}),
+        ("", {}),
+    ],
+)
 def test_parse_pasted(text, expected) -> None:
     assert parse_pasted(text) == expected
 
@@ -63,14 +67,17 @@ def test_wrong_or_missing_state_is_refused() -> None:
         check_redirect({"code": "C", "state": "evil"}, "S", pasted=True)
 
 
-@pytest.mark.parametrize(("error", "cls", "words"), [
-    ("access_denied", errors.AccessDenied, "not granted"),
-    ("invalid_scope", errors.InvalidScope, "scope"),
-    ("invalid_request", errors.InvalidRequest, "malformed"),
-    ("unsupported_response_type", errors.UnsupportedResponseType, "response type"),
-    ("temporarily_unavailable", errors.ServerUnavailable, "try again later"),
-    ("something_new", errors.AuthorizationError, "refused"),
-])
+@pytest.mark.parametrize(
+    ("error", "cls", "words"),
+    [
+        ("access_denied", errors.AccessDenied, "not granted"),
+        ("invalid_scope", errors.InvalidScope, "scope"),
+        ("invalid_request", errors.InvalidRequest, "malformed"),
+        ("unsupported_response_type", errors.UnsupportedResponseType, "response type"),
+        ("temporarily_unavailable", errors.ServerUnavailable, "try again later"),
+        ("something_new", errors.AuthorizationError, "refused"),
+    ],
+)
 def test_redirect_errors_become_distinct_exceptions(error, cls, words) -> None:
     with pytest.raises(cls) as info:
         check_redirect({"error": error, "error_description": "because", "state": "S"}, "S")

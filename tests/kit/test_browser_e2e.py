@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -16,9 +17,15 @@ from tests.kit.conftest import PASSWORD
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _unavailable(reason: str) -> None:
@@ -29,9 +36,10 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = os.environ.get("MB_OAUTH_CHROMIUM") or shutil.which("chromium") or (
-        "/usr/bin/chromium")
-    if not os.path.exists(executable):
+    executable = (
+        os.environ.get("MB_OAUTH_CHROMIUM") or shutil.which("chromium") or ("/usr/bin/chromium")
+    )
+    if not Path(executable).exists():
         _unavailable(f"no Chromium at {executable}")
     try:
         from playwright.sync_api import sync_playwright

@@ -46,8 +46,13 @@ def run(*args: str, input: str | None = None):
 def test_help_documents_exit_codes() -> None:
     result = run("--help")
     assert result.exit_code == 0
-    for line in ("3  not logged in", "4  configuration error", "5  temporary failure",
-                 "6  login cancelled", "7  token storage unavailable"):
+    for line in (
+        "3  not logged in",
+        "4  configuration error",
+        "5  temporary failure",
+        "6  login cancelled",
+        "7  token storage unavailable",
+    ):
         assert line in result.output
     for command in ("login", "logout", "status", "token", "whoami", "refresh", "revoke"):
         assert command in result.output
@@ -94,11 +99,14 @@ def test_token_refreshes_when_expired(env, store, mock) -> None:
     assert store.load(KEY).access_token == "access-new"
 
 
-@pytest.mark.parametrize(("status", "body", "code", "words"), [
-    (400, {"error": "invalid_grant"}, 3, "mb-oauth login"),
-    (401, {"error": "invalid_client"}, 4, "MB_OAUTH_CLIENT_SECRET"),
-    (502, None, 5, "try again later"),
-])
+@pytest.mark.parametrize(
+    ("status", "body", "code", "words"),
+    [
+        (400, {"error": "invalid_grant"}, 3, "mb-oauth login"),
+        (401, {"error": "invalid_client"}, 4, "MB_OAUTH_CLIENT_SECRET"),
+        (502, None, 5, "try again later"),
+    ],
+)
 def test_token_failures_exit_codes(env, store, mock, status, body, code, words) -> None:
     store.save(KEY, make_tokens(expires_in=-10))
     mock.post("/oauth2/token").respond(status, json=body)
@@ -120,11 +128,8 @@ def test_missing_client_id_is_a_configuration_error(env, monkeypatch) -> None:
 
 
 def test_no_keyring_backend_exit_7(env, monkeypatch) -> None:
-    import keyring
-    from keyring.backends import fail
-
     monkeypatch.setenv("MB_OAUTH_STORE", "keyring")
-    monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     result = run("status")
     assert result.exit_code == 7
     assert "--store file" in result.stderr
@@ -136,14 +141,16 @@ def fixed_state(monkeypatch):
 
     import client_kit.authorization as authorization
 
-    monkeypatch.setattr(authorization, "secrets",
-                        SimpleNamespace(token_urlsafe=lambda n: "fixed-state"))
+    monkeypatch.setattr(
+        authorization, "secrets", SimpleNamespace(token_urlsafe=lambda n: "fixed-state")
+    )
     return "fixed-state"
 
 
 def test_login_oob_prompts_on_stderr(env, store, mock, fixed_state) -> None:
     token = mock.post("/oauth2/token").respond(
-        200, json=token_json("access-1", "refresh-1", scope="profile tag"))
+        200, json=token_json("access-1", "refresh-1", scope="profile tag")
+    )
     mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
     result = run("login", "--oob", "--scope", "profile,tag", input="THE-CODE\n")
     assert result.exit_code == 0, result.output
@@ -220,7 +227,8 @@ def test_revoke_access_only_and_all(env, store, mock) -> None:
     route = mock.post("/oauth2/revoke").respond(200)
     assert run("revoke").exit_code == 0
     assert [parse_qs(c.request.content.decode())["token"] for c in route.calls] == [
-        ["access-token-old"]]
+        ["access-token-old"]
+    ]
     kept = store.load(KEY)
     assert kept.refresh_token == "refresh-token-old" and kept.is_expired()
     assert run("revoke", "--all").exit_code == 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from tests.kit.cli_process import LoginProcess, cli_env, run_cli
-from tests.kit.formdriver import FormDriver
 from tests.kit.conftest import PASSWORD
+from tests.kit.formdriver import FormDriver
 from tests.kit.helpers import http_get
 
 
@@ -15,8 +15,9 @@ def test_cli_session_from_login_to_logout(ref_server, tmp_path) -> None:
     login = LoginProcess(env, "--no-browser", "--scope", "profile,email")
     try:
         url = login.authorization_url()
-        target = FormDriver(ref_server.base_url, ref_server.ca_file, "alice",
-                            PASSWORD).authorize(url)
+        target = FormDriver(ref_server.base_url, ref_server.ca_file, "alice", PASSWORD).authorize(
+            url
+        )
         status, page = http_get(target)
         assert status == 200 and "Authorization received" in page
         code, stdout, stderr = login.finish()

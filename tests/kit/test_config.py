@@ -21,8 +21,11 @@ def test_xdg_config_home_is_honoured(tmp_path) -> None:
 
 
 def test_precedence(tmp_path) -> None:
-    write(tmp_path, 'service = "metabrainz"\nclient_id = "file-id"\nclient_secret = "file-s"\n'
-                    'ports = [8976, 8977]\n[services.metabrainz]\nclient_id = "meta-id"\n')
+    write(
+        tmp_path,
+        'service = "metabrainz"\nclient_id = "file-id"\nclient_secret = "file-s"\n'
+        'ports = [8976, 8977]\n[services.metabrainz]\nclient_id = "meta-id"\n',
+    )
     env = {"XDG_CONFIG_HOME": str(tmp_path), "MB_OAUTH_CLIENT_SECRET": "env-s"}
     s = resolve_settings({"client_id": None}, env)
     assert s.get("service") == "metabrainz"
@@ -44,10 +47,16 @@ def test_bad_config_files(tmp_path) -> None:
     assert resolve_settings({}, {"XDG_CONFIG_HOME": str(tmp_path / "none")}).values == {}
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (("8976", "8977"), (8976, 8977)), (("8976,8977",), (8976, 8977)), ("8976 8976", (8976,)),
-    ([8000], (8000,)), (None, ()),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (("8976", "8977"), (8976, 8977)),
+        (("8976,8977",), (8976, 8977)),
+        ("8976 8976", (8976,)),
+        ([8000], (8000,)),
+        (None, ()),
+    ],
+)
 def test_parse_ports(value, expected) -> None:
     assert parse_ports(value) == expected
 

@@ -22,17 +22,25 @@ def driver(ref_server, user: str = "alice") -> FormDriver:
 
 def loopback_browser(ref_server, decision: str = "approve", user: str = "alice"):
     """What a browser does: the service's pages, then the redirect to the listener."""
+
     def run(url: str) -> None:
         target = driver(ref_server, user).authorize(url, decision=decision)
         assert isinstance(target, str) and target.startswith("http://localhost:"), target
         http_get(target)
+
     return run
 
 
 def new_session(ref_server, tmp_path, ui=None, app=None, **kwargs) -> Session:
     app = app or ref_server.loopback_app
-    return Session(ref_server.profile(), app["client_id"], app["client_secret"],
-                   store=FileStore(tmp_path / "tokens"), ui=ui or FakeUI(), **kwargs)
+    return Session(
+        ref_server.profile(),
+        app["client_id"],
+        app["client_secret"],
+        store=FileStore(tmp_path / "tokens"),
+        ui=ui or FakeUI(),
+        **kwargs,
+    )
 
 
 @pytest.fixture
@@ -70,18 +78,24 @@ def test_refresh_replaces_the_access_token(logged_in) -> None:
     assert logged_in.tokens().access_token == new.access_token
     # the previous access token stops working at the server
     with httpx.Client(verify=logged_in.profile.ssl_context()) as http:
-        stale = http.get(logged_in.profile.userinfo_url,
-                         headers={"Authorization": f"Bearer {old.access_token}"})
-        fresh = http.get(logged_in.profile.userinfo_url,
-                         headers={"Authorization": f"Bearer {new.access_token}"})
+        stale = http.get(
+            logged_in.profile.userinfo_url, headers={"Authorization": f"Bearer {old.access_token}"}
+        )
+        fresh = http.get(
+            logged_in.profile.userinfo_url, headers={"Authorization": f"Bearer {new.access_token}"}
+        )
     assert stale.status_code == 401 and fresh.status_code == 200
 
 
 def test_refresh_before_expiry_by_the_clock(ref_server, tmp_path, logged_in) -> None:
     old = logged_in.tokens()
-    later = Session(logged_in.profile, logged_in.key.client_id,
-                    logged_in.endpoints.client.client_secret, store=logged_in.store,
-                    clock=lambda: time.time() + 3590)
+    later = Session(
+        logged_in.profile,
+        logged_in.key.client_id,
+        logged_in.endpoints.client.client_secret,
+        store=logged_in.store,
+        clock=lambda: time.time() + 3590,
+    )
     assert later.access_token() != old.access_token
     assert logged_in.store.load(logged_in.key).access_token != old.access_token
 
@@ -89,7 +103,8 @@ def test_refresh_before_expiry_by_the_clock(ref_server, tmp_path, logged_in) -> 
 def test_revoked_access_token_is_refreshed_on_401(logged_in) -> None:
     old = logged_in.tokens()
     logged_in.endpoints.revoke_response(
-        logged_in._send(logged_in.endpoints.revoke_request(old.access_token)))
+        logged_in._send(logged_in.endpoints.revoke_request(old.access_token))
+    )
     # the kit still believes the old access token valid; the server answers 401
     assert logged_in.userinfo()["sub"] == "alice"
     assert logged_in.tokens().access_token != old.access_token
@@ -130,8 +145,9 @@ class OobUser(FakeUI):
 
 @pytest.mark.parametrize("paste_url", [False, True])
 def test_oob_login_with_code_and_with_url(ref_server, tmp_path, paste_url) -> None:
-    session = new_session(ref_server, tmp_path, ui=OobUser(ref_server, paste_url),
-                          app=ref_server.oob_app)
+    session = new_session(
+        ref_server, tmp_path, ui=OobUser(ref_server, paste_url), app=ref_server.oob_app
+    )
     tokens = session.login(["profile"], method="oob")
     assert tokens.username == "alice"
     assert session.userinfo()["sub"] == "alice"
@@ -172,8 +188,13 @@ def test_nothing_secret_in_debug_logs(ref_server, tmp_path, all_logs) -> None:
     second = session.refresh()
     session.userinfo()
     session.logout()
-    secrets = [ref_server.loopback_app["client_secret"], *codes, first.access_token,
-               first.refresh_token, second.access_token]
+    secrets = [
+        ref_server.loopback_app["client_secret"],
+        *codes,
+        first.access_token,
+        first.refresh_token,
+        second.access_token,
+    ]
     text = "\n".join(all_logs.lines)
     assert "httpcore" in text and "HTTP Request" in text  # the libraries did log at DEBUG
     for secret in secrets:

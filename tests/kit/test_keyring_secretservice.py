@@ -40,29 +40,50 @@ def secret_service(tmp_path_factory):
     (root / "home").mkdir()
     runtime = root / "run"
     runtime.mkdir(mode=0o700)
-    bus = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1",
-                          "--print-pid=1"], capture_output=True, text=True, check=True)
+    bus = subprocess.run(
+        ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     address, bus_pid = bus.stdout.split()[:2]
     saved = {k: os.environ.get(k) for k in ("DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")}
-    env = dict(os.environ, HOME=str(root / "home"), XDG_RUNTIME_DIR=str(runtime),
-               DBUS_SESSION_BUS_ADDRESS=address)
+    env = dict(
+        os.environ,
+        HOME=str(root / "home"),
+        XDG_RUNTIME_DIR=str(runtime),
+        DBUS_SESSION_BUS_ADDRESS=address,
+    )
     daemon = subprocess.Popen(
         ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     daemon.stdin.write(b"test-keyring-password")
     daemon.stdin.close()
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = address
     os.environ["XDG_RUNTIME_DIR"] = str(runtime)
     try:
         backend = SecretService.Keyring()
+        # the "login" collection that --unlock creates; never the default alias, whose
+        # absence (early on) would make secretstorage try to create one behind a prompt
+        backend.preferred_collection = "/org/freedesktop/secrets/collection/login"
+        login_keyring = root / "home" / ".local" / "share" / "keyrings" / "login.keyring"
         deadline = time.monotonic() + 20
-        while True:  # wait until the daemon owns the Secret Service name
+        while True:  # wait until the daemon made the login keyring and owns its bus name
             try:
+                if not login_keyring.exists():
+                    raise FileNotFoundError(login_keyring)
                 backend.get_password("mb-oauth probe", "probe")
                 break
-            except Exception:
+            except Exception as exc:
                 if daemon.poll() is not None or time.monotonic() > deadline:
-                    _unavailable("gnome-keyring-daemon did not come up")
+                    _unavailable(
+                        f"gnome-keyring-daemon did not come up (exit status "
+                        f"{daemon.poll()}, last error {exc!r})"
+                    )
                 time.sleep(0.1)
         yield backend
     finally:
@@ -104,14 +125,20 @@ def test_session_uses_the_keyring_and_status_says_so(secret_service, mock) -> No
     from client_kit import profiles
 
     store = KeyringStore(secret_service)
-    session = Session(profiles.custom("https://mb.test"), CLIENT_ID, CLIENT_SECRET,
-                      store=store, account="keyring-test")
+    session = Session(
+        profiles.custom("https://mb.test"),
+        CLIENT_ID,
+        CLIENT_SECRET,
+        store=store,
+        account="keyring-test",
+    )
     store.save(session.key, make_tokens(expires_in=-5))
-    mock.post("/oauth2/token").respond(200, json={
-        "access_token": "refreshed-into-keyring", "expires_in": 3600, "token_type": "Bearer"})
+    mock.post("/oauth2/token").respond(
+        200,
+        json={"access_token": "refreshed-into-keyring", "expires_in": 3600, "token_type": "Bearer"},
+    )
     assert session.access_token() == "refreshed-into-keyring"
-    assert KeyringStore(secret_service).load(session.key).access_token == (
-        "refreshed-into-keyring")
+    assert KeyringStore(secret_service).load(session.key).access_token == ("refreshed-into-keyring")
     assert "SecretService" in session.status()["store"]
     session.forget()
 

@@ -40,9 +40,11 @@ def server(mock):
 
 def browser(code: str = "CODE-1", **extra: str):
     """A 'browser' that approves and follows the redirect to the listener."""
+
     def run(url: str) -> None:
         params = {"code": code, "state": query(url)["state"], **extra}
         http_get(redirect_with(url, **params))
+
     return run
 
 
@@ -51,7 +53,8 @@ def make(profile, store, ui) -> Session:
 
 
 def test_loopback_login_exchanges_code_with_pkce_and_stores_tokens(
-        mb_profile, memory_store, server) -> None:
+    mb_profile, memory_store, server
+) -> None:
     ui = FakeUI(browser=browser())
     with make(mb_profile, memory_store, ui) as session:
         tokens = session.login(["profile", "tag"])
@@ -69,8 +72,11 @@ def test_loopback_login_exchanges_code_with_pkce_and_stores_tokens(
 
 
 def test_denied_consent_is_access_denied(mb_profile, memory_store, server) -> None:
-    ui = FakeUI(browser=lambda url: http_get(redirect_with(
-        url, error="access_denied", state=query(url)["state"])))
+    ui = FakeUI(
+        browser=lambda url: http_get(
+            redirect_with(url, error="access_denied", state=query(url)["state"])
+        )
+    )
     with pytest.raises(errors.AccessDenied, match="not granted"):
         make(mb_profile, memory_store, ui).login()
     assert server["token"] == []
@@ -107,8 +113,7 @@ def test_ctrl_c_cancels_the_login_and_frees_the_port(mb_profile, memory_store, s
         http_get(redirect + "?code=x")  # nobody listens any more
 
 
-def test_no_browser_paste_of_redirected_url_wins_the_race(
-        mb_profile, memory_store, server) -> None:
+def test_no_browser_paste_of_redirected_url_wins_the_race(mb_profile, memory_store, server) -> None:
     holder: dict[str, str] = {}
 
     class Paster(FakeUI):
@@ -196,8 +201,9 @@ def test_metabrainz_uses_a_fixed_port_and_prefixed_scopes(meta_profile, memory_s
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    mock.post("/oauth2/token").respond(200, json=token_json(
-        "meba_access", "mebr_refresh", scope=["profile", "musicbrainz:tag"]))
+    mock.post("/oauth2/token").respond(
+        200, json=token_json("meba_access", "mebr_refresh", scope=["profile", "musicbrainz:tag"])
+    )
     mock.get("/oauth2/userinfo").respond(200, json={"sub": "42", "username": "carol"})
     ui = FakeUI(browser=browser())
     tokens = make(meta_profile, memory_store, ui).login(["profile", "tag"], ports=[port])

@@ -53,8 +53,10 @@ def test_other_paths_and_favicon_are_ignored(listener) -> None:
 
 
 def test_error_page_is_escaped(listener) -> None:
-    url = (f"http://127.0.0.1:{listener.port}/callback?error=access_denied"
-           "&error_description=%3Cscript%3Ealert(1)%3C/script%3E&state=good-state")
+    url = (
+        f"http://127.0.0.1:{listener.port}/callback?error=access_denied"
+        "&error_description=%3Cscript%3Ealert(1)%3C/script%3E&state=good-state"
+    )
     status, body = http_get(url)
     assert status == 200 and "Login failed" in body and "access_denied" in body
     assert "<script>" not in body and "&lt;script&gt;" in body
@@ -100,7 +102,8 @@ def test_post_is_not_a_callback(listener) -> None:
     import urllib.request
 
     request = urllib.request.Request(
-        f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state", data=b"x")
+        f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state", data=b"x"
+    )
     with pytest.raises(urllib.error.HTTPError) as info:
         urllib.request.urlopen(request, timeout=10)
     assert info.value.code == 405

@@ -26,10 +26,17 @@ def test_metabrainz_profile_prefixes_scopes_and_capabilities() -> None:
     p = profiles.metabrainz()
     assert p.token_url == "https://metabrainz.org/oauth2/token"
     assert not p.allows_oob and p.exact_loopback_port and p.rotating_refresh_tokens
-    assert p.wire_scopes(["profile", "email", "tag", "rating", "collection",
-                          "submit_isrc", "submit_barcode"]) == [
-        "profile", "email", "musicbrainz:tag", "musicbrainz:rating",
-        "musicbrainz:collection", "musicbrainz:submit_isrc", "musicbrainz:submit_barcode"]
+    assert p.wire_scopes(
+        ["profile", "email", "tag", "rating", "collection", "submit_isrc", "submit_barcode"]
+    ) == [
+        "profile",
+        "email",
+        "musicbrainz:tag",
+        "musicbrainz:rating",
+        "musicbrainz:collection",
+        "musicbrainz:submit_isrc",
+        "musicbrainz:submit_barcode",
+    ]
     # already-prefixed names and comma lists are accepted, duplicates dropped
     assert p.wire_scopes(["musicbrainz:tag,tag profile"]) == ["musicbrainz:tag", "profile"]
     assert p.short_scopes(["musicbrainz:tag", "email"]) == ["tag", "email"]
@@ -69,8 +76,15 @@ def test_client_options_pass_settings_to_httpx(tmp_path) -> None:
 
 def test_token_set_from_response_and_expiry() -> None:
     t = TokenSet.from_response(
-        {"access_token": "a" * 32, "refresh_token": "r" * 32, "expires_in": 3600,
-         "token_type": "bearer", "scope": "profile tag"}, now=1000.0)
+        {
+            "access_token": "a" * 32,
+            "refresh_token": "r" * 32,
+            "expires_in": 3600,
+            "token_type": "bearer",
+            "scope": "profile tag",
+        },
+        now=1000.0,
+    )
     assert t.expires_at == 4600.0 and t.scopes == ("profile", "tag")
     assert not t.is_expired(now=4500.0)
     assert t.is_expired(now=4541.0)  # inside the clock-skew margin
@@ -80,26 +94,36 @@ def test_token_set_from_response_and_expiry() -> None:
 
 def test_token_set_keeps_previous_refresh_token_and_reads_scope_arrays() -> None:
     old = TokenSet("old", "refresh-1", 0.0, ("profile",), username="alice")
-    t = TokenSet.from_response({"access_token": "new", "expires_in": 10,
-                                "scope": ["profile", "musicbrainz:tag"]}, previous=old)
+    t = TokenSet.from_response(
+        {"access_token": "new", "expires_in": 10, "scope": ["profile", "musicbrainz:tag"]},
+        previous=old,
+    )
     assert t.refresh_token == "refresh-1"
     assert t.scopes == ("profile", "musicbrainz:tag")
     assert t.username == "alice"
-    rotated = TokenSet.from_response({"access_token": "n2", "refresh_token": "refresh-2"},
-                                     previous=old)
+    rotated = TokenSet.from_response(
+        {"access_token": "n2", "refresh_token": "refresh-2"}, previous=old
+    )
     assert rotated.refresh_token == "refresh-2" and rotated.scopes == ("profile",)
 
 
-@pytest.mark.parametrize("data", [{}, {"access_token": ""},
-                                  {"access_token": "x", "token_type": "mac"}])
+@pytest.mark.parametrize(
+    "data", [{}, {"access_token": ""}, {"access_token": "x", "token_type": "mac"}]
+)
 def test_bad_token_responses(data) -> None:
     with pytest.raises(ProtocolError):
         TokenSet.from_response(data)
 
 
 def test_serialisation_is_compact_and_round_trips() -> None:
-    t = TokenSet("meba_" + "a" * 60, "mebr_" + "b" * 60, 1_900_000_000.4,
-                 ("profile", "musicbrainz:tag"), obtained_at=1_899_996_400.0, username="bob")
+    t = TokenSet(
+        "meba_" + "a" * 60,
+        "mebr_" + "b" * 60,
+        1_900_000_000.4,
+        ("profile", "musicbrainz:tag"),
+        obtained_at=1_899_996_400.0,
+        username="bob",
+    )
     text = t.to_json()
     assert " " not in text.replace("profile musicbrainz", "")
     assert set(json.loads(text)) == {"a", "r", "e", "s", "o", "u"}

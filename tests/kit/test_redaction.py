@@ -12,16 +12,19 @@ from client_kit.redaction import redact
 from tests.kit.helpers import CLIENT_SECRET, FakeUI, http_get, query, redirect_with, token_json
 
 
-@pytest.mark.parametrize(("text", "secret"), [
-    ("POST body grant_type=refresh_token&refresh_token=R3fr3sh&client_id=x", "R3fr3sh"),
-    ("GET /callback?code=C0de123&state=St4te", "C0de123"),
-    ("GET /callback?code=C0de123&state=St4te", "St4te"),
-    ('{"access_token": "Acc3ss", "token_type": "Bearer"}', "Acc3ss"),
-    ("headers [(b'Authorization', b'Bearer Acc3ssT0k3n')]", "Acc3ssT0k3n"),
-    ("Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
-    ("client_secret=S3cr3t&x=1", "S3cr3t"),
-    ("code_verifier=V3rifier", "V3rifier"),
-])
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("POST body grant_type=refresh_token&refresh_token=R3fr3sh&client_id=x", "R3fr3sh"),
+        ("GET /callback?code=C0de123&state=St4te", "C0de123"),
+        ("GET /callback?code=C0de123&state=St4te", "St4te"),
+        ('{"access_token": "Acc3ss", "token_type": "Bearer"}', "Acc3ss"),
+        ("headers [(b'Authorization', b'Bearer Acc3ssT0k3n')]", "Acc3ssT0k3n"),
+        ("Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+        ("client_secret=S3cr3t&x=1", "S3cr3t"),
+        ("code_verifier=V3rifier", "V3rifier"),
+    ],
+)
 def test_patterns(text, secret) -> None:
     masked = redact(text)
     assert secret not in masked and redaction.MASK in masked
@@ -33,8 +36,10 @@ def test_registered_values_are_masked_anywhere() -> None:
     assert redact("nothing secret here") == "nothing secret here"
 
 
-@pytest.mark.parametrize("logger_name", ["httpx", "httpcore.http11", "httpcore.connection",
-                                         "client_kit.session", "hpack.hpack"])
+@pytest.mark.parametrize(
+    "logger_name",
+    ["httpx", "httpcore.http11", "httpcore.connection", "client_kit.session", "hpack.hpack"],
+)
 def test_library_loggers_are_filtered_at_debug(logger_name, all_logs) -> None:
     redaction.install()
     logging.getLogger(logger_name).debug("sent %s", "Authorization: Bearer T0k3nV4lue")
@@ -45,8 +50,11 @@ def test_a_whole_mocked_login_leaves_no_secret_in_logs(session, mock, all_logs) 
     logging.getLogger("httpx").setLevel(logging.DEBUG)
     mock.post("/oauth2/token").respond(200, json=token_json("Acc3ssT0k3nXYZ", "R3fr3shXYZ"))
     mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
-    session.ui = FakeUI(browser=lambda url: http_get(
-        redirect_with(url, code="C0deXYZ123", state=query(url)["state"])))
+    session.ui = FakeUI(
+        browser=lambda url: http_get(
+            redirect_with(url, code="C0deXYZ123", state=query(url)["state"])
+        )
+    )
     session.login()
     session.refresh()
     with httpx.Client(auth=session.auth()) as http:

@@ -52,8 +52,12 @@ def test_valid_token_needs_no_request(session, refreshes) -> None:
 def test_refresh_shortly_before_expiry(session, refreshes) -> None:
     session.store.save(session.key, make_tokens(expires_in=30))  # inside the margin
     assert session.access_token() == "access-1"
-    assert refreshes[0] == {"grant_type": "refresh_token", "refresh_token": "refresh-token-old",
-                            "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET}
+    assert refreshes[0] == {
+        "grant_type": "refresh_token",
+        "refresh_token": "refresh-token-old",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+    }
     new = stored(session)
     assert new.access_token == "access-1" and new.refresh_token == "refresh-token-old"
     assert not new.is_expired()
@@ -71,16 +75,20 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
     assert refreshes == []
 
 
-@pytest.mark.parametrize(("status", "body", "cls", "exit_code"), [
-    (400, {"error": "invalid_grant"}, errors.RefreshTokenRejected, 3),
-    (401, {"error": "invalid_client"}, errors.ClientRejected, 4),
-    (401, None, errors.ClientRejected, 4),
-    (500, None, errors.TemporaryFailure, 5),
-    (503, {"error": "temporarily_unavailable"}, errors.TemporaryFailure, 5),
-    (400, {"error": "unsupported_grant_type"}, errors.ProtocolError, 1),
-])
+@pytest.mark.parametrize(
+    ("status", "body", "cls", "exit_code"),
+    [
+        (400, {"error": "invalid_grant"}, errors.RefreshTokenRejected, 3),
+        (401, {"error": "invalid_client"}, errors.ClientRejected, 4),
+        (401, None, errors.ClientRejected, 4),
+        (500, None, errors.TemporaryFailure, 5),
+        (503, {"error": "temporarily_unavailable"}, errors.TemporaryFailure, 5),
+        (400, {"error": "unsupported_grant_type"}, errors.ProtocolError, 1),
+    ],
+)
 def test_refresh_failures_are_classified_and_tokens_kept(
-        session, mock, status, body, cls, exit_code) -> None:
+    session, mock, status, body, cls, exit_code
+) -> None:
     old = make_tokens(expires_in=-5)
     session.store.save(session.key, old)
     mock.post("/oauth2/token").respond(status, json=body)
@@ -100,7 +108,8 @@ def test_network_failure_is_temporary_and_tokens_kept(session, mock) -> None:
 
 
 def test_rotating_refresh_token_is_saved_before_the_access_token_is_used(
-        meta_profile, memory_store, mock) -> None:
+    meta_profile, memory_store, mock
+) -> None:
     session = Session(meta_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store)
     memory_store.save(session.key, make_tokens("meba_old", "mebr_old", expires_in=-1))
     mock.post("/oauth2/token").respond(200, json=token_json("meba_new", "mebr_new"))
@@ -108,8 +117,7 @@ def test_rotating_refresh_token_is_saved_before_the_access_token_is_used(
 
     def api(request: httpx.Request) -> httpx.Response:
         at_use = memory_store.load(session.key)
-        seen.append((request.headers["Authorization"], at_use.refresh_token,
-                     at_use.access_token))
+        seen.append((request.headers["Authorization"], at_use.refresh_token, at_use.access_token))
         return httpx.Response(200, json={})
 
     mock.get("/ws/2/tag").mock(side_effect=api)
@@ -132,7 +140,8 @@ def test_failed_save_keeps_old_tokens_and_new_ones_are_not_used(session, mock) -
     old = make_tokens(expires_in=-5)
     store.save(s.key, old)
     token_route = mock.post("/oauth2/token").respond(
-        200, json=token_json("access-new", "refresh-new"))
+        200, json=token_json("access-new", "refresh-new")
+    )
     api = mock.get("/ws/2/tag").respond(200)
     with httpx.Client(auth=s.auth()) as http, pytest.raises(errors.StorageError):
         http.get(API)
@@ -190,8 +199,7 @@ def test_bearer_token_never_sent_over_plain_http(session, mock) -> None:
     session.store.save(session.key, make_tokens())
     route = mock.route().respond(200)
     with httpx.Client(auth=session.auth()) as http:
-        for url in ("http://mb.test/ws/2/tag", "http://127.0.0.1:8080/x",
-                    "http://localhost/x"):
+        for url in ("http://mb.test/ws/2/tag", "http://127.0.0.1:8080/x", "http://localhost/x"):
             with pytest.raises(errors.InsecureTransportError, match="plain HTTP"):
                 http.get(url)
     assert route.call_count == 0
@@ -217,8 +225,7 @@ def test_async_client_with_refresh_and_401(session, refreshes, mock) -> None:
 
 
 def test_concurrent_threads_refresh_once(mb_profile, memory_store, refreshes) -> None:
-    sessions = [Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store)
-                for _ in range(8)]
+    sessions = [Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store) for _ in range(8)]
     memory_store.save(sessions[0].key, make_tokens(expires_in=-1))
     barrier = threading.Barrier(len(sessions))
     results: list[str] = []
@@ -256,9 +263,12 @@ def test_concurrent_processes_refresh_once(tmp_path) -> None:
     n = 4
     barrier = ctx.Barrier(n)
     outs = [tmp_path / f"out-{i}.json" for i in range(n)]
-    children = [ctx.Process(target=procs.refresh_in_child,
-                            args=(str(store_dir), str(counter), str(out), barrier))
-                for out in outs]
+    children = [
+        ctx.Process(
+            target=procs.refresh_in_child, args=(str(store_dir), str(counter), str(out), barrier)
+        )
+        for out in outs
+    ]
     for child in children:
         child.start()
     for child in children:
@@ -271,3 +281,38 @@ def test_concurrent_processes_refresh_once(tmp_path) -> None:
     assert len({r["access"] for r in results}) == 1
     final = store.load(key)
     assert final.refresh_token == results[0]["refresh"] != "mebr_old"
+
+
+def test_post_body_is_sent_again_after_refresh(session, refreshes, mock) -> None:
+    session.store.save(session.key, make_tokens())
+    bodies = []
+
+    def api(request: httpx.Request) -> httpx.Response:
+        bodies.append((request.headers["Authorization"], request.content))
+        return httpx.Response(401 if len(bodies) == 1 else 200)
+
+    mock.post("/ws/2/tag").mock(side_effect=api)
+
+    def stream():
+        yield b"<metadata/>"
+
+    with httpx.Client(auth=session.auth()) as http:
+        assert http.post(API, content=stream()).status_code == 200
+    assert bodies == [
+        ("Bearer access-token-old", b"<metadata/>"),
+        ("Bearer access-1", b"<metadata/>"),
+    ]
+
+
+def test_async_userinfo_and_refresh(session, refreshes, mock) -> None:
+    session.store.save(session.key, make_tokens(expires_in=-1))
+    mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
+
+    async def run():
+        info = await session.auserinfo()
+        again = await session.arefresh()
+        return info, again
+
+    info, again = asyncio.run(run())
+    assert info == {"sub": "alice"} and again.access_token == "access-2"
+    assert stored(session).access_token == "access-2"

@@ -123,7 +123,7 @@ def test_keyring_splits_large_sets_under_the_windows_limit() -> None:
 def test_keyring_small_sets_fit_one_entry() -> None:
     backend = DictKeyring()
     KeyringStore(backend).save(KEY, make_tokens("meba_" + "x" * 100, "mebr_" + "y" * 100))
-    ((service, user), value), = backend.data.items()
+    (((service, user), value),) = backend.data.items()
     assert service == "mb-oauth https://mb.test" and user == "cid/default"
     assert value.startswith("{") and len(value) < KEYRING_CHUNK_CHARS
 
@@ -154,11 +154,27 @@ def test_no_keyring_backend_says_what_to_do(backend, monkeypatch) -> None:
 
 
 def test_default_keyring_fail_backend_is_detected(monkeypatch) -> None:
+    # the user's keyring setting is honoured, here: "no keyring at all"
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    store = KeyringStore()
+    with pytest.raises(errors.NoKeyringBackend):
+        store.save(KEY, make_tokens())
+    assert "fail.Keyring" in store.describe()
+
+
+def test_default_backend_falls_back_to_keyring_discovery(monkeypatch) -> None:
     import keyring
 
-    monkeypatch.setattr(keyring, "get_keyring", lambda: fail.Keyring())
-    with pytest.raises(errors.NoKeyringBackend):
-        KeyringStore().save(KEY, make_tokens())
+    import client_kit.storage as storage
+
+    monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
+    monkeypatch.setattr(keyring.core, "load_config", lambda: None)
+    monkeypatch.setattr(storage, "_platform_backend", lambda: None)
+    backend = DictKeyring()
+    monkeypatch.setattr(keyring, "get_keyring", lambda: backend)
+    store = KeyringStore()
+    store.save(KEY, make_tokens("via-discovery"))
+    assert store.load(KEY).access_token == "via-discovery" and backend.data
 
 
 def test_open_store_specs(tmp_path) -> None:

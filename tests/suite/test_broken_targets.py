@@ -54,22 +54,29 @@ def test_the_transparent_proxy_passes_every_selected_rule(proxy: ProxyHandle, tm
     everything = MUTATIONS["none"]
     selection = set().union(*(MUTATIONS[name].selection for name in BROKEN))
     run = run_against(proxy, everything, tmp_path, rules=selection)
-    assert run.failing == set(), run.output
+    assert run.failing == set(), run.summary()
     assert_ran(run, selection)
     assert run.exit_code == 0
 
 
-@pytest.mark.parametrize("name", BROKEN)
+def _case(name: str) -> object:
+    """A broken target; one the suite is known to miss is an expected (strict) failure."""
+    gap = MUTATIONS[name].known_gap
+    marks = [pytest.mark.xfail(reason=f"suite gap: {gap}", strict=True)] if gap else []
+    return pytest.param(name, marks=marks, id=name)
+
+
+@pytest.mark.parametrize("name", [_case(name) for name in BROKEN])
 def test_broken_target_fails_exactly_its_rules(
     name: str, proxy: ProxyHandle, tmp_path: Path
 ) -> None:
     mutation = MUTATIONS[name]
     run = run_against(proxy, mutation, tmp_path)
-    assert run.failing == set(mutation.breaks), run.output
+    assert run.failing_among(mutation.selection) == set(mutation.breaks), run.summary()
     assert_ran(run, mutation.selection)
     catalogue = load_catalogue()
     spec_broken = any(catalogue[rule].level == "spec" for rule in mutation.breaks)
-    assert run.exit_code == (1 if spec_broken else 0)
+    assert run.exit_code == (1 if spec_broken else 0), run.summary()
     if name == "earlier-description":
         assert_earlier_description(run)
 
@@ -133,7 +140,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 def test_a_full_run_against_the_bundled_server_conforms(tmp_path: Path) -> None:
     """`mb-oauth-conformance` without arguments: bundled server, every scenario, exit 0."""
     run = run_conformance([], tmp_path)
-    assert run.exit_code == 0, run.output
+    assert run.exit_code == 0, run.summary()
     assert run.failing == set()
     catalogue = load_catalogue()
     ran = {r for r, v in run.by_rule.items() if v not in ("not run", "skipped")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -35,9 +36,8 @@ class ProxyHandle:
 
     def switch(self, name: str) -> None:
         """Select the mutation for the next run (state of the previous one is dropped)."""
-        response = httpx.post(
-            f"{self.base_url}/_proxy/mutation", data={"name": name}, verify=self.ca_file
-        )
+        trust = ssl.create_default_context(cafile=self.ca_file)
+        response = httpx.post(f"{self.base_url}/_proxy/mutation", data={"name": name}, verify=trust)
         response.raise_for_status()
 
     def profile(self, mutation: Mutation) -> dict[str, Any]:
@@ -107,6 +107,15 @@ class Run:
     def failing(self) -> set[str]:
         """Rules reported as failing (spec) or warning (rfc)."""
         return {rule for rule, verdict in self.by_rule.items() if verdict in ("fail", "warning")}
+
+    def failing_among(self, selection: Iterable[str]) -> set[str]:
+        """Failing rules of a selection (a scenario may also carry rules outside it)."""
+        return self.failing & set(selection)
+
+    def summary(self) -> str:
+        """The run's terminal summary, for assertion messages."""
+        path = self.report_dir / "summary.txt"
+        return path.read_text() if path.exists() else self.output
 
 
 def run_conformance(args: list[str], report_dir: Path) -> Run:

@@ -42,12 +42,12 @@ def remember_code(ctx: Context, req: ProxyRequest, resp: ProxyResponse) -> str |
 
 
 def swap_credentials(req: ProxyRequest, ctx: Context, owner_id: str | None) -> None:
-    """Present the owner's credentials instead of the ones the request carries."""
+    """Present the owner's credentials (and redirect URI) instead of the request's own."""
     found = ctx.client_by_id(owner_id)
     if found is None or owner_id == req.param("client_id"):
         return
     client = found[1]
-    creds = {"client_id": client["client_id"], "client_secret": client["client_secret"]}
+    creds = {k: client[k] for k in ("client_id", "client_secret", "redirect_uri")}
     req.set_form([(k, creds.get(k, v)) for k, v in req.form()])
 
 

@@ -34,6 +34,7 @@ class Mutation:
     breaks: frozenset[str]
     also: frozenset[str] = frozenset()
     profile: dict[str, Any] = field(default_factory=dict)  # overrides for this run's profile
+    known_gap: str = ""  # why the suite does not catch it yet (the test expects the miss)
 
     @property
     def selection(self) -> frozenset[str]:
@@ -50,12 +51,13 @@ def mutation(
     breaks: Iterable[str],
     also: Iterable[str] = (),
     profile: dict[str, Any] | None = None,
+    known_gap: str = "",
 ) -> Callable[[Handler], Handler]:
     """Register a handler as a named broken target."""
 
     def register(handler: Handler) -> Handler:
         MUTATIONS[name] = Mutation(
-            name, summary, handler, frozenset(breaks), frozenset(also), profile or {}
+            name, summary, handler, frozenset(breaks), frozenset(also), profile or {}, known_gap
         )
         return handler
 

@@ -39,8 +39,8 @@ async def tokens_never_expire(req: ProxyRequest, forward: Forward, ctx: Context)
 
 @mutation(
     "plain-http-served",
-    "the endpoints also answer over plain HTTP",
-    breaks={"TRANSPORT-HTTPS-ONLY", "BEARER-HTTP-IGNORED"},
+    "the endpoints also answer over plain HTTP (so a bearer token sent in clear works)",
+    breaks={"BEARER-HTTP-IGNORED"},
     also={"USERINFO-HEADER"},
     profile={"capabilities": {"plain_http_url": "{plain_url}"}},
 )
@@ -52,14 +52,12 @@ async def plain_http_served(req: ProxyRequest, forward: Forward, ctx: Context):
     "earlier-description",
     "follows the earlier description: no PKCE, mac accepted, no revocation, no POST body",
     breaks={
+        "VERSION-PKCE",
         "VERSION-TOKEN-TYPE-BEARER-ONLY",
         "VERSION-REVOCATION",
         "VERSION-USERINFO-POST",
-        "PKCE-VERIFIER-MISMATCH",
-        "TOKEN-TYPE-PARAM",
-        "USERINFO-POST-BODY",
     },
-    also={"VERSION-PKCE", "USERINFO-HEADER"},
+    also={"USERINFO-HEADER", "PKCE-S256"},
 )
 async def earlier_description(req: ProxyRequest, forward: Forward, ctx: Context):
     if req.path == REVOKE:

@@ -1,0 +1,107 @@
+"""The whole suite against the bundled server: every rule holds, and the results document is
+complete and free of secrets. Also the plugin's selection options."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steps.catalogue import load_catalogue
+from tests.suite.target import Target, bundled_target
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with bundled_target(tmp_path_factory.mktemp("bundled")) as running:
+        yield running
+
+
+def run_suite(target: Target, report_dir: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """The suite in a pytest subprocess, as the runner starts it."""
+    command = [
+        sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "-p", "no:cacheprovider",
+        f"--profile={target.profile_path}", "--report-dir", str(report_dir), *args,
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    results_file = report_dir / "results.json"
+    results = json.loads(results_file.read_text()) if results_file.exists() else {}
+    return done.returncode, results, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def full_run(target: Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    report_dir = tmp_path_factory.mktemp("report")
+    status, results, output = run_suite(target, report_dir, "--run-lasting", "steps/")
+    assert status == 0, output[-3000:]
+    results["_text"] = (report_dir / "results.json").read_text()
+    return results
+
+
+def test_every_scenario_passes_against_the_bundled_server(full_run: dict[str, Any]) -> None:
+    outcomes = {s["nodeid"]: s["outcome"] for s in full_run["scenarios"]}
+    assert len(outcomes) > 100
+    assert [n for n, o in outcomes.items() if o != "passed"] == []
+
+
+def test_every_catalogued_rule_was_checked(full_run: dict[str, Any]) -> None:
+    checked = {rule for s in full_run["scenarios"] for rule in s["rules"]}
+    assert set(load_catalogue()) - checked == set()
+
+
+def test_results_carry_evidence_with_every_secret_masked(
+    full_run: dict[str, Any], target: Target
+) -> None:
+    scenarios = full_run["scenarios"]
+    assert all(
+        s["evidence"]
+        for s in scenarios
+        if s["name"] != "Each registered application has a Client ID of its own"
+    )
+    text = full_run["_text"]
+    for secret in target.secrets():
+        assert secret not in text
+    assert "…(32)" in text  # tokens and codes appear masked
+
+
+def test_the_section_9_description_is_observed(full_run: dict[str, Any]) -> None:
+    description = full_run["observations"]["description"]
+    assert description == {
+        "pkce": True,
+        "revocation_endpoint": True,
+        "userinfo_post_body": True,
+        "token_type_mac": False,
+    }
+    assert full_run["observations"]["access_token_length"] > 0
+
+
+def test_rule_and_level_options_select_scenarios(target: Target, tmp_path: Path) -> None:
+    status, results, output = run_suite(
+        target, tmp_path, "--rule", "PKCE-S256", "--rule", "USERINFO-QUERY", "steps/"
+    )
+    assert status == 0, output[-2000:]
+    assert sorted(r for s in results["scenarios"] for r in s["rules"]) == [
+        "PKCE-S256",
+        "USERINFO-QUERY",
+        "VERSION-PKCE",
+    ]
+    status, results, _ = run_suite(target, tmp_path, "--level", "info", "features/")
+    assert {s["level"] for s in results["scenarios"]} == {"info"}
+
+
+def test_lasting_scenarios_are_skipped_unless_asked_for(target: Target, tmp_path: Path) -> None:
+    status, results, output = run_suite(
+        target, tmp_path, "--rule", "REVOKE-MANUAL", "features/revocation.feature"
+    )
+    assert status == 0, output[-2000:]
+    [scenario] = results["scenarios"]
+    assert scenario["outcome"] == "skipped" and "--run-lasting" in scenario["message"]

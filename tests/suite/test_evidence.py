@@ -1,0 +1,107 @@
+"""Evidence is recorded per scenario and redacted: secrets masked by name and by value."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from steps.http import Exchange, HttpLayer, Pacer, Secrets, mask, mask_body, mask_headers, mask_url
+
+TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+
+def test_a_mask_keeps_a_few_leading_characters_and_the_length() -> None:
+    assert mask(TOKEN) == "AbCd…(32)"
+    assert mask("short12") == "…(7)"
+    assert TOKEN not in mask(TOKEN)
+
+
+def test_secret_query_parameters_are_masked_and_others_kept() -> None:
+    url = f"https://client.example/cb?code={TOKEN}&state=keep%20me&access_token={TOKEN}"
+    masked = mask_url(url, Secrets())
+    assert TOKEN not in masked
+    assert "code=AbCd…(32)" in masked and "state=keep+me" in masked
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (
+            f"grant_type=refresh_token&refresh_token={TOKEN}&client_secret={TOKEN}",
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            f"code_verifier={TOKEN}&password={TOKEN}&csrf_token={TOKEN}",
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            json.dumps({"access_token": TOKEN, "nested": [{"refresh_token": TOKEN}]}),
+            "application/json",
+        ),
+        (f'<form><input type="hidden" value="{TOKEN}" name="csrf_token"></form>', "text/html"),
+    ],
+)
+def test_secret_fields_of_bodies_are_masked(body: str, content_type: str) -> None:
+    masked = mask_body(body, content_type, Secrets())
+    assert TOKEN not in masked
+    assert "AbCd…(32)" in masked
+
+
+def test_credentials_and_cookies_in_headers_are_masked() -> None:
+    headers = [
+        ("Authorization", f"Bearer {TOKEN}"),
+        ("Cookie", f"session={TOKEN}; theme=dark"),
+        ("Set-Cookie", f"__Host-s={TOKEN}; Path=/; Secure"),
+        ("Location", f"https://client.example/cb?code={TOKEN}"),
+        ("Content-Type", "text/html"),
+    ]
+    masked = mask_headers(headers, Secrets())
+    assert TOKEN not in json.dumps(masked)
+    assert masked["Authorization"] == "Bearer AbCd…(32)"
+    assert masked["Set-Cookie"].endswith("; Path=/; Secure")
+    assert masked["Content-Type"] == "text/html"
+
+
+def test_a_secret_seen_once_is_scrubbed_wherever_it_shows_up_again() -> None:
+    exchange = Exchange(
+        method="POST",
+        url="https://svc/oauth2/token",
+        request_headers=[("content-type", "application/x-www-form-urlencoded")],
+        request_body=f"code={TOKEN}",
+        status=200,
+        response_headers=[("content-type", "text/plain")],
+        response_body=f"your code was {TOKEN}",
+    )
+    redacted = json.dumps(exchange.redacted(Secrets()), ensure_ascii=False)
+    assert TOKEN not in redacted
+    assert "your code was AbCd…(32)" in redacted
+
+
+def test_each_exchange_is_recorded_with_the_contract_shape() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, json={"access_token": TOKEN}, headers={"Cache-Control": "no-store"}
+        )
+
+    layer = HttpLayer(None)
+    layer.api = httpx.Client(transport=httpx.MockTransport(answer))
+    layer.begin()
+    layer.request("POST", "https://svc/oauth2/token", data={"client_secret": TOKEN})
+    layer.request("GET", "https://svc/_test/clock", record=False)
+    [entry] = layer.evidence()
+    assert set(entry) == {"request", "response"}
+    assert set(entry["request"]) == {"method", "url", "headers", "body"}
+    assert set(entry["response"]) == {"status", "headers", "body"}
+    assert entry["response"]["status"] == 200
+    assert TOKEN not in json.dumps(entry, ensure_ascii=False)
+
+
+def test_the_pacer_keeps_the_minimum_interval_between_requests() -> None:
+    pacer = Pacer(0.05)
+    start = time.monotonic()
+    for _ in range(3):
+        pacer.wait()
+    assert time.monotonic() - start >= 0.1

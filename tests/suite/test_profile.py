@@ -1,0 +1,58 @@
+"""The deployment profile: defaults, overrides and clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from steps.profile import DEFAULT_ENDPOINTS, ProfileError, load_profile, parse_profile
+
+MINIMAL = {
+    "base_url": "https://mb.example/",
+    "user": {"username": "alice"},
+    "clients": {"web": {"client_id": "id", "client_secret": "s", "redirect_uri": "https://c/cb"}},
+}
+
+
+def test_a_minimal_profile_gets_the_contract_defaults() -> None:
+    profile = parse_profile(MINIMAL)
+    assert profile.base_url == "https://mb.example"
+    assert profile.endpoints == DEFAULT_ENDPOINTS
+    assert profile.url("token") == "https://mb.example/oauth2/token"
+    assert profile.capabilities.test_clock is None and profile.capabilities.oob
+    assert not profile.capabilities.manual_revocation
+    assert (profile.consent.driver, profile.consent.preset) == ("form", "bundled")
+    assert profile.plain_http_base == "http://mb.example"
+
+
+def test_capabilities_and_consent_overrides_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'name = "live"\nbase_url = "https://mb.example:8443"\nca_file = "ca.pem"\n'
+        'known_deviations = ["PKCE-DOWNGRADE"]\nmin_interval = 1.5\n'
+        '[capabilities]\ntest_clock = false\noob = false\nplain_http_url = "http://mb.example:8080"\n'
+        '[user]\nusername = "bob"\n'
+        '[consent]\ndriver = "manual"\npreset = "musicbrainz"\n'
+        '[consent.form]\nlogin_path = "/signin"\n'
+    )
+    profile = load_profile(path, target="https://other.example/", min_interval=0.25)
+    assert profile.base_url == "https://other.example"
+    assert profile.min_interval == 0.25
+    assert profile.ca_file == str(tmp_path / "ca.pem")
+    assert profile.known_deviations == ("PKCE-DOWNGRADE",)
+    assert profile.capabilities.test_clock is None and not profile.capabilities.oob
+    assert profile.plain_http_base == "http://mb.example:8080"
+    assert profile.consent.form == {"login_path": "/signin"}
+
+
+def test_a_missing_client_role_is_named_in_the_error() -> None:
+    with pytest.raises(ProfileError, match=r"\[clients.other_web\]"):
+        parse_profile(MINIMAL).client("other_web")
+
+
+@pytest.mark.parametrize("missing", ["base_url", "user"])
+def test_a_profile_without_its_essentials_is_refused(missing: str) -> None:
+    data = {k: v for k, v in MINIMAL.items() if k != missing}
+    with pytest.raises(ProfileError):
+        parse_profile(data)

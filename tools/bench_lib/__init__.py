@@ -1,0 +1,1 @@
+"""The pieces of `tools/bench`: load generators, servers under test, fixtures and the report."""

@@ -1,0 +1,186 @@
+"""The targets of issue 6 and the markdown table printed at the end of a run."""
+
+from __future__ import annotations
+
+TARGETS = {  # endpoint -> least throughput ratio to the baseline (keep-alive, 1 worker)
+    "userinfo": 0.5,
+    "refresh": 0.3,
+    "code_exchange": 0.25,
+}
+P99_OVER_P50 = 4.0
+KIT_TOKEN_RATIO = 1.3
+SCALING_RATIO = 1.2
+LABELS = {
+    "baseline": "baseline (bare Starlette, GET JSON)",
+    "userinfo": "GET /oauth2/userinfo (bearer)",
+    "refresh": "POST /oauth2/token refresh",
+    "code_exchange": "POST /oauth2/token code exchange",
+    "revoke": "POST /oauth2/revoke",
+}
+
+
+def _fmt(value, digits: int = 2, suffix: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value}{suffix}"
+    return f"{value:.{digits}f}{suffix}"
+
+
+def targets(doc: dict) -> list[dict]:
+    found: list[dict] = []
+
+    def add(name: str, goal: str, value, met: bool | None) -> None:
+        found.append({"target": name, "goal": goal, "value": value, "met": met})
+
+    server = doc.get("server", {})
+    one = server.get("keepalive", {}).get("workers_1", {}) if server.get("available") else {}
+    for endpoint, least in TARGETS.items():
+        row = one.get(endpoint)
+        ratio = row["ratio"] if row else None
+        add(f"{endpoint} throughput / baseline (keep-alive, 1 worker)", f">= {least}", ratio,
+            None if ratio is None else ratio >= least)
+    if one:
+        errors = sum(row["errors"] for row in one.values())
+        add("errors under load (keep-alive, 1 worker)", "0", errors, errors == 0)
+        worst = max((r["p99_over_p50"] or 0.0) for r in one.values())
+        add("worst p99 / p50 (keep-alive, 1 worker)", f"<= {P99_OVER_P50}", worst,
+            worst <= P99_OVER_P50)
+    kit = doc.get("kit", {})
+    token = kit.get("token", {}).get("ratio") if kit.get("available") else None
+    add("mb-oauth token start-up / import baseline", f"<= {KIT_TOKEN_RATIO}", token,
+        None if token is None else token <= KIT_TOKEN_RATIO)
+    scale = doc.get("scaling", {})
+    if scale.get("available") and scale.get("rows"):
+        last = scale["rows"][-1]
+        worst_ratio = max(
+            last[name]["p50_ratio_to_smallest"] or 0.0 for name in ("refresh", "code_exchange")
+        )
+        add(
+            f"token latency at {last['grants']} grants / at {scale['rows'][0]['grants']}",
+            f"<= {SCALING_RATIO}", worst_ratio, worst_ratio <= SCALING_RATIO,
+        )
+    else:
+        add("token latency at the largest size / smallest", f"<= {SCALING_RATIO}", None, None)
+    return found
+
+
+def _server_table(title: str, tables: dict, lines: list[str]) -> None:
+    if not tables or not any(tables.values()):
+        return
+    keys = [k for k, v in tables.items() if v]
+    header = "| endpoint |"
+    rule = "|---|"
+    for key in keys:
+        workers = key.split("_")[1]
+        header += f" req/s ({workers}w) | ratio ({workers}w) | p50 ms | p99 ms | errors |"
+        rule += "---:|---:|---:|---:|---:|"
+    lines += [f"### {title}", "", header, rule]
+    for endpoint, label in LABELS.items():
+        if not any(endpoint in tables[k] for k in keys):
+            continue
+        line = f"| {label} |"
+        for key in keys:
+            row = tables[key].get(endpoint)
+            if row is None:
+                line += " n/a | n/a | n/a | n/a | n/a |"
+                continue
+            line += (
+                f" {_fmt(row['rps'], 0)} | {_fmt(row['ratio'])} | {_fmt(row['p50_ms'], 1)} |"
+                f" {_fmt(row['p99_ms'], 1)} | {row['errors']} |"
+            )
+        lines.append(line)
+    lines.append("")
+
+
+def render(doc: dict) -> str:
+    lines = [
+        f"## Benchmark ({doc['mode']} run, {doc['started']}, {doc['machine']['cpus']} CPUs)",
+        "",
+        "Medians of interleaved repetitions; ratios are to a baseline measured in the same run.",
+        "",
+    ]
+    server = doc.get("server", {})
+    if server.get("available"):
+        s = server["settings"]
+        _server_table(
+            f"Server throughput over TLS, keep-alive (wrk, {s['wrk_connections']} connections, "
+            f"{s['repetitions']} x {s['wrk_duration_s']} s)",
+            server.get("keepalive", {}),
+            lines,
+        )
+        _server_table(
+            f"Server throughput, new TLS connection per request (hey -disable-keepalive, "
+            f"{s['hey_concurrency']} concurrent)",
+            server.get("new_connection", {}),
+            lines,
+        )
+    else:
+        lines += [f"Server throughput: not available ({server.get('reason')})", ""]
+
+    scale = doc.get("scaling", {})
+    if scale.get("available"):
+        lines += [
+            f"### Token endpoint latency against stored grants "
+            f"(wrk, {scale['settings']['wrk_connections']} connections)",
+            "",
+            "| grants | refresh p50 ms | ratio | code exchange p50 ms | ratio | errors |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
+        for row in scale["rows"]:
+            r, c = row["refresh"], row["code_exchange"]
+            lines.append(
+                f"| {row['grants']:,} | {_fmt(r['p50_ms'], 2)} | {_fmt(r['p50_ratio_to_smallest'])}"
+                f" | {_fmt(c['p50_ms'], 2)} | {_fmt(c['p50_ratio_to_smallest'])}"
+                f" | {r['errors'] + c['errors']} |"
+            )
+        lines.append("")
+    else:
+        lines += [f"Scaling: not available ({scale.get('reason')})", ""]
+
+    suite = doc.get("suite", {})
+    if suite.get("available"):
+        lines += [
+            "### Conformance suite (full run against the bundled server)",
+            "",
+            "| wall time s | scenarios | HTTP requests | consent approvals | exit status |",
+            "|---:|---:|---:|---:|---:|",
+            f"| {_fmt(suite.get('wall_s'), 1)} | {_fmt(suite.get('scenarios'))} |"
+            f" {_fmt(suite.get('http_requests'))} | {_fmt(suite.get('consent_approvals'))} |"
+            f" {_fmt(suite.get('exit_status'))} |",
+            "",
+        ]
+    else:
+        lines += [f"Suite: not available ({suite.get('reason')})", ""]
+
+    kit = doc.get("kit", {})
+    if kit.get("available"):
+        lines += [
+            "### Client kit start-up",
+            "",
+            "| command | median ms | ratio to `import httpx, click, keyring` |",
+            "|---|---:|---:|",
+        ]
+        for key in ("baseline", "help", "token"):
+            row = kit.get(key)
+            if row:
+                lines.append(
+                    f"| {row['label']} | {_fmt(row.get('median_ms'), 1)} |"
+                    f" {_fmt(row.get('ratio'))} |"
+                )
+        login = kit.get("login", {})
+        lines += ["", f"Peak memory of a scripted loopback login: "
+                  f"{_fmt(login.get('max_rss_mb'), 1, ' MB')}"
+                  + (f" ({login['reason']})" if login.get("reason") else ""), ""]
+    else:
+        lines += [f"Kit: not available ({kit.get('reason')})", ""]
+
+    lines += ["### Targets", "", "| target | goal | value | met |", "|---|---|---:|---|"]
+    for t in doc.get("targets", []):
+        met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
+        lines.append(f"| {t['target']} | {t['goal']} | {_fmt(t['value'])} | {met} |")
+    if doc.get("notes"):
+        lines += ["", "Notes:"] + [f"- {n}" for n in doc["notes"]]
+    return "\n".join(lines)

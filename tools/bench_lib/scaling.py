@@ -1,0 +1,149 @@
+"""Section 4: token-endpoint latency against the number of stored grants.
+
+Databases of 1k, 100k and 1M grants (each with an access token and a redeemed code) are
+bulk-inserted once and kept in a cache folder (keyed by size and by the server's schema), then
+copied for each run. One server per size, all up at once; the repetitions go round the sizes
+(interleaved) with a light load (few connections), so the latency is the service time and
+not queueing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from reference_server.app import DATABASE_NAME
+from reference_server.storage import SCHEMA
+
+from .common import Pinning, log, median
+from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
+from .load import Sample, run_wrk
+from .servers import PinnedServer
+
+KEEP = 256  # grants whose refresh tokens the load uses
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mb-oauth-bench"
+
+
+def _database(size: int, folder: Path, use_cache: bool) -> tuple[Client, list[str]]:
+    """A data folder with `size` grants; returns the client and KEEP refresh tokens."""
+    schema = hashlib.sha256(SCHEMA.encode()).hexdigest()[:12]
+    cached = cache_root() / f"grants-{size}-{schema}"
+    data = folder / "data"
+    if use_cache and (cached / "client.json").exists():
+        data.mkdir(parents=True, mode=0o700)
+        shutil.copyfile(cached / DATABASE_NAME, data / DATABASE_NAME)
+        info = json.loads((cached / "client.json").read_text())
+        client = Client(data / DATABASE_NAME, *info["client"])
+        return client, info["refresh_tokens"]
+    started = time.monotonic()
+    client = provision(data)
+    pool = bulk_grants(client, size, keep=KEEP, live=False)
+    log(f"built a database of {size} grants in {time.monotonic() - started:.0f} s")
+    if use_cache:
+        cached.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = cached / (DATABASE_NAME + ".tmp")
+        shutil.copyfile(data / DATABASE_NAME, tmp)
+        tmp.replace(cached / DATABASE_NAME)
+        info = {
+            "client": [client.client_id, client.client_secret, client.app_id, client.user_id],
+            "refresh_tokens": pool.refresh_tokens,
+        }
+        (cached / "client.json").write_text(json.dumps(info))
+    return client, pool.refresh_tokens
+
+
+def run(
+    sizes: list[int],
+    *,
+    reps: int,
+    duration: int,
+    connections: int,
+    wrk: str | None,
+    pin: bool,
+    use_cache: bool,
+) -> dict:
+    if wrk is None:
+        return {"available": False, "reason": "wrk is not installed"}
+    pinning = Pinning.choose(pin)
+    results: dict[int, dict[str, list[Sample]]] = {size: {} for size in sizes}
+    with tempfile.TemporaryDirectory(prefix="mb-bench-scale-") as tmp:
+        servers: dict[int, tuple[PinnedServer, Client, Path]] = {}
+        try:
+            for size in sizes:
+                folder = Path(tmp) / f"grants-{size}"
+                client, refresh = _database(size, folder, use_cache)
+                lines = write_lines(
+                    folder / "refresh.txt",
+                    [client.form(grant_type="refresh_token", refresh_token=t) for t in refresh],
+                )
+                server = PinnedServer(folder / "data", pinning.server)
+                server.start()
+                servers[size] = (server, client, lines)
+            for size, (server, _, lines) in servers.items():  # warm the page cache
+                run_wrk(wrk, server.base_url, "POST", "/oauth2/token", lines, mode="cycle",
+                        duration=1, connections=connections, threads=1, cpus=pinning.load)
+            for rep in range(reps):
+                for size, (server, client, lines) in servers.items():
+                    for name in ("refresh", "code_exchange"):
+                        if name == "refresh":
+                            path, mode = lines, "cycle"
+                        else:
+                            runs = results[size].get("refresh", [])
+                            guess = runs[-1].rps if runs else 3000
+                            count = max(1000, int(math.ceil(guess * duration * 2)))
+                            path = write_lines(
+                                lines.parent / "codes.txt", mint_codes(client, count)
+                            )
+                            mode = "unique"
+                        sample = run_wrk(
+                            wrk, server.base_url, "POST", "/oauth2/token", path, mode=mode,
+                            duration=duration, connections=connections, threads=1,
+                            cpus=pinning.load,
+                        )
+                        results[size].setdefault(name, []).append(sample)
+                        log(
+                            f"rep {rep + 1}/{reps} {size} grants {name}: "
+                            f"p50 {sample.p50_ms:.2f} ms, {sample.rps:.0f} req/s, "
+                            f"errors {sample.errors}"
+                        )
+        finally:
+            for server, _, _ in servers.values():
+                server.stop()
+    smallest = sizes[0]
+    rows = []
+    for size in sizes:
+        row: dict = {"grants": size}
+        for name in ("refresh", "code_exchange"):
+            runs = results[size].get(name, [])
+            base = results[smallest].get(name, [])
+            ratios = [s.p50_ms / b.p50_ms for s, b in zip(runs, base, strict=False) if b.p50_ms]
+            row[name] = {
+                "p50_ms": median([s.p50_ms for s in runs]),
+                "p99_ms": median([s.p99_ms for s in runs]),
+                "rps": median([s.rps for s in runs]),
+                "errors": sum(s.errors for s in runs),
+                "p50_ratio_to_smallest": median(ratios),
+                "repetitions": [s.as_dict() for s in runs],
+            }
+        rows.append(row)
+    return {
+        "available": True,
+        "settings": {
+            "sizes": sizes,
+            "repetitions": reps,
+            "wrk_duration_s": duration,
+            "wrk_connections": connections,
+            "cache": str(cache_root()) if use_cache else None,
+        },
+        "rows": rows,
+    }

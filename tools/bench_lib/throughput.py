@@ -1,0 +1,233 @@
+"""Section 1: server throughput over TLS, keep-alive (wrk) and a new connection per request (hey).
+
+Every repetition runs every endpoint once, baseline included, one after the other
+(interleaved); a ratio is endpoint/baseline within one repetition, and the figure reported is
+the median over repetitions.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .common import Pinning, log, median
+from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
+from .load import Sample, run_hey, run_wrk
+from .servers import BaselineServer, PinnedServer
+
+# name -> (method, path, mode of the lines file)
+ENDPOINTS: dict[str, tuple[str, str, str]] = {
+    "baseline": ("GET", "/", "cycle"),
+    "userinfo": ("GET", "/oauth2/userinfo", "cycle"),
+    "refresh": ("POST", "/oauth2/token", "cycle"),
+    "code_exchange": ("POST", "/oauth2/token", "unique"),
+    "revoke": ("POST", "/oauth2/revoke", "unique"),
+}
+# hey sends one body again and again: single-use codes cannot be measured with it.
+HEY_ENDPOINTS = ("baseline", "userinfo", "refresh", "revoke")
+FIRST_GUESS_RPS = 6000  # codes/tokens to mint before a rate is known, per second of load
+
+
+@dataclass
+class Settings:
+    reps: int
+    duration: int  # seconds per wrk run
+    hey_duration: float | None  # seconds per hey run (None: hey_requests requests)
+    hey_requests: int
+    connections: int
+    hey_concurrency: int
+    workers: tuple[int, ...]
+    pin: bool
+
+
+@dataclass
+class Target:
+    """One worker count: the reference server, its baseline, and the request files."""
+
+    workers: int
+    pinning: Pinning
+    folder: Path
+    client: Client
+    server: PinnedServer
+    baseline: BaselineServer
+    files: dict[str, Path] = field(default_factory=dict)
+    singles: dict[str, str] = field(default_factory=dict)  # what hey sends
+    spare_refresh: list[str] = field(default_factory=list)
+
+
+def _start(workers: int, pinning: Pinning, root: Path) -> Target:
+    folder = root / f"workers-{workers}"
+    folder.mkdir()
+    data = folder / "data"
+    client = provision(data)
+    pool = bulk_grants(client, 600)
+    # 256 refresh tokens, 64 bearer tokens (grants never refreshed), the rest for hey.
+    refresh, bearer = pool.refresh_tokens[:256], pool.access_tokens[300:364]
+    files = {
+        "baseline": write_lines(folder / "baseline.txt", [""]),
+        "userinfo": write_lines(folder / "bearer.txt", bearer),
+        "refresh": write_lines(
+            folder / "refresh.txt",
+            [client.form(grant_type="refresh_token", refresh_token=t) for t in refresh],
+        ),
+    }
+    singles = {
+        "bearer": pool.access_tokens[400],
+        "refresh": client.form(grant_type="refresh_token", refresh_token=pool.refresh_tokens[401]),
+        "revoke": client.form(token=pool.refresh_tokens[402]),
+    }
+    server = PinnedServer(data, pinning.server, workers=workers)
+    server.start()
+    baseline = BaselineServer(
+        data / "server.pem", data / "server-key.pem", pinning.server, workers,
+        folder / "baseline.log",
+    )
+    try:
+        baseline.start()
+    except Exception:
+        server.stop()
+        raise
+    return Target(workers, pinning, folder, client, server, baseline, files, singles)
+
+
+def _unique_lines(target: Target, endpoint: str, count: int) -> Path:
+    if endpoint == "code_exchange":
+        lines = mint_codes(target.client, count)
+    else:
+        pool = bulk_grants(target.client, count)
+        lines = [target.client.form(token=t) for t in pool.refresh_tokens]
+    return write_lines(target.folder / f"{endpoint}.txt", lines)
+
+
+def _wrk_once(
+    wrk: str, target: Target, endpoint: str, settings: Settings, guess: float, threads: int
+) -> Sample:
+    method, path, mode = ENDPOINTS[endpoint]
+    url = target.baseline.base_url if endpoint == "baseline" else target.server.base_url
+    for attempt in range(2):
+        if mode == "unique":
+            count = int(math.ceil(guess * settings.duration * (1.6 if attempt == 0 else 4)))
+            lines = _unique_lines(target, endpoint, max(count, 2000))
+        else:
+            lines = target.files[endpoint]
+        sample = run_wrk(
+            wrk, url, method, path, lines, mode=mode, duration=settings.duration,
+            connections=settings.connections, threads=threads, cpus=target.pinning.load,
+        )
+        if not sample.exhausted:
+            return sample
+        log(f"{endpoint}: ran out of single-use lines, again with more")
+    return sample
+
+
+def _hey_once(hey: str, target: Target, endpoint: str, settings: Settings) -> Sample:
+    method, path, _ = ENDPOINTS[endpoint]
+    url = (target.baseline.base_url if endpoint == "baseline" else target.server.base_url) + path
+    body = target.singles.get(endpoint) if method == "POST" else None
+    bearer = target.singles["bearer"] if endpoint == "userinfo" else None
+    return run_hey(
+        hey, url, method=method, body=body, bearer=bearer, duration=settings.hey_duration,
+        requests=settings.hey_requests, concurrency=settings.hey_concurrency,
+        cpus=target.pinning.load,
+    )
+
+
+def summarise(samples: dict[str, list[Sample]]) -> dict[str, dict]:
+    """Medians per endpoint, and the median of the per-repetition ratios to the baseline."""
+    base = samples.get("baseline", [])
+    table: dict[str, dict] = {}
+    for endpoint, runs in samples.items():
+        ratios = [
+            s.rps / b.rps for s, b in zip(runs, base, strict=False) if b.rps and not s.exhausted
+        ]
+        p50 = median([s.p50_ms for s in runs])
+        p99 = median([s.p99_ms for s in runs])
+        table[endpoint] = {
+            "rps": median([s.rps for s in runs]),
+            "p50_ms": p50,
+            "p99_ms": p99,
+            "p99_over_p50": (p99 / p50) if p50 and p99 is not None else None,
+            "errors": sum(s.errors for s in runs),
+            "non2xx": sum(s.non2xx for s in runs),
+            "socket_errors": sum(s.socket_errors for s in runs),
+            "requests": sum(s.requests for s in runs),
+            "ratio": median(ratios) if endpoint != "baseline" else 1.0,
+            "repetitions": [s.as_dict() for s in runs],
+        }
+    return table
+
+
+def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) -> dict:
+    if wrk is None and hey is None:
+        return {"available": False, "reason": "neither wrk nor hey is installed"}
+    pinning = Pinning.choose(settings.pin)
+    result: dict = {
+        "available": True,
+        "settings": {
+            "repetitions": settings.reps,
+            "wrk_duration_s": settings.duration,
+            "wrk_connections": settings.connections,
+            "hey_duration_s": settings.hey_duration,
+            "hey_requests": None if settings.hey_duration else settings.hey_requests,
+            "hey_concurrency": settings.hey_concurrency,
+            "server_cpus": pinning.server,
+            "load_cpus": pinning.load,
+            "pinning_note": "1 worker: server and load generator on different cores; "
+            "2 workers: nothing pinned",
+        },
+        "keepalive": {},
+        "new_connection": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="mb-bench-") as tmp:
+        targets: list[Target] = []
+        try:
+            for workers in settings.workers:
+                log(f"starting the reference server and the baseline, {workers} worker(s)")
+                targets.append(_start(workers, pinning.for_workers(workers), Path(tmp)))
+            keep: dict[int, dict[str, list[Sample]]] = {t.workers: {} for t in targets}
+            fresh: dict[int, dict[str, list[Sample]]] = {t.workers: {} for t in targets}
+            warm = replace(settings, duration=1)
+            for target in targets if wrk else []:  # first requests pay for imports, caches
+                threads = 1 if target.pinning.load else 2
+                for endpoint in ("baseline", "userinfo", "refresh"):
+                    _wrk_once(wrk, target, endpoint, warm, FIRST_GUESS_RPS, threads)
+            for rep in range(settings.reps):
+                for target in targets:
+                    threads = 1 if target.pinning.load else 2
+                    if wrk:
+                        for endpoint in ENDPOINTS:
+                            runs = keep[target.workers].setdefault(endpoint, [])
+                            guess = runs[-1].rps if runs else FIRST_GUESS_RPS
+                            sample = _wrk_once(wrk, target, endpoint, settings, guess, threads)
+                            runs.append(sample)
+                            log(
+                                f"rep {rep + 1}/{settings.reps} workers={target.workers} "
+                                f"keep-alive {endpoint}: {sample.rps:.0f} req/s, "
+                                f"p50 {sample.p50_ms:.1f} ms, p99 {sample.p99_ms:.1f} ms, "
+                                f"errors {sample.errors}"
+                            )
+                    if hey:
+                        for endpoint in HEY_ENDPOINTS:
+                            sample = _hey_once(hey, target, endpoint, settings)
+                            fresh[target.workers].setdefault(endpoint, []).append(sample)
+                            log(
+                                f"rep {rep + 1}/{settings.reps} workers={target.workers} "
+                                f"new-connection {endpoint}: {sample.rps:.0f} req/s, "
+                                f"errors {sample.errors}"
+                            )
+            for target in targets:
+                key = f"workers_{target.workers}"
+                result["keepalive"][key] = summarise(keep[target.workers]) if wrk else {}
+                result["new_connection"][key] = summarise(fresh[target.workers]) if hey else {}
+        finally:
+            for target in targets:
+                target.server.stop()
+                target.baseline.stop()
+    if hey:
+        notes.append(
+            "new connection per request: hey -disable-keepalive (full TLS handshake each time); "
+            "code exchange is not measured that way (hey repeats one body, codes are single-use)"
+        )
+    return result
