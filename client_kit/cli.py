@@ -76,7 +76,7 @@ class Context:
 
             s = self.settings
             extra: dict[str, Any] = {}
-            for name in ("ca_bundle", "proxy", "user_agent", "redirect_path"):
+            for name in ("ca_bundle", "proxy", "user_agent", "redirect_path", "loopback_host"):
                 if s.get(name):
                     extra[name] = s.get(name)
             if s.get("ports"):

@@ -36,6 +36,7 @@ SETTINGS: dict[str, type] = {
     "account": str,
     "ports": list,
     "redirect_path": str,
+    "loopback_host": str,
     "scopes": list,
 }
 

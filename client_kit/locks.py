@@ -31,6 +31,7 @@ def _lock_file(handle: IO[bytes]) -> None:
         import msvcrt
         import time
 
+        handle.seek(0)
         while True:
             try:
                 msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # type: ignore[attr-defined]

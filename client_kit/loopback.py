@@ -19,12 +19,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from client_kit.errors import PortUnavailable
+from client_kit.errors import ConfigurationError, PortUnavailable
 from client_kit.redaction import get_logger
 
 log = get_logger("client_kit.loopback")
 
 LOOPBACK_HOST = "127.0.0.1"
+#: names the redirect URI may use for the listener, which always binds 127.0.0.1
+REDIRECT_HOSTS = ("localhost", "127.0.0.1")
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -53,7 +55,13 @@ class LoopbackListener:
         *,
         results: queue.Queue[tuple[str, dict[str, str]]] | None = None,
         app_name: str = "the application",
+        redirect_host: str = "localhost",
     ) -> None:
+        if redirect_host not in REDIRECT_HOSTS:
+            raise ConfigurationError(
+                f"the loopback redirect host must be one of {', '.join(REDIRECT_HOSTS)}"
+            )
+        self.redirect_host = redirect_host
         self.path = path if path.startswith("/") else "/" + path
         self.ports = tuple(ports)
         self.results = results if results is not None else queue.Queue()
@@ -103,7 +111,7 @@ class LoopbackListener:
 
     @property
     def redirect_uri(self) -> str:
-        return f"http://localhost:{self.port}{self.path}"
+        return f"http://{self.redirect_host}:{self.port}{self.path}"
 
     def close(self) -> None:
         if self._server is not None:

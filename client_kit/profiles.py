@@ -53,6 +53,8 @@ class Profile:
     unauthorized_statuses: tuple[int, ...] = (401,)
     loopback_ports: tuple[int, ...] = ()
     redirect_path: str = "/callback"
+    #: host of the loopback redirect URI as registered: ``localhost`` (the spec) or 127.0.0.1
+    loopback_host: str = "localhost"
     authorize_path: str = "/oauth2/authorize"
     token_path: str = "/oauth2/token"  # noqa: S105 - a path, not a secret
     revoke_path: str = "/oauth2/revoke"

@@ -158,6 +158,7 @@ class Session:
             ports,
             results=results,
             app_name=self.app_name,
+            redirect_host=self.profile.loopback_host,
         )
         with listener:
             request = build_request(

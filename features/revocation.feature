@@ -4,7 +4,13 @@ Feature: Revocation
   access token of an online application, revokes the whole grant. The user can also revoke an
   application on the website.
 
-  @REVOKE-EMPTY-200 @VERSION-REVOCATION @spec
+  @VERSION-REVOCATION @spec
+  Scenario: The deployment offers token revocation
+    Given a web application registered with the service
+    When the application revokes a token the service never issued
+    Then the service offers token revocation
+
+  @REVOKE-EMPTY-200 @spec
   Scenario: A revocation is answered 200 with an empty body
     Given the user has just granted the web application offline access to "profile rating"
     When the application revokes the access token

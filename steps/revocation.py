@@ -94,6 +94,13 @@ def revoke_manually(
     grants.suspect()
 
 
+@then("the service offers token revocation")
+def revocation_offered(scene: Scene) -> None:
+    """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
+    status = scene.last().status_code
+    assert status not in (404, 405, 501), f"the revocation endpoint answered {status}"
+
+
 @then("the revocation is answered 200 with an empty body")
 def revoked_200_empty(scene: Scene) -> None:
     """Section 4.4: 200, empty body."""

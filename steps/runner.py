@@ -53,6 +53,8 @@ BUNDLED_APPS = {
     "installed": ("Conformance desktop app", "public", "http://localhost/callback"),
     "other_web": ("Conformance other web app", "confidential", "https://other.example/cb"),
 }
+#: Plugins loaded explicitly (autoloading is off, see run_pytest).
+PYTEST_PLUGINS = ("pytest_bdd.plugin", "steps.plugin", "no:cacheprovider")
 # Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
 PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
 
@@ -174,7 +176,7 @@ def write_profile(path: Path, profile: Mapping[str, Any]) -> Path:
 def pytest_command(options: RunOptions) -> list[str]:
     """The pytest command line: plugin options, report files and the collection target."""
     rd = options.report_dir
-    cmd = [sys.executable, "-m", "pytest", "-p", "steps.plugin", "-p", "no:cacheprovider"]
+    cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS)]
     cmd += ["-q", "--tb=short", "--color=yes" if sys.stdout.isatty() else "--color=no"]
     cmd += ["--profile", str(options.profile), "--report-dir", str(rd)]
     cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
@@ -194,13 +196,16 @@ def pytest_command(options: RunOptions) -> list[str]:
         cmd += ["--min-interval", str(options.min_interval)]
     # --strict is not passed on: pytest 9 owns that option; the runner applies it to verdicts.
     if options.workers > 0:
-        cmd += ["-n", str(options.workers)]
+        cmd += ["-pxdist.plugin", "-psteps.reports.xdist_bridge", "-n", str(options.workers)]
     return [*cmd, *options.extra, str(COLLECT_TARGET)]
 
 
 def run_pytest(options: RunOptions) -> int:
     """Run pytest in a subprocess from the project folder, its output masked; its exit code."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(_python_path())}
+    env = os.environ | {"PYTHONPATH": os.pathsep.join(_python_path())}
+    # Only the plugins the suite needs: the others installed in the environment (hypothesis,
+    # anyio, ...) cost seconds of start-up per run. `-- -p NAME` brings one back.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     secrets = profile_secrets(load_profile(options.profile))
     log = options.report_dir / PYTEST_LOG
     return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)

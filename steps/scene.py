@@ -41,6 +41,7 @@ class Scene:
     challenge: str | None = None
     tokens: TokenSet | None = None
     first_tokens: TokenSet | None = None
+    sent_refresh_token: str | None = None
     response: httpx.Response | None = None
     transport_error: Exception | None = None
     responses: list[httpx.Response] = field(default_factory=list)

@@ -79,7 +79,9 @@ def _refreshed(scene: Scene, response: httpx.Response, clock: Clock, http: HttpL
 
 
 def _refresh_token(scene: Scene) -> str:
+    """The grant's refresh token, remembered as the one this refresh sends."""
     assert scene.tokens and scene.tokens.refresh_token, "the grant has no refresh token"
+    scene.sent_refresh_token = scene.tokens.refresh_token
     return scene.tokens.refresh_token
 
 
@@ -220,9 +222,9 @@ def exchange_in_query(scene: Scene, service: Service) -> None:
 @when("another web application exchanges the code with its own credentials")
 def exchange_by_other(scene: Scene, service: Service, profile: Profile) -> None:
     """A code stolen by another registered application."""
-    _, code, _ = _code(scene)
+    _, code, redirect_uri = _code(scene)
     other = profile.client("other_web")
-    scene.keep(service.exchange(other, code, other.redirect_uri))
+    scene.keep(service.exchange(other, code, redirect_uri))  # all but the client is right
 
 
 @when("the application exchanges a code the service never issued")
@@ -359,8 +361,8 @@ def has_no_refresh_token(scene: Scene) -> None:
 def same_refresh_token(scene: Scene) -> None:
     """The refresh response returns the refresh token that was sent."""
     body = _success(scene.last())
-    assert scene.tokens is not None
-    assert body.get("refresh_token") == scene.tokens.refresh_token, (
+    assert scene.sent_refresh_token is not None
+    assert body.get("refresh_token") == scene.sent_refresh_token, (
         "the refresh response carried no refresh token"
         if not body.get("refresh_token")
         else "the refresh response carried another refresh token"

@@ -8,6 +8,7 @@ from pytest_bdd import parsers, then, when
 from steps.http import HttpLayer
 from steps.profile import Profile
 from steps.scene import Scene
+from steps.service import Service
 
 ENDPOINTS = {
     "authorization": ("GET", "authorize"),
@@ -17,29 +18,52 @@ ENDPOINTS = {
 }
 
 
-@when(parsers.parse("the application calls the {endpoint} endpoint over plain HTTP"))
-def call_plain_http(scene: Scene, http: HttpLayer, profile: Profile, endpoint: str) -> None:
-    """A request to the http:// twin of an endpoint; no real secret goes out in clear."""
+def _probe(
+    scene: Scene, http: HttpLayer, service: Service, base: str, endpoint: str
+) -> httpx.Response:
+    """A request that HTTPS processes normally, with no real secret in it: a complete
+    authorization request, a refresh with a made-up token and secret, no bearer token."""
     method, name = ENDPOINTS[endpoint]
-    url = profile.plain_http_base + profile.endpoints[name]
     client = scene.app()
-    fields = {"client_id": client.client_id, "client_secret": "placeholder-not-the-secret"}
+    url = base + service.profile.endpoints[name]
+    if name == "authorize":
+        return http.request(
+            "GET", service.authorize_url(service.authorize_params(client, "profile"), base)
+        )
+    if method == "GET":
+        return http.request("GET", url)
+    fields = {
+        "grant_type": "refresh_token",
+        "refresh_token": "made-up-refresh-token",
+        "token": "made-up-token",
+        "client_id": client.client_id,
+        "client_secret": "placeholder-not-the-secret",
+    }
+    return http.request("POST", url, data=fields)
+
+
+@when(parsers.parse("the application calls the {endpoint} endpoint over plain HTTP"))
+def call_plain_http(
+    scene: Scene, http: HttpLayer, service: Service, profile: Profile, endpoint: str
+) -> None:
+    """The same request over HTTPS (for comparison) and then over http://."""
+    scene.keep(_probe(scene, http, service, profile.base_url, endpoint))
     try:
-        if method == "GET":
-            scene.keep(http.request("GET", url, params={"client_id": client.client_id}))
-        else:
-            scene.keep(http.request("POST", url, data=fields | {"grant_type": "refresh_token"}))
+        scene.keep(_probe(scene, http, service, profile.plain_http_base, endpoint))
     except httpx.HTTPError as exc:
         scene.transport_error = exc
 
 
 @then("the request is refused")
 def refused(scene: Scene) -> None:
-    """No connection, an error status, or a redirect to HTTPS: never processed over HTTP."""
+    """No connection, a redirect to HTTPS, or an error of its own: never the answer the
+    endpoint gives over HTTPS (that would mean it processed the request)."""
     if scene.transport_error is not None:
         return
-    response = scene.last()
-    location = response.headers.get("location", "")
-    if response.is_redirect and location.startswith("https://"):
+    over_https, plain = scene.responses[-2], scene.responses[-1]
+    location = plain.headers.get("location", "")
+    if plain.is_redirect and location.startswith("https://"):
         return
-    assert response.status_code >= 400, f"answered {response.status_code} over plain HTTP"
+    assert plain.status_code >= 400, f"answered {plain.status_code} over plain HTTP"
+    same = (plain.status_code, plain.text) == (over_https.status_code, over_https.text)
+    assert not same, f"answered over plain HTTP exactly as over HTTPS ({plain.status_code})"

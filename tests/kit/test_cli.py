@@ -276,3 +276,14 @@ def test_debug_logging_masks_tokens(env, store, mock) -> None:
     result = run("--debug", "whoami")
     assert result.exit_code == 0
     assert "access-debug-xyz" not in result.stderr and "refresh-token-old" not in result.stderr
+
+
+def test_ctrl_c_during_login_exit_6(env, monkeypatch) -> None:
+    import client_kit.session as session_module
+
+    def interrupted(results, timeout):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session_module, "_wait", interrupted)
+    result = run("login", "--no-browser")
+    assert result.exit_code == 6 and "interrupted" in result.stderr

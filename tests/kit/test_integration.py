@@ -199,3 +199,36 @@ def test_nothing_secret_in_debug_logs(ref_server, tmp_path, all_logs) -> None:
     assert "httpcore" in text and "HTTP Request" in text  # the libraries did log at DEBUG
     for secret in secrets:
         assert secret not in text
+
+
+def test_threads_refreshing_at_once_send_one_refresh(ref_server, tmp_path, logged_in) -> None:
+    import threading
+
+    old = logged_in.tokens()
+    logged_in.store.save(logged_in.key, dataclasses.replace(old, expires_at=time.time() - 1))
+    secret = logged_in.endpoints.client.client_secret
+    sessions = [
+        Session(
+            logged_in.profile,
+            logged_in.key.client_id,
+            secret,
+            store=FileStore(tmp_path / "tokens"),
+        )
+        for _ in range(6)
+    ]
+    barrier = threading.Barrier(len(sessions))
+    results: list[str] = []
+
+    def work(session: Session) -> None:
+        barrier.wait()
+        results.append(session.access_token())
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # every refresh invalidates the previous access token: one token for all means one refresh
+    assert len(results) == 6 and len(set(results)) == 1 and results[0] != old.access_token
+    assert sum(s.engine.refresh_count for s in sessions) == 1
+    assert logged_in.userinfo()["sub"] == "alice"

@@ -108,3 +108,22 @@ def test_post_is_not_a_callback(listener) -> None:
         urllib.request.urlopen(request, timeout=10)
     assert info.value.code == 405
     assert listener.results.empty()
+
+
+def test_redirect_host_can_be_the_ip_literal() -> None:
+    from client_kit.errors import ConfigurationError
+
+    with LoopbackListener("/cb", redirect_host="127.0.0.1") as lst:
+        assert lst.redirect_uri == f"http://127.0.0.1:{lst.port}/cb"
+    with pytest.raises(ConfigurationError):
+        LoopbackListener("/cb", redirect_host="example.org")
+
+
+def test_an_idle_connection_does_not_block_the_callback(listener) -> None:
+    idle = socket.create_connection(("127.0.0.1", listener.port))  # a browser's preconnect
+    try:
+        status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state")
+        assert status == 200
+        assert listener.results.get_nowait()[1]["code"] == "C"
+    finally:
+        idle.close()
