@@ -228,15 +228,25 @@ def _revoke_grant(store: Store, now: int, grant_id: int | None) -> None:
 
 def access_grant(store: Store, now: int, token: str) -> AccessGrant | None:
     """The grant behind a valid access token; None when unknown, revoked or expired."""
+    found = access_grant_and_user(store, now, token)
+    return found[0] if found else None
+
+
+def access_grant_and_user(
+    store: Store, now: int, token: str
+) -> tuple[AccessGrant, User | None] | None:
+    """`access_grant` and the grant's user (None if deleted), in one query: for userinfo."""
     row = store.one(
-        "SELECT t.scope, t.expires_at, g.user_id, g.application_id FROM access_tokens t"
-        " JOIN grants g ON g.id = t.grant_id"
+        "SELECT t.scope, t.expires_at, g.user_id, g.application_id, u.id, u.name, u.email,"
+        " u.email_verified, u.website, u.gender, u.timezone FROM access_tokens t"
+        " JOIN grants g ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id"
         " WHERE t.token_hash = ? AND t.revoked_at IS NULL AND g.revoked_at IS NULL",
         credentials.token_hash(token),
     )
     if row is None or row["expires_at"] <= now:
         return None
-    return AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))
+    grant = AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))
+    return grant, (User.from_row(row) if row["id"] is not None else None)
 
 
 # consent (approval_prompt=auto) ---------------------------------------------------------

@@ -33,7 +33,10 @@ class Guard:
             client_id[:256],
             start,
         )
-        if row is not None and row["failures"] >= self.limit:
+        self._refuse_if_locked(row["failures"] if row is not None else None, start, now)
+
+    def _refuse_if_locked(self, failures: int | None, start: int, now: int) -> None:
+        if failures is not None and failures >= self.limit:
             retry = start + self.window - now
             error = OAuthError(
                 "invalid_client",
@@ -56,9 +59,21 @@ class Guard:
         )
 
     def authenticate(self, state: ServerState, client_id: str, secret: str) -> Application:
-        self.check(state, client_id)
+        """`check`, then `clients.authenticate`; one query reads the failures and the client."""
+        now = state.now()
+        start = self._window_start(now)
+        row = state.store.one(
+            "SELECT (SELECT failures FROM auth_failures WHERE client_id = ? AND window_start = ?)"
+            " AS failures, a.* FROM (SELECT 1) LEFT JOIN applications a ON a.client_id = ?",
+            client_id[:256],
+            start,
+            client_id,
+        )
+        assert row is not None  # the outer SELECT 1 always yields one row
+        self._refuse_if_locked(row["failures"], start, now)
+        app = Application.from_row(row) if row["id"] is not None else None
         try:
-            return clients.authenticate(state.store, client_id, secret)
+            return clients.check_secret(app, secret)
         except OAuthError:
             self.record_failure(state, client_id)
             raise

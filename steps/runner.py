@@ -10,20 +10,20 @@ status: 0 conforms, 1 does not, 2 usage or setup error.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import secrets
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import click
 
+from steps.catalogue import load_catalogue
+from steps.profiles.bundled import SetupError, bundled_server, provision
+from steps.profiles.writer import write_profile
 from steps.reports import (
     RESULTS,
     finalize_reports,
@@ -45,24 +45,10 @@ PYTEST_LOG = "pytest-output.txt"
 STALE_FILES = ("results.json", "verdicts.json", "summary.txt", "report.html", "junit.xml",
                "cucumber.json", PYTEST_LOG)  # fmt: skip
 
-BUNDLED_USER = "alice"
-BUNDLED_EMAIL = "alice@example.org"
-BUNDLED_APPS = {
-    # role: (application name, type, registered redirect URI)
-    "web": ("Conformance web app", "confidential", "https://client.example/callback"),
-    "installed": ("Conformance desktop app", "public", "http://localhost/callback"),
-    "other_web": ("Conformance other web app", "confidential", "https://other.example/cb"),
-}
 #: Plugins loaded explicitly (autoloading is off, see run_pytest).
 PYTEST_PLUGINS = ("pytest_bdd.plugin", "steps.plugin", "no:cacheprovider")
 # Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
 PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
-
-
-class SetupError(click.ClickException):
-    """The run could not be set up or did not produce results: exit status 2."""
-
-    exit_code = 2
 
 
 @dataclass
@@ -83,121 +69,34 @@ class RunOptions:
     extra: tuple[str, ...] = field(default_factory=tuple)
 
 
-# --- the bundled server -------------------------------------------------------------------
-
-
-def provision(server: Any, password: str | None = None) -> dict[str, Any]:
-    """Add the test user and the three applications to a running ServerProcess; a profile."""
-    password = password or secrets.token_urlsafe(18)
-    server.add_user(BUNDLED_USER, password, email=BUNDLED_EMAIL)
-    clients = {}
-    for role, (name, app_type, redirect_uri) in BUNDLED_APPS.items():
-        app = server.add_app(BUNDLED_USER, name, app_type, redirect_uri)
-        clients[role] = {
-            "client_id": app["client_id"],
-            "client_secret": app["client_secret"],
-            "redirect_uri": app.get("redirect_uri", redirect_uri),
-        }
-    return {
-        "name": "bundled reference server",
-        "base_url": server.base_url,
-        "ca_file": server.ca_file,
-        "known_deviations": [],
-        "min_interval": 0.0,
-        "capabilities": {
-            "test_clock": "/_test/clock" if getattr(server, "test_clock", True) else False,
-            "oob": True,
-            "manual_revocation": True,
-            "plain_http_url": "",
-        },
-        "user": {"username": BUNDLED_USER, "password": password, "email": BUNDLED_EMAIL},
-        "clients": clients,
-        "consent": {"driver": "form", "preset": "bundled"},
-    }
-
-
-@contextlib.contextmanager
-def bundled_server(work_dir: Path) -> Iterator[Any]:
-    """The reference server with a test clock, on a free port, in a throwaway data folder."""
-    try:
-        from reference_server.launcher import ServerProcess
-    except ImportError as error:  # the suite extra without the server extra
-        raise SetupError(f"the bundled server is not installed: {error}") from None
-    server = ServerProcess(work_dir / "server-data", test_clock=True)
-    try:
-        server.start()
-    except Exception as error:
-        raise SetupError(f"the bundled server did not start: {error}") from None
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-# --- profiles -----------------------------------------------------------------------------
-
-
-def _toml_value(value: Any) -> str:
-    """A TOML literal for the few value types a profile holds."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    # A JSON string with ASCII escapes is a valid TOML basic string.
-    return json.dumps(str(value), ensure_ascii=True)
-
-
-def _toml_lines(table: Mapping[str, Any], prefix: str) -> list[str]:
-    scalars = [(k, v) for k, v in table.items() if not isinstance(v, Mapping)]
-    tables = [(k, v) for k, v in table.items() if isinstance(v, Mapping)]
-    lines = [f"{k} = {_toml_value(v)}" for k, v in scalars if v is not None]
-    for key, sub in tables:
-        name = f"{prefix}.{key}" if prefix else key
-        lines += ["", f"[{name}]", *_toml_lines(sub, name)]
-    return lines
-
-
-def write_profile(path: Path, profile: Mapping[str, Any]) -> Path:
-    """Write a profile as TOML, readable by its owner only (it holds the secrets)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = "# Written by mb-oauth-conformance for this run; holds secrets.\n"
-    text += "\n".join(_toml_lines(profile, "")) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
-
-
 # --- running pytest -----------------------------------------------------------------------
 
 
 def pytest_command(options: RunOptions) -> list[str]:
-    """The pytest command line: plugin options, report files and the collection target."""
+    """The pytest command line: plugins, report files, suite options, collection target."""
     rd = options.report_dir
     cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS)]
     cmd += ["-q", "--tb=short", "--color=yes" if sys.stdout.isatty() else "--color=no"]
-    cmd += ["--profile", str(options.profile), "--report-dir", str(rd)]
     cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
-    if options.target:
-        cmd += ["--target", options.target]
-    for level in options.levels:
-        cmd += ["--level", level]
-    for rule in options.rules:
-        cmd += ["--rule", rule]
-    if options.tags:
-        cmd += ["-m", options.tags]
-    if options.run_slow:
-        cmd.append("--run-slow")
-    if options.run_lasting:
-        cmd.append("--run-lasting")
-    if options.min_interval is not None:
-        cmd += ["--min-interval", str(options.min_interval)]
-    # --strict is not passed on: pytest 9 owns that option; the runner applies it to verdicts.
+    cmd += suite_arguments(options)
     if options.workers > 0:
         cmd += ["-pxdist.plugin", "-psteps.reports.xdist_bridge", "-n", str(options.workers)]
     return [*cmd, *options.extra, str(COLLECT_TARGET)]
+
+
+def suite_arguments(options: RunOptions) -> list[str]:
+    """The plugin's options. --strict is not among them: pytest 9 owns that option, and the
+    runner applies it to the verdicts itself."""
+    args = ["--profile", str(options.profile), "--report-dir", str(options.report_dir)]
+    args += ["--target", options.target] if options.target else []
+    args += [arg for level in options.levels for arg in ("--level", level)]
+    args += [arg for rule in options.rules for arg in ("--rule", rule)]
+    args += ["-m", options.tags] if options.tags else []
+    args += ["--run-slow"] if options.run_slow else []
+    args += ["--run-lasting"] if options.run_lasting else []
+    if options.min_interval is not None:
+        args += ["--min-interval", str(options.min_interval)]
+    return args
 
 
 def run_pytest(options: RunOptions) -> int:
@@ -224,8 +123,6 @@ def clear_stale(report_dir: Path) -> None:
 
 def known_rule_ids() -> set[str]:
     """Ids of the rule catalogue, for checking --rule before a long run starts."""
-    from steps.catalogue import load_catalogue
-
     return set(load_catalogue())
 
 
@@ -236,8 +133,6 @@ def finish(options: RunOptions, pytest_status: int) -> int:
     except (OSError, ValueError):
         reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
         raise SetupError(f"the suite produced no {RESULTS} (pytest: {reason})") from None
-    from steps.catalogue import load_catalogue
-
     profile_data = load_profile(options.profile)
     report = write_reports(
         options.report_dir,
@@ -284,9 +179,27 @@ def check_options(target: str | None, profile: Path | None, rules: Sequence[str]
         raise click.UsageError("--target needs --profile (the credentials for the target)")
     if target and not target.startswith("https://"):
         raise click.UsageError("--target must be an https:// URL")
-    unknown = sorted(set(rules) - known_rule_ids())
+    known = known_rule_ids()
+    unknown = sorted(set(rules) - known)
     if unknown:
         raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)}")
+    if profile:
+        check_profile(profile, target, known)
+
+
+def check_profile(path: Path, target: str | None, known: set[str]) -> None:
+    """A profile the suite cannot use is a usage error, said in one line, not a traceback."""
+    from steps.profile import ProfileError
+    from steps.profile import load_profile as parse
+
+    try:
+        profile = parse(path, target=target)
+    except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
+        raise click.UsageError(f"profile {path}: {error}") from None
+    strays = sorted(set(profile.known_deviations) - known)
+    if strays:
+        names = ", ".join(strays)
+        click.echo(f"warning: known_deviations names unknown rule ids: {names}", err=True)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -53,7 +53,11 @@ def client_credentials(request: Request, params: dict[str, str]) -> tuple[str, s
 
 def authenticate(store: Store, client_id: str, secret: str) -> Application:
     """The application whose credentials these are; the same work whether it exists or not."""
-    app = application_by_client_id(store, client_id)
+    return check_secret(application_by_client_id(store, client_id), secret)
+
+
+def check_secret(app: Application | None, secret: str) -> Application:
+    """`app` if `secret` is its Client Secret; the same work when there is no such client."""
     expected = app.secret_hash if app else _DUMMY_HASH
     if not credentials.same(expected, credentials.token_hash(secret)) or app is None:
         raise invalid_client()

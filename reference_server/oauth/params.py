@@ -44,7 +44,10 @@ def single_valued(pairs: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def query_params(request: Request) -> dict[str, str]:
-    return single_valued(parse_pairs(request.scope.get("query_string", b""), MAX_QUERY))
+    raw = request.scope.get("query_string", b"")
+    if not raw:  # the usual case: no query string, nothing to parse
+        return {}
+    return single_valued(parse_pairs(raw, MAX_QUERY))
 
 
 def has_query(request: Request) -> bool:

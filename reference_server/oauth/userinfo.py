@@ -8,10 +8,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .. import grants
-from ..accounts import User, user_by_id
+from ..accounts import User
 from ..state import server
 from .errors import NO_STORE, REALM
 from .params import ParameterError, form_params, is_form, query_params
+
+
+def _header_safe(text: str) -> str:
+    """Only the characters RFC 6750 3 allows in a quoted error_description."""
+    return "".join(c for c in text if 0x20 <= ord(c) <= 0x7E and c not in '"\\')
 
 
 def _challenge(
@@ -20,7 +25,7 @@ def _challenge(
     parts = [f'realm="{REALM}"']
     if error:
         parts.append(f'error="{error}"')
-        parts.append(f'error_description="{description}"')
+        parts.append(f'error_description="{_header_safe(description)}"')
     if scope:
         parts.append(f'scope="{scope}"')
     headers = {"WWW-Authenticate": "Bearer " + ", ".join(parts), **NO_STORE}
@@ -74,13 +79,36 @@ async def userinfo(request: Request) -> Response:
         return _challenge(400, "invalid_request", "send the access token one way only")
     if not tokens:
         return _challenge(401)
-    grant = grants.access_grant(state.store, state.now(), tokens[0])
-    if grant is None:
+    found = grants.access_grant_and_user(state.store, state.now(), tokens[0])
+    if found is None:
         return _challenge(401, "invalid_token", "the access token is unknown, revoked or expired")
+    grant, user = found
     if "profile" not in grant.scope:
         return _challenge(403, "insufficient_scope", "this needs the profile scope", "profile")
-    user = user_by_id(state.store, grant.user_id)
     if user is None:
         return _challenge(401, "invalid_token", "the token's user no longer exists")
-    base_url = str(request.base_url).rstrip("/")
-    return JSONResponse(profile(user, base_url, grant.scope), headers=NO_STORE)
+    return JSONResponse(profile(user, _base_url(request), grant.scope), headers=NO_STORE)
+
+
+_BASE_URLS: dict[tuple, str] = {}
+
+
+def _base_url(request: Request) -> str:
+    """`str(request.base_url)` without the final slash, remembered by what it is built from.
+
+    Starlette builds it from the scheme, the server address, the Host header and the root
+    path; building it costs more than the rest of a successful answer. A few hosts at most
+    are ever seen, and the table is emptied if junk Host headers fill it.
+    """
+    scope = request.scope
+    host = next((value for name, value in scope["headers"] if name == b"host"), None)
+    server = scope.get("server")
+    root = scope.get("app_root_path", scope.get("root_path", ""))
+    key = (scope.get("scheme"), tuple(server) if server else None, host, root)
+    found = _BASE_URLS.get(key)
+    if found is None:
+        found = str(request.base_url).rstrip("/")
+        if len(_BASE_URLS) >= 64:
+            _BASE_URLS.clear()
+        _BASE_URLS[key] = found
+    return found

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
 from steps.consent.presets import Preset
-from steps.http import HttpLayer
+from steps.http import Exchange, HttpLayer
 from steps.profile import Profile
 
 CHROMIUM_ARGS = [
@@ -64,6 +64,7 @@ class BrowserDriver(ConsentDriver):
         self.profile, self.preset = profile, preset
         http.secrets.add(profile.user.password)
         self._secrets = http.secrets
+        self._http = http
         origin = urlsplit(profile.base_url)
         self._origin = (origin.scheme, origin.netloc)
         self._pw = sync_playwright().start()
@@ -93,6 +94,34 @@ class BrowserDriver(ConsentDriver):
         """Click deny on the consent page."""
         return self._decide(authorize_url, self.preset.deny_button)
 
+    def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
+        """Click the revoke button of every matching grant on the user's page."""
+        url = self.profile.base_url + self.preset.authorized_apps_path
+        self.open(url)
+        revoked = 0
+        while (form := self._revoke_form(client_id, scope)) is not None:
+            self._act(form.locator('[type="submit"], button').first.click)
+            self._walk(lambda: self._page.goto(url))
+            revoked += 1
+        if not revoked:
+            raise DriverError(f"no revoke form for client {client_id} on {url}")
+
+    def _revoke_form(self, client_id: str, scope: str | None) -> Any:
+        forms = self._page.locator(css(self.preset.revoke_form))
+        for index in range(forms.count()):
+            form = forms.nth(index)
+            if self._field(form, self.preset.revoke_client_field) != client_id:
+                continue
+            listed = self._field(form, self.preset.revoke_scope_field)
+            if scope is None or listed is None or set(listed.split()) == set(scope.split()):
+                return form
+        return None
+
+    @staticmethod
+    def _field(form: Any, name: str) -> str | None:
+        field = form.locator(f'[name="{name}"]')
+        return field.first.get_attribute("value") if field.count() else None
+
     def close(self) -> None:
         """Shut the browser down."""
         self._context.close()
@@ -121,10 +150,28 @@ class BrowserDriver(ConsentDriver):
     def _on_request(self, request: Any) -> None:
         if request.is_navigation_request() and not self._is_service(request.url):
             self._captured = request.url
+            self._record(request, None)
 
     def _on_response(self, response: Any) -> None:
         if response.request.is_navigation_request() and self._is_service(response.url):
             self._last = (response.status, dict(response.headers))
+            self._record(response.request, response)
+
+    def _record(self, request: Any, response: Any) -> None:
+        """Navigations go into the scenario's evidence like the form driver's requests
+        (headers and status; page bodies stay in the browser)."""
+        exchange = Exchange(
+            method=request.method,
+            url=request.url,
+            request_headers=list(request.headers.items()),
+            request_body=request.post_data or "",
+        )
+        if response is None:
+            exchange.error = "the browser left the service (redirect to the application)"
+        else:
+            exchange.status = response.status
+            exchange.response_headers = list(response.headers.items())
+        self._http.exchanges.append(exchange)
 
     def _act(self, action: Any) -> None:
         from playwright.sync_api import Error as PlaywrightError

@@ -17,7 +17,9 @@ from .helpers import Site, provision
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data_dir = tmp_path_factory.mktemp("hardening") / "data"
     with ServerProcess(data_dir, test_clock=True) as running:
-        yield provision(running)
+        provisioned = provision(running)
+        yield provisioned
+        provisioned.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import html
 import re
 import secrets
 import sqlite3
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -60,6 +59,12 @@ class Site:
     installed: App
     other: App
     _owner: UserAgent | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        """Close our own connections, so the server stops without waiting for them."""
+        if self._owner is not None:
+            self._owner.close()
+            self._owner = None
 
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.server.base_url, verify=self.server.ssl_context())
@@ -267,11 +272,7 @@ def align_to_window(http: httpx.Client, window: int = 60, margin: int = 20) -> N
 
 # --- the database's own consistency (shared with tools/soak) ----------------------------------
 
-TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
-if str(TOOLS_DIR) not in sys.path:
-    sys.path.insert(0, str(TOOLS_DIR))
-
-from soak_lib.integrity import CONSISTENCY, integrity_problems  # noqa: E402
+from soak_lib.integrity import CONSISTENCY, integrity_problems  # noqa: E402 (see __init__)
 
 __all__ = ["CONSISTENCY", "integrity_problems"]
 

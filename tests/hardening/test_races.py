@@ -17,10 +17,11 @@ import httpx
 import pytest
 
 from reference_server.launcher import ServerProcess
-from tests.support.user_agent import UserAgent
+from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import (
     Site,
+    authorize_params,
     exchange,
     get_code,
     integrity_problems,
@@ -38,7 +39,9 @@ from .helpers import (
 def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data_dir = tmp_path_factory.mktemp("races") / "data"
     with ServerProcess(data_dir, test_clock=True, workers=2) as running:
-        yield provision(running)
+        provisioned = provision(running)
+        yield provisioned
+        provisioned.close()
 
 
 @pytest.fixture
@@ -183,6 +186,57 @@ def test_manual_revocation_racing_refreshes_leaves_nothing_usable(
     issued = [a.json()["access_token"] for a in answers if a.status_code == 200]
     assert not [t for t in [*issued, held["access_token"]] if works(http, t)]
     assert refresh(http, app, held["refresh_token"]).status_code == 400
+
+
+def test_one_consent_form_submitted_ten_times_at_once_gives_one_code(
+    two_workers: Site, browser: UserAgent
+):
+    """The consent form's token is single-use even when the submissions race."""
+    app = two_workers.new_app("public")
+    params = authorize_params(app, state="race")
+    form = find_form(browser.open_authorize(params).text, "consent-form")
+    cookies = dict(browser.http.cookies)
+
+    def submit(c: httpx.Client) -> httpx.Response:
+        c.cookies.update(cookies)
+        return c.post(form.action, data={"csrf_token": form.csrf_token, "decision": "approve"})
+
+    answers = race(two_workers, [submit] * 10)
+    _no_server_errors(two_workers, answers)
+    codes = [a for a in answers if a.status_code == 302 and "code=" in a.headers["location"]]
+    assert len(codes) == 1, _statuses(answers)
+    assert all(a.status_code == 403 for a in answers if a not in codes), _statuses(answers)
+
+
+def _exchange_against_withdrawal(site: Site, browser: UserAgent, http: httpx.Client) -> None:
+    app = site.new_app("public")
+    code = get_code(browser, app, scope="profile")
+    csrf, cookies = session_csrf(browser), dict(browser.http.cookies)
+
+    def manual(c: httpx.Client) -> httpx.Response:
+        c.cookies.update(cookies)
+        return c.post(
+            "/account/authorized/revoke",
+            data={"csrf_token": csrf, "client_id": app.client_id, "scope": "profile"},
+        )
+
+    answers = race(site, [lambda c: exchange(c, app, code), manual])
+    _no_server_errors(site, answers)
+    assert answers[1].status_code == 303
+    if answers[0].status_code == 200:
+        issued = answers[0].json()
+        assert not works(http, issued["access_token"])
+        assert refresh(http, app, issued["refresh_token"]).status_code == 400
+    else:
+        assert answers[0].json()["error"] == "invalid_grant"
+
+
+def test_manual_revocation_racing_the_code_exchange_leaves_nothing_usable(
+    two_workers: Site, browser: UserAgent, http: httpx.Client
+):
+    """Whichever wins, the user's withdrawal holds: no token from that code works after."""
+    for _ in range(3):
+        _exchange_against_withdrawal(two_workers, browser, http)
 
 
 def test_database_is_sound_after_the_races(two_workers: Site):

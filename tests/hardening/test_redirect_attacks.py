@@ -11,7 +11,7 @@ import itertools
 import httpx
 import pytest
 
-from tests.support.user_agent import UserAgent
+from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import Site, authorize_params
 
@@ -252,3 +252,38 @@ def test_control_registered_redirect_uris_are_accepted(site: Site, logged_in: Us
     for app in (site.web, site.installed):
         answer = logged_in.http.get("/oauth2/authorize", params=authorize_params(app))
         assert answer.status_code == 200 and 'id="consent-form"' in answer.text
+
+
+REGISTRATION_VECTORS = [
+    ("public", "javascript:alert(1)"),
+    ("public", "http://localhost@evil.example/callback"),
+    ("public", "http://localhost:80@evil.example/callback"),
+    ("confidential", "https://user:pass@client.example/cb"),
+    ("confidential", "https://client.example/cb#fragment"),
+    ("confidential", "https://client.example/cb#"),
+    ("confidential", "data:text/html,x"),
+    ("confidential", "file:///etc/passwd"),
+    ("confidential", "urn:ietf:wg:oauth:2.0:oob"),  # out-of-band is for installed apps only
+    ("confidential", "//client.example/cb"),
+    ("confidential", "https:///cb"),
+    ("confidential", "https://client.example/cb with space"),
+    ("confidential", "https://client.example/" + "a" * 3000),
+    ("confidential", ""),
+]
+
+
+@pytest.mark.parametrize(("kind", "uri"), REGISTRATION_VECTORS)
+def test_dangerous_redirect_uris_cannot_be_registered(
+    site: Site, logged_in: UserAgent, kind: str, uri: str
+):
+    """Exact matching is only as good as what may be registered (RFC 6749 3.1.2, 9700 4.1)."""
+    before = site.count("SELECT COUNT(*) FROM applications")
+    page = logged_in.http.get("/account/applications").text
+    csrf = find_form(page, "register-form").csrf_token
+    answer = logged_in.http.post(
+        "/account/applications",
+        data={"csrf_token": csrf, "name": "Dubious", "type": kind, "redirect_uri": uri},
+    )
+    assert answer.status_code == 400, answer.status_code
+    assert 'id="new-client-secret"' not in answer.text
+    assert site.count("SELECT COUNT(*) FROM applications") == before

@@ -280,7 +280,9 @@ class StateTable(RuleBasedStateMachine):
 def model_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data_dir = tmp_path_factory.mktemp("state-table") / "data"
     with ServerProcess(data_dir, test_clock=True) as running:
-        yield provision(running)
+        provisioned = provision(running)
+        yield provisioned
+        provisioned.close()
 
 
 def test_state_table_holds_for_any_sequence(model_site: Site):
@@ -291,8 +293,8 @@ def test_state_table_holds_for_any_sequence(model_site: Site):
         run_state_machine_as_test(
             StateTable,
             settings=settings(
-                max_examples=12,
-                stateful_step_count=25,
+                max_examples=20,
+                stateful_step_count=30,
                 deadline=None,
                 database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

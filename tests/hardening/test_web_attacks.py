@@ -6,7 +6,9 @@ other browser), and checks both the refusal and that nothing changed on the serv
 
 from __future__ import annotations
 
-from urllib.parse import urljoin, urlsplit
+import html
+import re
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
 import pytest
@@ -324,3 +326,105 @@ def test_login_returnto_stays_on_our_site_after_logging_in(site: Site):
 def test_control_local_returnto_is_kept(site: Site, victim: UserAgent):
     location = _landing(victim.http.get("/login", params={"returnto": "/account/applications"}))
     assert location == "/account/applications"
+
+
+# --- sessions, cookies, caching, reflected and stored markup -------------------------------------
+
+
+def test_login_replaces_the_session_no_fixation(site: Site, agent: UserAgent):
+    """A session id planted before login (session fixation) must not become a logged-in one."""
+    agent.http.get("/login")
+    planted = agent.http.cookies["__Host-mb-session"]
+    agent.log_in()
+    assert agent.http.cookies["__Host-mb-session"] != planted
+    with site.http() as attacker:
+        attacker.cookies.set("__Host-mb-session", planted)
+        answer = attacker.get("/account/authorized")
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/login")
+
+
+def test_session_cookie_attributes(site: Site, agent: UserAgent):
+    answer = agent.http.get("/login")
+    cookie = answer.headers["set-cookie"]
+    attributes = {part.strip().split("=")[0].lower() for part in cookie.split(";")}
+    assert cookie.startswith("__Host-")  # host-only, Secure, Path=/ (no subdomain can set it)
+    assert {"secure", "httponly", "samesite", "path"} <= attributes
+    assert "domain" not in attributes
+    assert "samesite=none" not in cookie.lower()
+
+
+def test_pages_with_secrets_are_not_cached_or_referred(site: Site, victim: UserAgent):
+    """Codes and client secrets on pages must not stay in caches or leak through Referer."""
+    page = victim.http.get("/account/applications").text
+    csrf = find_form(page, "register-form").csrf_token
+    registered = victim.http.post(
+        "/account/applications",
+        data={
+            "csrf_token": csrf,
+            "name": "Cached?",
+            "type": "public",
+            "redirect_uri": "http://localhost/cb",
+        },
+    )
+    assert 'id="new-client-secret"' in registered.text
+    consent = victim.open_authorize(authorize_params(site.web))
+    for answer in (registered, consent, victim.http.get("/oauth2/oob?code=abc")):
+        assert "no-store" in answer.headers.get("cache-control", "")
+        assert answer.headers.get("referrer-policy") == "no-referrer"
+
+
+XSS = '"><script>alert(1)</script><img src=x onerror=alert(1)>'
+
+
+def test_reflected_values_are_escaped(site: Site, victim: UserAgent):
+    pages = [
+        victim.http.get("/oauth2/oob", params={"code": XSS, "state": XSS}),
+        victim.http.get("/login", params={"returnto": "/" + XSS}),
+        victim.http.get(f"/user/{XSS}"),
+        victim.open_authorize(authorize_params(site.web, state=XSS)),
+        victim.http.get("/oauth2/authorize", params={"client_id": XSS, "redirect_uri": XSS}),
+    ]
+    for answer in pages:
+        assert "<script>" not in answer.text
+        assert "<img src=x" not in answer.text
+
+
+def test_stored_application_name_is_escaped_on_the_consent_page(site: Site, victim: UserAgent):
+    page = victim.http.get("/account/applications").text
+    csrf = find_form(page, "register-form").csrf_token
+    victim.http.post(
+        "/account/applications",
+        data={
+            "csrf_token": csrf,
+            "name": XSS,
+            "type": "public",
+            "redirect_uri": "http://localhost/callback",
+        },
+    )
+    listing = victim.http.get("/account/applications").text
+    assert "<script>" not in listing and "<img src=x" not in listing
+    ids = re.findall(r'<code class="client-id">([^<]*)</code>', listing)
+    params = {
+        "response_type": "code",
+        "client_id": html.unescape(ids[-1]),
+        "redirect_uri": "http://localhost:5555/callback",
+        "scope": "profile",
+    }
+    consent = victim.open_authorize(params)
+    assert 'id="consent-form"' in consent.text
+    assert "<script>" not in consent.text and "<img src=x" not in consent.text
+
+
+@pytest.mark.parametrize(
+    "state", ["&code=attacker", "x&code=attacker#frag", "a b+c%26d", "é\u202e", "x" * 500]
+)
+def test_state_cannot_smuggle_parameters_into_the_redirect(
+    site: Site, victim: UserAgent, state: str
+):
+    location = victim.authorize(authorize_params(site.installed, state=state))
+    parts = urlsplit(location)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    assert [name for name, _ in pairs].count("code") == 1
+    assert dict(pairs)["state"] == state
+    assert parts.fragment == ""
+    assert location.startswith(site.installed.redirect_uri + "?")

@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from steps.catalogue import load_catalogue
+from steps.profile import load_profile
+from steps.profiles.writer import write_profile
+from steps.runner import RunOptions, pytest_command
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -133,8 +136,12 @@ def test_reports_hold_no_secret(proxy: ProxyHandle, tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    incomplete = tmp_path / "incomplete.toml"
+    incomplete.write_text('name = "no base_url"\n')
     assert run_conformance(["--target", "https://example.org"], tmp_path).exit_code == 2
     assert run_conformance(["--rule", "NO-SUCH-RULE"], tmp_path).exit_code == 2
+    assert run_conformance(["--profile", str(incomplete)], tmp_path).exit_code == 2
+    assert run_conformance(["--level", "nonsense"], tmp_path).exit_code == 2
 
 
 def test_a_full_run_against_the_bundled_server_conforms(tmp_path: Path) -> None:
@@ -151,3 +158,82 @@ def test_a_full_run_against_the_bundled_server_conforms(tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text()
     assert "<script" not in html
     assert json.loads((tmp_path / "cucumber.json").read_text())
+
+
+def test_workers_give_the_same_verdicts_and_reports(proxy: ProxyHandle, tmp_path: Path) -> None:
+    """pytest-xdist: results, verdicts and cucumber JSON merged from the workers."""
+    rules = MUTATIONS["code-replay"].selection | MUTATIONS["refresh-rotates"].selection
+    alone = run_against(proxy, MUTATIONS["none"], tmp_path / "alone", rules=rules)
+    shared = run_against(
+        proxy, MUTATIONS["none"], tmp_path / "shared", rules=rules, extra=["--workers", "2"]
+    )
+    assert shared.exit_code == alone.exit_code == 0
+    assert shared.by_rule == alone.by_rule
+    assert cucumber_scenarios(shared) == cucumber_scenarios(alone) > 0
+
+
+def cucumber_scenarios(run: Run) -> int:
+    features = json.loads((run.report_dir / "cucumber.json").read_text())
+    return sum(len(feature["elements"]) for feature in features)
+
+
+def test_the_profile_the_runner_writes_reads_back(tmp_path: Path) -> None:
+    tricky = 'p"a\\ss wörd\tend'
+    data = {
+        "name": "bundled reference server",
+        "base_url": "https://127.0.0.1:8443",
+        "ca_file": "/tmp/ca.pem",
+        "known_deviations": ["TOKEN-CODE-LIFETIME"],
+        "min_interval": 0.5,
+        "capabilities": {"test_clock": "/_test/clock", "oob": True, "manual_revocation": False},
+        "user": {"username": "alice", "password": tricky, "email": "alice@example.org"},
+        "clients": {
+            "web": {"client_id": "id", "client_secret": "s", "redirect_uri": "https://c.example/cb"}
+        },
+        "consent": {"driver": "form", "preset": "bundled"},
+    }
+    path = write_profile(tmp_path / "profile.toml", data)
+    profile = load_profile(path)
+    assert profile.user.password == tricky
+    assert profile.clients["web"].redirect_uri == "https://c.example/cb"
+    assert profile.known_deviations == ("TOKEN-CODE-LIFETIME",)
+    assert profile.capabilities.test_clock == "/_test/clock"
+    assert not profile.capabilities.manual_revocation
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_the_pytest_command_carries_every_option(tmp_path: Path) -> None:
+    options = RunOptions(
+        report_dir=tmp_path,
+        profile=tmp_path / "p.toml",
+        target="https://target.example",
+        levels=("spec", "rfc"),
+        tags="not lasting",
+        rules=("TOKEN-NO-STORE",),
+        run_slow=True,
+        run_lasting=True,
+        min_interval=1.5,
+        strict=True,
+        workers=2,
+        extra=("-x",),
+    )
+    cmd = pytest_command(options)
+    text = " ".join(cmd)
+    for part in (
+        f"--profile {tmp_path / 'p.toml'}",
+        f"--report-dir {tmp_path}",
+        f"--junitxml={tmp_path / 'junit.xml'}",
+        f"--cucumberjson={tmp_path / 'cucumber.json'}",
+        "--target https://target.example",
+        "--level spec --level rfc",
+        "--rule TOKEN-NO-STORE",
+        "-m not lasting",
+        "--run-slow",
+        "--run-lasting",
+        "--min-interval 1.5",
+        "-n 2",
+        "-x",
+    ):
+        assert part in text
+    assert "--strict" not in cmd  # pytest's own option; the runner applies it to verdicts
+    assert cmd[-1].endswith("test_features.py")

@@ -92,7 +92,6 @@ def test_rule_and_level_options_select_scenarios(target: Target, tmp_path: Path)
     assert sorted(r for s in results["scenarios"] for r in s["rules"]) == [
         "PKCE-S256",
         "USERINFO-QUERY",
-        "VERSION-PKCE",
     ]
     status, results, _ = run_suite(target, tmp_path, "--level", "info", "features/")
     assert {s["level"] for s in results["scenarios"]} == {"info"}

@@ -226,8 +226,13 @@ def test_the_form_driver_gets_through_login_and_consent(target: Target) -> None:
         driver.close()
 
 
-def test_the_form_driver_revokes_on_the_users_page(target: Target) -> None:
-    profile = _profile(target, "form")
+@pytest.mark.parametrize("kind", ["form", pytest.param("browser", marks=pytest.mark.browser)])
+def test_a_driver_revokes_on_the_users_page(
+    target: Target, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if kind == "browser":
+        monkeypatch.setenv("MB_OAUTH_CHROMIUM", chromium_path())
+    profile = _profile(target, kind)
     http = HttpLayer(profile.ca_file)
     service = Service(profile, http)
     driver = make_driver(profile, http)

@@ -304,3 +304,33 @@ def test_the_example_musicbrainz_profile_loads_and_names_real_rules() -> None:
     assert set(profile.clients) == {"web", "installed", "other_web"}
     assert set(profile.known_deviations) <= set(load_catalogue())
     assert profile.capabilities.test_clock is None
+
+
+def test_masked_tee_masks_secrets_split_across_chunks() -> None:
+    import io
+
+    from steps.reports.stream import MaskedTee
+
+    out, log = io.StringIO(), io.StringIO()
+    tee = MaskedTee([CLIENT_SECRET], out, log)
+    half = len(CLIENT_SECRET) // 2
+    tee.feed(f"E   Client(client_secret='{CLIENT_SECRET[:half]}")
+    assert out.getvalue() == ""  # an unfinished line waits for the rest
+    tee.feed(f"{CLIENT_SECRET[half:]}')\n...")
+    tee.flush()
+    assert CLIENT_SECRET not in out.getvalue()
+    assert out.getvalue() == log.getvalue() == "E   Client(client_secret='***')\n..."
+
+
+def test_run_masked_masks_a_child_process_output(tmp_path: Path) -> None:
+    import io
+    import sys
+
+    from steps.reports.stream import run_masked
+
+    out = io.StringIO()
+    script = f"import sys; print('secret {PASSWORD}'); print('err', file=sys.stderr); sys.exit(3)"
+    status = run_masked([sys.executable, "-c", script], [PASSWORD], out, tmp_path / "log.txt")
+    assert status == 3
+    assert out.getvalue() == "secret ***\nerr\n"
+    assert (tmp_path / "log.txt").read_text() == out.getvalue()

@@ -31,6 +31,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """User + system CPU time of every live process in a process group (server + workers)."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:  # fields[2] is the process group, [11:13] utime and stime
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass(frozen=True)
 class Pinning:
     """Server on one core, load generator on another (taskset), when there are two."""

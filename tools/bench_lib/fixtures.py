@@ -53,7 +53,8 @@ def provision(data_dir: Path) -> Client:
         )
     finally:
         store.close()
-    return Client(database, new.application.client_id, new.client_secret, new.application.id, user.id)
+    app = new.application
+    return Client(database, app.client_id, new.client_secret, app.id, user.id)
 
 
 def mint_codes(client: Client, count: int) -> list[str]:
@@ -101,13 +102,14 @@ class TokenPool:
 
 
 def bulk_grants(
-    client: Client, count: int, keep: int | None = None, *, live: bool = True
+    client: Client, count: int, keep: int | None = None, *, live: bool = True, history: int = 0
 ) -> TokenPool:
     """`count` offline grants, each with a live access token and the redeemed code behind it.
 
     Returns the plaintext tokens of the first `keep` grants (all when None). One transaction,
     executemany, rows in key order; `live=False` (no server has the file open yet) also turns
-    the journal off for the load.
+    the journal off for the load. `history`: revoked access tokens added to each kept grant,
+    as a grant refreshed that many times before has.
     """
     keep = count if keep is None else min(keep, count)
     now = int(time.time())
@@ -140,11 +142,22 @@ def bulk_grants(
                 else:  # nobody will present these: random hashes are enough
                     refresh_hash = noise[192 * i : 192 * i + 64]
                     access_hash = noise[192 * i + 64 : 192 * i + 128]
-                grant_rows.append((grant_id, client.app_id, client.user_id, SCOPE, refresh_hash, now))
+                grant_rows.append(
+                    (grant_id, client.app_id, client.user_id, SCOPE, refresh_hash, now)
+                )
                 access_rows.append((access_hash, grant_id, SCOPE, now + 3600))
                 code_rows.append(
-                    (noise[192 * i + 128 : 192 * i + 192], client.app_id, client.user_id, SCOPE, REDIRECT_URI,
-                     1, now - 1, grant_id, now - 1)
+                    (
+                        noise[192 * i + 128 : 192 * i + 192],
+                        client.app_id,
+                        client.user_id,
+                        SCOPE,
+                        REDIRECT_URI,
+                        1,
+                        now - 1,
+                        grant_id,
+                        now - 1,
+                    )
                 )
             # Key order makes the B-tree inserts append-like: far fewer pages touched.
             access_rows.sort()
@@ -163,6 +176,25 @@ def bulk_grants(
                 "INSERT INTO codes (code_hash, application_id, user_id, scope, redirect_uri,"
                 " offline, expires_at, grant_id, redeemed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 code_rows,
+            )
+        first_kept = first
+        for start in range(0, keep * history, batch):
+            size = min(batch, keep * history - start)
+            noise = os.urandom(32 * size).hex()
+            past = sorted(
+                (
+                    noise[64 * i : 64 * i + 64],
+                    first_kept + (start + i) // history,
+                    SCOPE,
+                    now - 1,
+                    now - 1,
+                )
+                for i in range(size)
+            )
+            db.executemany(
+                "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at, revoked_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                past,
             )
         db.execute("COMMIT")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -22,6 +22,7 @@ class Sample:
     non2xx: int
     socket_errors: int
     exhausted: bool = False  # unique lines (codes) ran out: the rate is not valid
+    cpu_us: float | None = None  # server CPU time (all its processes) per request
 
     @property
     def errors(self) -> int:
@@ -121,8 +122,11 @@ def run_hey(
         raise RuntimeError(f"hey failed ({result.returncode}): {result.stderr or out}")
     percentiles = {int(p): float(s) * 1000 for p, s in _HEY_LATENCY.findall(out)}
     statuses = {int(code): int(n) for code, n in _HEY_STATUS.findall(out)}
-    socket_errors = sum(int(n) for n in _HEY_ERROR.findall(out.split("Error distribution:")[1]))\
-        if "Error distribution:" in out else 0
+    socket_errors = (
+        sum(int(n) for n in _HEY_ERROR.findall(out.split("Error distribution:")[1]))
+        if "Error distribution:" in out
+        else 0
+    )
     ok = sum(n for code, n in statuses.items() if 200 <= code < 300)
     return Sample(
         rps=float(rate.group(1)),

@@ -85,8 +85,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sizes = [1_000, 10_000] if short else [1_000, 100_000, 1_000_000]
         doc["scaling"] = scaling.run(
-            sizes, reps=reps, duration=duration, connections=4, wrk=wrk,
-            pin=not args.no_pin, use_cache=not args.no_cache,
+            sizes,
+            history=200 if short else 2000,
+            reps=reps,
+            duration=duration,
+            connections=4,
+            wrk=wrk,
+            pin=not args.no_pin,
+            use_cache=not args.no_cache,
         )
     else:
         doc["scaling"] = {"available": False, "reason": "not selected"}

@@ -34,10 +34,10 @@ def cache_root() -> Path:
     return Path(base) / "mb-oauth-bench"
 
 
-def _database(size: int, folder: Path, use_cache: bool) -> tuple[Client, list[str]]:
+def _database(size: int, history: int, folder: Path, use_cache: bool) -> tuple[Client, list[str]]:
     """A data folder with `size` grants; returns the client and KEEP refresh tokens."""
     schema = hashlib.sha256(SCHEMA.encode()).hexdigest()[:12]
-    cached = cache_root() / f"grants-{size}-{schema}"
+    cached = cache_root() / f"grants-{size}-history-{history}-{schema}"
     data = folder / "data"
     if use_cache and (cached / "client.json").exists():
         data.mkdir(parents=True, mode=0o700)
@@ -47,8 +47,9 @@ def _database(size: int, folder: Path, use_cache: bool) -> tuple[Client, list[st
         return client, info["refresh_tokens"]
     started = time.monotonic()
     client = provision(data)
-    pool = bulk_grants(client, size, keep=KEEP, live=False)
-    log(f"built a database of {size} grants in {time.monotonic() - started:.0f} s")
+    pool = bulk_grants(client, size, keep=KEEP, live=False, history=history)
+    took = time.monotonic() - started
+    log(f"built a database of {size} grants (history {history}) in {took:.0f} s")
     if use_cache:
         cached.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = cached / (DATABASE_NAME + ".tmp")
@@ -65,6 +66,7 @@ def _database(size: int, folder: Path, use_cache: bool) -> tuple[Client, list[st
 def run(
     sizes: list[int],
     *,
+    history: int,
     reps: int,
     duration: int,
     connections: int,
@@ -75,59 +77,79 @@ def run(
     if wrk is None:
         return {"available": False, "reason": "wrk is not installed"}
     pinning = Pinning.choose(pin)
-    results: dict[int, dict[str, list[Sample]]] = {size: {} for size in sizes}
+    # (grants, past tokens per kept grant): the sizes, then the smallest with a long history
+    cases = [(size, 0) for size in sizes] + ([(sizes[0], history)] if history else [])
+    results: dict[tuple[int, int], dict[str, list[Sample]]] = {case: {} for case in cases}
     with tempfile.TemporaryDirectory(prefix="mb-bench-scale-") as tmp:
-        servers: dict[int, tuple[PinnedServer, Client, Path]] = {}
+        servers: dict[tuple[int, int], tuple[PinnedServer, Client, Path]] = {}
         try:
-            for size in sizes:
-                folder = Path(tmp) / f"grants-{size}"
-                client, refresh = _database(size, folder, use_cache)
+            for case in cases:
+                size, past = case
+                folder = Path(tmp) / f"grants-{size}-history-{past}"
+                client, refresh = _database(size, past, folder, use_cache)
                 lines = write_lines(
                     folder / "refresh.txt",
                     [client.form(grant_type="refresh_token", refresh_token=t) for t in refresh],
                 )
                 server = PinnedServer(folder / "data", pinning.server)
                 server.start()
-                servers[size] = (server, client, lines)
-            for size, (server, _, lines) in servers.items():  # warm the page cache
-                run_wrk(wrk, server.base_url, "POST", "/oauth2/token", lines, mode="cycle",
-                        duration=1, connections=connections, threads=1, cpus=pinning.load)
+                servers[case] = (server, client, lines)
+            for server, _, lines in servers.values():  # warm the page cache
+                run_wrk(
+                    wrk,
+                    server.base_url,
+                    "POST",
+                    "/oauth2/token",
+                    lines,
+                    mode="cycle",
+                    duration=1,
+                    connections=connections,
+                    threads=1,
+                    cpus=pinning.load,
+                )
             for rep in range(reps):
-                for size, (server, client, lines) in servers.items():
+                for case, (server, client, lines) in servers.items():
                     for name in ("refresh", "code_exchange"):
                         if name == "refresh":
                             path, mode = lines, "cycle"
                         else:
-                            runs = results[size].get("refresh", [])
+                            runs = results[case].get("refresh", [])
                             guess = runs[-1].rps if runs else 3000
-                            count = max(1000, int(math.ceil(guess * duration * 2)))
+                            count = max(1000, math.ceil(guess * duration * 2))
                             path = write_lines(
                                 lines.parent / "codes.txt", mint_codes(client, count)
                             )
                             mode = "unique"
                         sample = run_wrk(
-                            wrk, server.base_url, "POST", "/oauth2/token", path, mode=mode,
-                            duration=duration, connections=connections, threads=1,
+                            wrk,
+                            server.base_url,
+                            "POST",
+                            "/oauth2/token",
+                            path,
+                            mode=mode,
+                            duration=duration,
+                            connections=connections,
+                            threads=1,
                             cpus=pinning.load,
                         )
-                        results[size].setdefault(name, []).append(sample)
+                        results[case].setdefault(name, []).append(sample)
                         log(
-                            f"rep {rep + 1}/{reps} {size} grants {name}: "
+                            f"rep {rep + 1}/{reps} {case[0]} grants, history {case[1]}, {name}: "
                             f"p50 {sample.p50_ms:.2f} ms, {sample.rps:.0f} req/s, "
                             f"errors {sample.errors}"
                         )
         finally:
             for server, _, _ in servers.values():
                 server.stop()
-    smallest = sizes[0]
-    rows = []
-    for size in sizes:
-        row: dict = {"grants": size}
+    smallest = (sizes[0], 0)
+
+    def row(case: tuple[int, int]) -> dict:
+        found: dict = {"grants": case[0], "past_tokens_per_grant": case[1]}
         for name in ("refresh", "code_exchange"):
-            runs = results[size].get(name, [])
+            runs = results[case].get(name, [])
             base = results[smallest].get(name, [])
             ratios = [s.p50_ms / b.p50_ms for s, b in zip(runs, base, strict=False) if b.p50_ms]
-            row[name] = {
+            found[name] = {
                 "p50_ms": median([s.p50_ms for s in runs]),
                 "p99_ms": median([s.p99_ms for s in runs]),
                 "rps": median([s.rps for s in runs]),
@@ -135,15 +157,18 @@ def run(
                 "p50_ratio_to_smallest": median(ratios),
                 "repetitions": [s.as_dict() for s in runs],
             }
-        rows.append(row)
+        return found
+
     return {
         "available": True,
         "settings": {
             "sizes": sizes,
+            "history": history,
             "repetitions": reps,
             "wrk_duration_s": duration,
             "wrk_connections": connections,
             "cache": str(cache_root()) if use_cache else None,
         },
-        "rows": rows,
+        "rows": [row((size, 0)) for size in sizes],
+        "history": row((sizes[0], history)) if history else None,
     }

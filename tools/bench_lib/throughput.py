@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .common import Pinning, log, median
+from .common import Pinning, group_cpu_seconds, log, median
 from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
 from .load import Sample, run_hey, run_wrk
 from .servers import BaselineServer, PinnedServer
@@ -81,7 +81,10 @@ def _start(workers: int, pinning: Pinning, root: Path) -> Target:
     server = PinnedServer(data, pinning.server, workers=workers)
     server.start()
     baseline = BaselineServer(
-        data / "server.pem", data / "server-key.pem", pinning.server, workers,
+        data / "server.pem",
+        data / "server-key.pem",
+        pinning.server,
+        workers,
         folder / "baseline.log",
     )
     try:
@@ -108,14 +111,25 @@ def _wrk_once(
     url = target.baseline.base_url if endpoint == "baseline" else target.server.base_url
     for attempt in range(2):
         if mode == "unique":
-            count = int(math.ceil(guess * settings.duration * (1.6 if attempt == 0 else 4)))
+            count = math.ceil(guess * settings.duration * (1.6 if attempt == 0 else 4))
             lines = _unique_lines(target, endpoint, max(count, 2000))
         else:
             lines = target.files[endpoint]
+        pgid = _pgid(target, endpoint)
+        before = group_cpu_seconds(pgid)
         sample = run_wrk(
-            wrk, url, method, path, lines, mode=mode, duration=settings.duration,
-            connections=settings.connections, threads=threads, cpus=target.pinning.load,
+            wrk,
+            url,
+            method,
+            path,
+            lines,
+            mode=mode,
+            duration=settings.duration,
+            connections=settings.connections,
+            threads=threads,
+            cpus=target.pinning.load,
         )
+        sample.cpu_us = _per_request(group_cpu_seconds(pgid) - before, sample.requests)
         if not sample.exhausted:
             return sample
         log(f"{endpoint}: ran out of single-use lines, again with more")
@@ -127,11 +141,31 @@ def _hey_once(hey: str, target: Target, endpoint: str, settings: Settings) -> Sa
     url = (target.baseline.base_url if endpoint == "baseline" else target.server.base_url) + path
     body = target.singles.get(endpoint) if method == "POST" else None
     bearer = target.singles["bearer"] if endpoint == "userinfo" else None
-    return run_hey(
-        hey, url, method=method, body=body, bearer=bearer, duration=settings.hey_duration,
-        requests=settings.hey_requests, concurrency=settings.hey_concurrency,
+    pgid = _pgid(target, endpoint)
+    before = group_cpu_seconds(pgid)
+    sample = run_hey(
+        hey,
+        url,
+        method=method,
+        body=body,
+        bearer=bearer,
+        duration=settings.hey_duration,
+        requests=settings.hey_requests,
+        concurrency=settings.hey_concurrency,
         cpus=target.pinning.load,
     )
+    sample.cpu_us = _per_request(group_cpu_seconds(pgid) - before, sample.requests)
+    return sample
+
+
+def _pgid(target: Target, endpoint: str) -> int:
+    process = target.baseline.process if endpoint == "baseline" else target.server.process
+    assert process is not None
+    return process.pid  # both are started in a new session: their group id is their pid
+
+
+def _per_request(seconds: float, requests: int) -> float | None:
+    return round(1e6 * seconds / requests, 1) if requests else None
 
 
 def summarise(samples: dict[str, list[Sample]]) -> dict[str, dict]:
@@ -144,8 +178,17 @@ def summarise(samples: dict[str, list[Sample]]) -> dict[str, dict]:
         ]
         p50 = median([s.p50_ms for s in runs])
         p99 = median([s.p99_ms for s in runs])
+        cpu = median([s.cpu_us for s in runs])
+        base_cpu = [b.cpu_us for b in base]
+        cpu_ratios = [
+            b / s.cpu_us
+            for s, b in zip(runs, base_cpu, strict=False)
+            if s.cpu_us and b and not s.exhausted
+        ]
         table[endpoint] = {
             "rps": median([s.rps for s in runs]),
+            "cpu_us_per_request": cpu,
+            "cpu_ratio": median(cpu_ratios) if endpoint != "baseline" else 1.0,
             "p50_ms": p50,
             "p99_ms": p99,
             "p99_over_p50": (p99 / p50) if p50 and p99 is not None else None,

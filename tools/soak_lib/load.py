@@ -32,12 +32,24 @@ WEIGHTS = {
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds, one per HTTP request
+    finished: list[float] = field(default_factory=list)  # monotonic time each one ended
     actions: Counter = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
+    started: float = 0.0
 
     @property
     def served(self) -> int:
         return len(self.latencies)
+
+    def per_slice(self, start: float, seconds: float, slices: int) -> list[float]:
+        """Requests per second in equal slices of the run: does throughput hold up over time?"""
+        width = seconds / slices
+        counts = [0] * slices
+        for moment in self.finished:
+            index = int((moment - start) / width)
+            if 0 <= index < slices:
+                counts[index] += 1
+        return [round(count / width, 1) for count in counts]
 
     def percentile(self, p: float) -> float:
         if not self.latencies:
@@ -57,6 +69,7 @@ class _Timed(httpx.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         await response.aread()
         self.stats.latencies.append(time.perf_counter() - started)
+        self.stats.finished.append(time.monotonic())
         return response
 
     async def aclose(self) -> None:
@@ -129,4 +142,5 @@ async def steady_load(
     deadline = started + seconds
     workers = [_worker(base_url, context, setup, stats, deadline, i) for i in range(concurrency)]
     await asyncio.wait_for(asyncio.gather(*workers), timeout=seconds + 60)
+    stats.started = started
     return stats, time.monotonic() - started

@@ -18,7 +18,9 @@ from typing import Any
 import httpx
 from click.testing import CliRunner
 
-from steps.runner import PROJECT_DIR, main, provision, write_profile
+from steps.profiles.bundled import bundled_server, provision
+from steps.profiles.writer import write_profile
+from steps.runner import PROJECT_DIR, main
 from tests.suite.broken.mutations import Mutation
 from tests.suite.broken.proxy import READY_FILE
 
@@ -55,9 +57,7 @@ class ProxyHandle:
 @contextmanager
 def bundled_profile(work_dir: Path) -> Iterator[dict[str, Any]]:
     """The bundled server with a test clock, provisioned; its profile."""
-    from reference_server.launcher import ServerProcess
-
-    with ServerProcess(work_dir / "server-data", test_clock=True) as server:
+    with bundled_server(work_dir) as server:
         yield provision(server)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 from tests.suite.broken.exchange import (
@@ -118,4 +119,41 @@ async def framing_allowed(req: ProxyRequest, forward: Forward, ctx: Context) -> 
     resp = await forward(req)
     resp.set_header("x-frame-options", None)
     resp.set_header("content-security-policy", None)
+    return resp
+
+
+@mutation(
+    "authorize-scope-optional",
+    "a request without scope still yields a code",
+    breaks={"AUTHZ-REQUIRED-PARAMS"},
+    also={"AUTHZ-RESPONSE-TYPE-CODE"},
+)
+async def authorize_scope_optional(req: ProxyRequest, forward: Forward, ctx: Context):
+    if is_authorize(req) and req.query_value("scope") is None and req.query_value("client_id"):
+        req.query = [*req.query, ("scope", "profile")]
+    return await forward(req)
+
+
+@mutation(
+    "approval-force-ignored",
+    "approval_prompt=force does not show the consent page again",
+    breaks={"AUTHZ-APPROVAL-FORCE"},
+    also={"AUTHZ-APPROVAL-AUTO", "AUTHZ-APPROVAL-AUTO-NEW-SCOPES"},
+)
+async def approval_force_ignored(req: ProxyRequest, forward: Forward, ctx: Context):
+    if is_authorize(req) and req.method == "GET":
+        req.query = [(k, v) for k, v in req.query if k != "approval_prompt"]
+    return await forward(req)
+
+
+@mutation(
+    "oob-code-hidden",
+    "the out-of-band page does not show the code",
+    breaks={"CODE-OOB-SHOWN", "DESKTOP-OOB"},
+    also={"DESKTOP-LOCALHOST-ANY-PORT"},
+)
+async def oob_code_hidden(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    if req.path == "/oauth2/oob" and resp.status == 200:
+        resp.body = re.sub(rb"<code[^>]*>[^<]*</code>", b"<p>Approved.</p>", resp.body)
     return resp

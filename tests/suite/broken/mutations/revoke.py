@@ -8,6 +8,7 @@ from tests.suite.broken.exchange import (
     Context,
     Forward,
     ProxyRequest,
+    ProxyResponse,
     json_response,
 )
 from tests.suite.broken.helpers import (
@@ -100,3 +101,44 @@ async def revoke_other_client(req: ProxyRequest, forward: Forward, ctx: Context)
     resp = await forward(req)
     remember_tokens(ctx, req, resp)
     return resp
+
+
+async def _revoked_nothing() -> ProxyResponse:
+    return ProxyResponse(200, [], b"")
+
+
+@mutation(
+    "revoke-get-accepted",
+    "a GET to the revocation endpoint is answered 200",
+    breaks={"REVOKE-POST-ONLY"},
+    also={"REVOKE-EMPTY-200"},
+)
+async def revoke_get_accepted(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("GET", REVOKE):
+        return await _revoked_nothing()
+    return await forward(req)
+
+
+@mutation(
+    "revoke-missing-params-accepted",
+    "a revocation missing a parameter is answered 200",
+    breaks={"REVOKE-REQUIRED-PARAMS"},
+    also={"REVOKE-EMPTY-200", "AUTH-REVOKE-CLIENT-SECRET"},
+)
+async def revoke_missing_params(req: ProxyRequest, forward: Forward, ctx: Context):
+    fields = ("token", "client_id", "client_secret")
+    if req.is_("POST", REVOKE) and any(req.param(f) is None for f in fields):
+        return await _revoked_nothing()
+    return await forward(req)
+
+
+@mutation(
+    "manual-revocation-ignored",
+    "revoking an application on the website leaves its refresh token valid",
+    breaks={"REVOKE-MANUAL"},
+    also={"REVOKE-REFRESH-WHOLE-GRANT"},
+)
+async def manual_revocation_ignored(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.method == "POST" and req.path.startswith("/account/authorized/revoke"):
+        return ProxyResponse(303, [("location", "/account/authorized")])
+    return await forward(req)

@@ -84,10 +84,6 @@ async def token_cacheable(req: ProxyRequest, forward: Forward, ctx: Context) -> 
     "refresh answers a new refresh token (which the proxy still honours)",
     breaks={"REFRESH-SAME-TOKEN"},
     also={"REFRESH-NEW-ACCESS-TOKEN", "REFRESH-TOKEN-STAYS-VALID"},
-    known_gap=(
-        "steps/service.py TokenSet.renewed() takes the new refresh token before the step "
-        "'the response carries the same refresh token' compares against it"
-    ),
 )
 async def refresh_rotates(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
     aliases = ctx.state.setdefault("alias", {})
@@ -246,6 +242,61 @@ async def unsupported_grant(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
     data = resp.json() if req.path == TOKEN else None
     if isinstance(data, dict) and data.get("error") == "unsupported_grant_type":
+        data["error"] = "invalid_request"
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "token-type-not-bearer",
+    "token responses say token_type mac",
+    breaks={"TOKEN-TYPE-BEARER"},
+    also={"TOKEN-EXPIRES-IN-3600", "TOKEN-RESPONSE-ACCESS-TOKEN"},
+)
+async def token_type_not_bearer(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if req.is_("POST", TOKEN) else None
+    if isinstance(data, dict) and "token_type" in data:
+        data["token_type"] = "mac"
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "token-redirect-uri-optional",
+    "a code exchange without redirect_uri is accepted",
+    breaks={"TOKEN-REQUIRED-PARAMS"},
+    also={"TOKEN-CODE-EXCHANGE", "TOKEN-REDIRECT-URI-REGISTERED"},
+)
+async def token_redirect_uri_optional(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.param("client_id"))
+    if grant(req) == "authorization_code" and found and req.param("redirect_uri") is None:
+        set_form_value(req, "redirect_uri", found[1]["redirect_uri"])
+    return await forward(req)
+
+
+@mutation(
+    "refresh-grant-type-optional",
+    "a refresh without grant_type is accepted",
+    breaks={"REFRESH-REQUIRED-PARAMS"},
+    also={"REFRESH-NEW-ACCESS-TOKEN"},
+)
+async def refresh_grant_type_optional(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.is_("POST", TOKEN) and req.param("refresh_token") and not req.param("grant_type"):
+        set_form_value(req, "grant_type", "refresh_token")
+    return await forward(req)
+
+
+@mutation(
+    "invalid-grant-as-invalid-request",
+    "an unknown code or refresh token is answered invalid_request",
+    breaks={"TOKEN-ERR-INVALID-GRANT"},
+    also={"TOKEN-CODE-SINGLE-USE", "TOKEN-ERR-INVALID-REQUEST"},
+)
+async def invalid_grant_as_invalid_request(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if req.path == TOKEN else None
+    if isinstance(data, dict) and data.get("error") == "invalid_grant":
         data["error"] = "invalid_request"
         resp.set_json(data)
     return resp

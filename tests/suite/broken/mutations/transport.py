@@ -67,3 +67,24 @@ async def earlier_description(req: ProxyRequest, forward: Forward, ctx: Context)
     if grant(req) and (req.param("token_type") or "").lower() == "mac":
         set_form_value(req, "token_type", None)
     return await pkce_ignored(req, forward, ctx)
+
+
+@mutation(
+    "refresh-expires-with-access",
+    "a refresh token stops working when its first access token expires",
+    breaks={"LIFETIME-REFRESH-PERSISTS"},
+    also={"LIFETIME-ACCESS-EXPIRES"},
+)
+async def refresh_expires_with_access(req: ProxyRequest, forward: Forward, ctx: Context):
+    issued = ctx.state.setdefault("issued", {})
+    offset = ctx.state.get("offset", 0)
+    token = req.param("refresh_token") if grant(req) == "refresh_token" else None
+    if token in issued and offset - issued[token] >= 3600:
+        return json_response(400, {"error": "invalid_grant"})
+    resp = await forward(req)
+    if req.path == CLOCK and isinstance(resp.json(), dict):
+        ctx.state["offset"] = int(resp.json().get("offset", offset))
+    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    if isinstance(data, dict) and data.get("refresh_token"):
+        issued[data["refresh_token"]] = offset
+    return resp

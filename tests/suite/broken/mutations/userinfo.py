@@ -119,3 +119,16 @@ async def email_without_scope(req: ProxyRequest, forward: Forward, ctx: Context)
         data |= {"email": ctx.profile["user"].get("email"), "email_verified": True}
         resp.set_json(data)
     return resp
+
+
+@mutation(
+    "profile-without-scope",
+    "a token without the profile scope reads the profile",
+    breaks={"SCOPE-PROFILE-WITHHELD", "USERINFO-ERR-INSUFFICIENT-SCOPE"},
+    also={"SCOPE-PROFILE-GRANTS-PROFILE"},
+)
+async def profile_without_scope(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    if req.path == USERINFO and resp.status == 403:
+        return json_response(200, {"sub": ctx.profile["user"]["username"]})
+    return resp

@@ -1,0 +1,74 @@
+"""The bundled reference server as a target: started, provisioned, described by a profile."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+BUNDLED_USER = "alice"
+BUNDLED_EMAIL = "alice@example.org"
+BUNDLED_APPS = {
+    # role: (application name, type, registered redirect URI)
+    "web": ("Conformance web app", "confidential", "https://client.example/callback"),
+    "installed": ("Conformance desktop app", "public", "http://localhost/callback"),
+    "other_web": ("Conformance other web app", "confidential", "https://other.example/cb"),
+}
+
+
+class SetupError(click.ClickException):
+    """The run could not be set up or did not produce results: exit status 2."""
+
+    exit_code = 2
+
+
+def provision(server: Any, password: str | None = None) -> dict[str, Any]:
+    """Add the test user and the three applications to a running ServerProcess; a profile."""
+    password = password or secrets.token_urlsafe(18)
+    server.add_user(BUNDLED_USER, password, email=BUNDLED_EMAIL)
+    clients = {}
+    for role, (name, app_type, redirect_uri) in BUNDLED_APPS.items():
+        app = server.add_app(BUNDLED_USER, name, app_type, redirect_uri)
+        clients[role] = {
+            "client_id": app["client_id"],
+            "client_secret": app["client_secret"],
+            "redirect_uri": app.get("redirect_uri", redirect_uri),
+        }
+    return {
+        "name": "bundled reference server",
+        "base_url": server.base_url,
+        "ca_file": server.ca_file,
+        "known_deviations": [],
+        "min_interval": 0.0,
+        "capabilities": {
+            "test_clock": "/_test/clock" if getattr(server, "test_clock", True) else False,
+            "oob": True,
+            "manual_revocation": True,
+            "plain_http_url": "",
+        },
+        "user": {"username": BUNDLED_USER, "password": password, "email": BUNDLED_EMAIL},
+        "clients": clients,
+        "consent": {"driver": "form", "preset": "bundled"},
+    }
+
+
+@contextlib.contextmanager
+def bundled_server(work_dir: Path) -> Iterator[Any]:
+    """The reference server with a test clock, on a free port, in a throwaway data folder."""
+    try:
+        from reference_server.launcher import ServerProcess
+    except ImportError as error:  # the suite extra without the server extra
+        raise SetupError(f"the bundled server is not installed: {error}") from None
+    server = ServerProcess(work_dir / "server-data", test_clock=True)
+    try:
+        server.start()
+    except Exception as error:
+        raise SetupError(f"the bundled server did not start: {error}") from None
+    try:
+        yield server
+    finally:
+        server.stop()

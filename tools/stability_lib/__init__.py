@@ -1,0 +1,1 @@
+"""Comparison of conformance runs for `tools/stability`."""
