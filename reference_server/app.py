@@ -51,7 +51,7 @@ def routes(test_clock: bool) -> list[Route]:
 
 
 def create_app(data_dir: Path, test_clock: bool = False) -> Starlette:
-    state = ServerState.open(data_dir / DATABASE_NAME, test_clock=test_clock)
+    state = ServerState.open(data_dir / DATABASE_NAME, test_clock=test_clock, serving=True)
     app = Starlette(routes=routes(test_clock), middleware=[Middleware(SecurityHeaders)])
     app.state.server = state
     return app

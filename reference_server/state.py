@@ -25,8 +25,11 @@ class ServerState:
         return self.clock.now()
 
     @classmethod
-    def open(cls, database: Path, test_clock: bool = False) -> ServerState:
-        store = Store(database)
+    def open(
+        cls, database: Path, test_clock: bool = False, *, serving: bool = False
+    ) -> ServerState:
+        """`serving`: for a process that answers requests (WAL checkpoints in a thread)."""
+        store = Store(database, background_checkpoints=serving)
         if not test_clock:
             return cls(store, SystemClock())
         clock = TestClock(

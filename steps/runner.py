@@ -76,12 +76,17 @@ def pytest_command(options: RunOptions) -> list[str]:
     """The pytest command line: plugins, report files, suite options, collection target."""
     rd = options.report_dir
     cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS)]
-    cmd += ["-q", "--tb=short", "--color=yes" if sys.stdout.isatty() else "--color=no"]
+    cmd += ["-q", "--tb=short", "--color=yes" if use_colour() else "--color=no"]
     cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
     cmd += suite_arguments(options)
     if options.workers > 0:
         cmd += ["-pxdist.plugin", "-psteps.reports.xdist_bridge", "-n", str(options.workers)]
     return [*cmd, *options.extra, str(COLLECT_TARGET)]
+
+
+def use_colour() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def suite_arguments(options: RunOptions) -> list[str]:
@@ -142,7 +147,7 @@ def finish(options: RunOptions, pytest_status: int) -> int:
         secrets=profile_secrets(profile_data),
     )
     finalize_reports(options.report_dir, options.profile)
-    click.echo("\n" + report.summary(colour=sys.stdout.isatty()), nl=False)
+    click.echo("\n" + report.summary(colour=use_colour()), nl=False)
     click.echo(f"Reports in {options.report_dir}/: report.html, verdicts.json, junit.xml, "
                "cucumber.json, summary.txt, pytest-output.txt")  # fmt: skip
     if pytest_status in PYTEST_BROKEN:
@@ -209,20 +214,41 @@ def check_profile(path: Path, target: str | None, known: set[str]) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Deployment profile (TOML). Without it the bundled server is started.",
 )
-@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS), help="Repeatable.")
+@click.option(
+    "--level",
+    "levels",
+    multiple=True,
+    type=click.Choice(LEVELS),
+    help="Only rules of this level; repeatable.",
+)
 @click.option("--tags", metavar="EXPR", help="Marker expression, as pytest -m.")
-@click.option("--rule", "rules", multiple=True, metavar="ID", help="Rule id; repeatable.")
+@click.option("--rule", "rules", multiple=True, metavar="ID", help="Only this rule; repeatable.")
 @click.option("--run-slow", is_flag=True, help="Also run scenarios that wait in real time.")
-@click.option("--run-lasting", is_flag=True, help="Also run scenarios that change lasting state.")
-@click.option("--min-interval", type=click.FloatRange(min=0), help="Seconds between requests.")
+@click.option(
+    "--run-lasting",
+    is_flag=True,
+    help="Also run scenarios that change lasting state (always on for the bundled server).",
+)
+@click.option(
+    "--min-interval",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Pause between requests, to pace a live service.",
+)
 @click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("reports"),
     show_default=True,
+    help="Where the reports go.",
 )
 @click.option("--strict", is_flag=True, help="rfc warnings also make the run fail.")
-@click.option("--workers", type=click.IntRange(min=0), default=0, help="pytest-xdist workers.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=0,
+    help="pytest-xdist workers (0: sequential).",
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def main(
     target: str | None,

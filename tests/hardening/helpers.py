@@ -18,6 +18,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+from soak_lib.flows import LOG_PROBLEMS  # tools/ is on the path: see __init__.py
+from soak_lib.integrity import CONSISTENCY, integrity_problems
 
 from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent, find_form
@@ -29,11 +31,6 @@ INSTALLED_REDIRECT = "http://localhost/callback"
 OTHER_REDIRECT = "https://other.example/cb"
 LOOPBACK_REDIRECT = f"http://localhost:{LOOPBACK_PORT}/callback"
 _CODE_ID = re.compile(r'<code id="(?P<id>new-client-[a-z]+)">(?P<value>[^<]*)</code>')
-
-# What a server must never write to its log: the signs of an unhandled error.
-_PROBLEMS = re.compile(
-    r"Traceback|Exception in ASGI|database is locked|Internal Server Error|\bERROR\b"
-)
 
 
 @dataclass(frozen=True)
@@ -124,7 +121,7 @@ def log_path(server: ServerProcess) -> Path:
 
 def log_problems(text: str) -> list[str]:
     """Lines of a server log that show an unhandled error or a locked database."""
-    return [line for line in text.splitlines() if _PROBLEMS.search(line)]
+    return [line for line in text.splitlines() if LOG_PROBLEMS.search(line)]
 
 
 @contextmanager
@@ -270,10 +267,8 @@ def align_to_window(http: httpx.Client, window: int = 60, margin: int = 20) -> N
         http.post("/_test/clock", data={"advance": str(window - now % window)})
 
 
-# --- the database's own consistency (shared with tools/soak) ----------------------------------
-
-from soak_lib.integrity import CONSISTENCY, integrity_problems  # noqa: E402 (see __init__)
-
+# The database's own consistency checks come from tools/soak_lib/integrity.py (one source for
+# the tests and the soak tool); re-exported here for the tests.
 __all__ = ["CONSISTENCY", "integrity_problems"]
 
 

@@ -12,6 +12,8 @@ import secrets
 import httpx
 import pytest
 
+from tests.support.user_agent import find_form
+
 from .helpers import App, Site, align_to_window, exchange, refresh, revoke, tokens, works
 
 LIMIT = 20
@@ -98,3 +100,37 @@ def test_unknown_client_ids_get_a_clear_error_every_time(site: Site, client: htt
     stranger = App("guessed-client-id", "guess", "x", "confidential")
     answers = [revoke(client, stranger, "t").status_code for _ in range(LIMIT + 1)]
     assert answers[:LIMIT] == [401] * LIMIT and answers[LIMIT] == 429
+
+
+def test_password_guessing_on_the_login_form_is_throttled(site: Site, client: httpx.Client):
+    """RFC 6749 10.10: the server MUST prevent guessing of resource owner passwords too.
+
+    Like client credentials: after 20 failures for one user name in the window the login
+    form refuses further tries for that name (429 with Retry-After); other users log in.
+    """
+    name, password = f"guessed-{secrets.token_hex(3)}", secrets.token_urlsafe(12)
+    site.server.add_user(name, password)
+    align_to_window(client)
+    victim, bystander = site.agent(name, password), site.agent()
+    try:
+        for attempt in range(LIMIT):
+            page = victim.http.get("/login").text
+            csrf = find_form(page, "login-form").csrf_token
+            answer = victim.http.post(
+                "/login",
+                data={"username": name, "password": f"guess-{attempt}", "csrf_token": csrf},
+            )
+            assert answer.status_code == 401, (attempt, answer.status_code)
+        csrf = find_form(victim.http.get("/login").text, "login-form").csrf_token
+        answer = victim.http.post(
+            "/login", data={"username": name, "password": "one-more-guess", "csrf_token": csrf}
+        )
+        assert answer.status_code == 429, f"guess {LIMIT + 1} was answered {answer.status_code}"
+        retry = answer.headers.get("retry-after", "")
+        assert retry.isdigit() and int(retry) > 0
+        bystander.log_in()  # another user is not locked out
+        client.post("/_test/clock", data={"advance": retry})
+        victim.log_in()  # and the user is back once the window ends
+    finally:
+        victim.close()
+        bystander.close()

@@ -8,6 +8,7 @@ and the database never reports itself locked.
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +21,9 @@ from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import (
+    App,
     Site,
+    align_to_window,
     authorize_params,
     exchange,
     get_code,
@@ -237,6 +240,24 @@ def test_manual_revocation_racing_the_code_exchange_leaves_nothing_usable(
     """Whichever wins, the user's withdrawal holds: no token from that code works after."""
     for _ in range(3):
         _exchange_against_withdrawal(two_workers, browser, http)
+
+
+def test_brute_force_limit_holds_under_concurrency(two_workers: Site, http: httpx.Client):
+    """Sixty guesses at once on two workers: the guard's count is shared through the database.
+
+    Within a worker, check and count run without yielding; across the two workers a guess may
+    slip between another's check and count, so at most one extra guess per other worker.
+    """
+    victim, bystander = two_workers.new_app(), two_workers.new_app()
+    align_to_window(http)
+    forged = App(victim.client_id, secrets.token_urlsafe(24), victim.redirect_uri, victim.type)
+    answers = race(two_workers, [lambda c: revoke(c, forged, "t")] * 60)
+    _no_server_errors(two_workers, answers)
+    statuses = _statuses(answers)
+    assert set(statuses) <= {401, 429}, statuses
+    assert statuses.count(401) <= 20 + 1, f"{statuses.count(401)} guesses were evaluated"
+    assert revoke(http, victim, "t").status_code == 429  # even the right secret, for now
+    assert revoke(http, bystander, "t").status_code == 200
 
 
 def test_database_is_sound_after_the_races(two_workers: Site):

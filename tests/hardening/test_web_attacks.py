@@ -428,3 +428,44 @@ def test_state_cannot_smuggle_parameters_into_the_redirect(
     assert dict(pairs)["state"] == state
     assert parts.fragment == ""
     assert location.startswith(site.installed.redirect_uri + "?")
+
+
+def test_another_user_cannot_touch_my_applications_or_grants(
+    site: Site, victim: UserAgent, client: httpx.Client
+):
+    """Insecure direct object references: a valid session and CSRF token, the wrong owner."""
+    app = site.new_app("public")  # owned by alice, the victim
+    location = victim.authorize(authorize_params(app, scope="profile"))
+    issued = exchange(client, app, query_of(location)["code"]).json()
+    site.server.add_user("mallory", "mallory-password-1")
+    mallory = site.agent("mallory", "mallory-password-1")
+    try:
+        mallory.log_in()
+        csrf = session_csrf(mallory)
+        answer = mallory.http.post(
+            "/account/applications/reset-secret",
+            data={"csrf_token": csrf, "client_id": app.client_id},
+        )
+        assert answer.status_code == 404
+        assert 'id="new-client-secret"' not in answer.text
+        answer = mallory.http.post(
+            "/account/authorized/revoke",
+            data={"csrf_token": csrf, "client_id": app.client_id, "scope": "profile"},
+        )
+        assert answer.status_code in (303, 404)
+        assert app.client_id not in mallory.http.get("/account/applications").text
+        assert app.client_id not in mallory.http.get("/account/authorized").text
+    finally:
+        mallory.close()
+    # Alice's secret and grant are untouched.
+    assert works(client, issued["access_token"])
+    refreshed = client.post(
+        "/oauth2/token",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": issued["refresh_token"],
+            "client_id": app.client_id,
+            "client_secret": app.client_secret,
+        },
+    )
+    assert refreshed.status_code == 200

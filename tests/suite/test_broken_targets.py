@@ -122,9 +122,13 @@ def test_known_deviations_are_expected_failures(proxy: ProxyHandle, tmp_path: Pa
     assert run.exit_code == 0
 
 
-def test_reports_hold_no_secret(proxy: ProxyHandle, tmp_path: Path) -> None:
+def test_reports_show_the_evidence_and_hold_no_secret(proxy: ProxyHandle, tmp_path: Path):
     mutation = MUTATIONS["code-replay"]  # failures, so evidence is shown in full
     run = run_against(proxy, mutation, tmp_path)
+    html = (run.report_dir / "report.html").read_text()
+    failing = html.split('id="TOKEN-CODE-SINGLE-USE" open>', 1)[1].split("</details>", 1)[0]
+    assert f"POST {proxy.base_url}/oauth2/token" in failing
+    assert "grant_type=authorization_code" in failing
     secrets = [proxy.upstream_profile["user"]["password"]]
     secrets += [c["client_secret"] for c in proxy.upstream_profile["clients"].values()]
     files = sorted(p for p in run.report_dir.iterdir() if p.is_file())

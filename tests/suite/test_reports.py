@@ -334,3 +334,14 @@ def test_run_masked_masks_a_child_process_output(tmp_path: Path) -> None:
     assert status == 3
     assert out.getvalue() == "secret ***\nerr\n"
     assert (tmp_path / "log.txt").read_text() == out.getvalue()
+
+
+def test_observations_reach_verdicts_json_and_the_page(tmp_path: Path) -> None:
+    data = results({"pkce": True})
+    data["observations"] |= {"token_type": "bearer", "access_token_length": 32}
+    write_reports(tmp_path, data, CATALOGUE)
+    doc = json.loads((tmp_path / "verdicts.json").read_text())
+    assert doc["observations"] == {"token_type": "bearer", "access_token_length": 32}
+    page = (tmp_path / "report.html").read_text()
+    assert "<h2>Observations</h2>" in page
+    assert "<td>access_token_length</td><td><code>32</code>" in page

@@ -75,8 +75,23 @@ def _login(env: dict[str, str], script: Path, server: PinnedServer) -> dict:
     """A scripted loopback login; the child's peak RSS from wait4."""
     import httpx
 
+    # Through a small launcher: the peak RSS that wait4 reports for a child forked from this
+    # (large) process would include this process's memory, copied at fork.
+    rss_file = Path(env["HOME"]) / "login-maxrss"
     process = subprocess.Popen(
-        [str(script), "login", "--no-browser", "--scope", "profile", "--timeout", "60"],
+        [
+            sys.executable,
+            "-c",
+            _LAUNCHER,
+            str(rss_file),
+            str(script),
+            "login",
+            "--no-browser",
+            "--scope",
+            "profile",
+            "--timeout",
+            "60",
+        ],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -107,8 +122,7 @@ def _login(env: dict[str, str], script: Path, server: PinnedServer) -> dict:
             raise RuntimeError("mb-oauth login printed no authorization URL")
         callback = _play_user(url, server.ca_file, server.base_url)
         httpx.get(callback, timeout=30)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+        process.wait(timeout=60)
     except BaseException:
         process.kill()
         process.wait()
@@ -116,7 +130,19 @@ def _login(env: dict[str, str], script: Path, server: PinnedServer) -> dict:
     wall = time.monotonic() - started
     if process.returncode != 0:
         raise RuntimeError(f"mb-oauth login exited with {process.returncode}")
-    return {"max_rss_mb": round(usage.ru_maxrss / 1024, 1), "wall_s": round(wall, 2)}
+    return {"max_rss_mb": round(int(rss_file.read_text()) / 1024, 1), "wall_s": round(wall, 2)}
+
+
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def _time(command: list[str], env: dict[str, str]) -> float:

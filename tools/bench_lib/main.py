@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         doc["scaling"] = scaling.run(
             sizes,
             history=200 if short else 2000,
-            reps=reps,
-            duration=duration,
+            reps=reps if short else max(reps, 5),
+            duration=duration if short else 2,
             connections=4,
             wrk=wrk,
             pin=not args.no_pin,

@@ -161,24 +161,22 @@ def render(doc: dict) -> str:
             f"### Token endpoint latency against stored grants "
             f"(wrk, {scale['settings']['wrk_connections']} connections)",
             "",
-            "| grants | refresh p50 ms | ratio | code exchange p50 ms | ratio | errors |",
-            "|---:|---:|---:|---:|---:|---:|",
+            "| stored grants | refresh p50 ms | ratio | CPU ratio | code exchange p50 ms | ratio"
+            " | CPU ratio | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        for row in scale["rows"]:
-            r, c = row["refresh"], row["code_exchange"]
-            lines.append(
-                f"| {row['grants']:,} | {_fmt(r['p50_ms'], 2)} | {_fmt(r['p50_ratio_to_smallest'])}"
-                f" | {_fmt(c['p50_ms'], 2)} | {_fmt(c['p50_ratio_to_smallest'])}"
-                f" | {r['errors'] + c['errors']} |"
-            )
+        rows = [(f"{row['grants']:,}", row) for row in scale["rows"]]
         past = scale.get("history")
         if past:
-            r, c = past["refresh"], past["code_exchange"]
+            label = f"{past['grants']:,}, {past['past_tokens_per_grant']:,} past tokens per grant"
+            rows.append((label, past))
+        for label, row in rows:
+            r, c = row["refresh"], row["code_exchange"]
             lines.append(
-                f"| {past['grants']:,}, {past['past_tokens_per_grant']:,} past tokens per grant |"
-                f" {_fmt(r['p50_ms'], 2)} | {_fmt(r['p50_ratio_to_smallest'])}"
+                f"| {label} | {_fmt(r['p50_ms'], 2)} | {_fmt(r['p50_ratio_to_smallest'])}"
+                f" | {_fmt(r.get('cpu_ratio_to_smallest'))}"
                 f" | {_fmt(c['p50_ms'], 2)} | {_fmt(c['p50_ratio_to_smallest'])}"
-                f" | {r['errors'] + c['errors']} |"
+                f" | {_fmt(c.get('cpu_ratio_to_smallest'))} | {r['errors'] + c['errors']} |"
             )
         lines.append("")
     else:

@@ -21,7 +21,7 @@ from pathlib import Path
 from reference_server.app import DATABASE_NAME
 from reference_server.storage import SCHEMA
 
-from .common import Pinning, log, median
+from .common import Pinning, group_cpu_seconds, log, median
 from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
 from .load import Sample, run_wrk
 from .servers import PinnedServer
@@ -44,6 +44,7 @@ def _database(size: int, history: int, folder: Path, use_cache: bool) -> tuple[C
         shutil.copyfile(cached / DATABASE_NAME, data / DATABASE_NAME)
         info = json.loads((cached / "client.json").read_text())
         client = Client(data / DATABASE_NAME, *info["client"])
+        _settle(data / DATABASE_NAME)
         return client, info["refresh_tokens"]
     started = time.monotonic()
     client = provision(data)
@@ -60,7 +61,17 @@ def _database(size: int, history: int, folder: Path, use_cache: bool) -> tuple[C
             "refresh_tokens": pool.refresh_tokens,
         }
         (cached / "client.json").write_text(json.dumps(info))
+    _settle(data / DATABASE_NAME)
     return client, pool.refresh_tokens
+
+
+def _settle(database: Path) -> None:
+    """Write the fresh copy to disk now: else the server's first checkpoint fsync pays for it."""
+    fd = os.open(database, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def run(
@@ -108,7 +119,8 @@ def run(
                     cpus=pinning.load,
                 )
             for rep in range(reps):
-                for case, (server, client, lines) in servers.items():
+                order = list(servers.items())  # odd repetitions go backwards
+                for case, (server, client, lines) in order if rep % 2 == 0 else order[::-1]:
                     for name in ("refresh", "code_exchange"):
                         if name == "refresh":
                             path, mode = lines, "cycle"
@@ -120,6 +132,7 @@ def run(
                                 lines.parent / "codes.txt", mint_codes(client, count)
                             )
                             mode = "unique"
+                        before = group_cpu_seconds(server.process.pid)  # type: ignore[union-attr]
                         sample = run_wrk(
                             wrk,
                             server.base_url,
@@ -132,6 +145,8 @@ def run(
                             threads=1,
                             cpus=pinning.load,
                         )
+                        spent = group_cpu_seconds(server.process.pid) - before  # type: ignore[union-attr]
+                        sample.cpu_us = 1e6 * spent / sample.requests if sample.requests else None
                         results[case].setdefault(name, []).append(sample)
                         log(
                             f"rep {rep + 1}/{reps} {case[0]} grants, history {case[1]}, {name}: "
@@ -149,7 +164,14 @@ def run(
             runs = results[case].get(name, [])
             base = results[smallest].get(name, [])
             ratios = [s.p50_ms / b.p50_ms for s, b in zip(runs, base, strict=False) if b.p50_ms]
+            cpu_ratios = [
+                s.cpu_us / b.cpu_us
+                for s, b in zip(runs, base, strict=False)
+                if s.cpu_us and b.cpu_us
+            ]
             found[name] = {
+                "cpu_us_per_request": median([s.cpu_us for s in runs]),
+                "cpu_ratio_to_smallest": median(cpu_ratios),
                 "p50_ms": median([s.p50_ms for s in runs]),
                 "p99_ms": median([s.p99_ms for s in runs]),
                 "rps": median([s.rps for s in runs]),

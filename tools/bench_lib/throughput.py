@@ -240,7 +240,8 @@ def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) 
                 for target in targets:
                     threads = 1 if target.pinning.load else 2
                     if wrk:
-                        for endpoint in ENDPOINTS:
+                        order = list(ENDPOINTS)  # odd repetitions go backwards: no drift bias
+                        for endpoint in order if rep % 2 == 0 else order[::-1]:
                             runs = keep[target.workers].setdefault(endpoint, [])
                             guess = runs[-1].rps if runs else FIRST_GUESS_RPS
                             sample = _wrk_once(wrk, target, endpoint, settings, guess, threads)
@@ -252,7 +253,7 @@ def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) 
                                 f"errors {sample.errors}"
                             )
                     if hey:
-                        for endpoint in HEY_ENDPOINTS:
+                        for endpoint in HEY_ENDPOINTS if rep % 2 == 0 else HEY_ENDPOINTS[::-1]:
                             sample = _hey_once(hey, target, endpoint, settings)
                             fresh[target.workers].setdefault(endpoint, []).append(sample)
                             log(

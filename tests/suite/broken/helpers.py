@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from urllib.parse import urlencode
 
 from tests.suite.broken.exchange import (
     Context,
     ProxyRequest,
     ProxyResponse,
     json_response,
+    redirect,
 )
 from tests.suite.broken.registry import AUTHORIZE, TOKEN
 
@@ -83,3 +85,12 @@ def invalid_token() -> ProxyResponse:
         {"error": "invalid_token"},
         [("www-authenticate", 'Bearer realm="proxy", error="invalid_token"')],
     )
+
+
+def error_redirect(req: ProxyRequest, error: str) -> ProxyResponse:
+    """An authorization error sent back to the request's redirect URI, with its state."""
+    target = req.query_value("redirect_uri") or ""
+    params = [("error", error)]
+    if (state := req.query_value("state")) is not None:
+        params.append(("state", state))
+    return redirect(f"{target}{'&' if '?' in target else '?'}{urlencode(params)}")

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import urlencode
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from tests.suite.broken.exchange import (
     Context,
     Forward,
     ProxyRequest,
     ProxyResponse,
-    redirect,
 )
 from tests.suite.broken.helpers import (
+    error_redirect,
     is_authorize,
 )
 from tests.suite.broken.registry import mutation
+
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 @mutation(
@@ -46,14 +48,6 @@ async def drop_state_on_error(req: ProxyRequest, forward: Forward, ctx: Context)
     return resp
 
 
-def _error_redirect(req: ProxyRequest, error: str) -> ProxyResponse:
-    target = req.query_value("redirect_uri") or ""
-    params = [("error", error)]
-    if (state := req.query_value("state")) is not None:
-        params.append(("state", state))
-    return redirect(f"{target}{'&' if '?' in target else '?'}{urlencode(params)}")
-
-
 @mutation(
     "redirect-bad-redirect-uri",
     "a redirect URI that is not the registered one gets a redirect, not an error page",
@@ -64,7 +58,7 @@ async def redirect_bad_redirect_uri(req: ProxyRequest, forward: Forward, ctx: Co
     resp = await forward(req)
     known = ctx.client_by_id(req.query_value("client_id")) is not None
     if is_authorize(req) and resp.status >= 400 and known and req.query_value("redirect_uri"):
-        return _error_redirect(req, "invalid_request")
+        return error_redirect(req, "invalid_request")
     return resp
 
 
@@ -78,7 +72,7 @@ async def redirect_bad_client(req: ProxyRequest, forward: Forward, ctx: Context)
     resp = await forward(req)
     known = ctx.client_by_id(req.query_value("client_id")) is not None
     if is_authorize(req) and resp.status >= 400 and not known and req.query_value("redirect_uri"):
-        return _error_redirect(req, "unauthorized_client")
+        return error_redirect(req, "unauthorized_client")
     return resp
 
 
@@ -157,3 +151,84 @@ async def oob_code_hidden(req: ProxyRequest, forward: Forward, ctx: Context):
     if req.path == "/oauth2/oob" and resp.status == 200:
         resp.body = re.sub(rb"<code[^>]*>[^<]*</code>", b"<p>Approved.</p>", resp.body)
     return resp
+
+
+def _loopback(req: ProxyRequest) -> SplitResult | None:
+    """The loopback redirect URI of an authorization request, if it has one."""
+    parts = urlsplit(req.query_value("redirect_uri") or "")
+    return parts if parts.scheme == "http" and parts.hostname in LOOPBACK else None
+
+
+@mutation(
+    "loopback-any-path",
+    "a loopback redirect URI with another path is accepted",
+    breaks={"DESKTOP-LOOPBACK-PATH"},
+    also={"DESKTOP-LOCALHOST-ANY-PORT"},
+)
+async def loopback_any_path(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.query_value("client_id"))
+    parts = _loopback(req) if is_authorize(req) else None
+    if parts and found:
+        registered = urlsplit(found[1]["redirect_uri"]).path
+        fixed = urlunsplit(parts._replace(path=registered))
+        req.query = [(k, fixed if k == "redirect_uri" else v) for k, v in req.query]
+        resp = await forward(req)
+        location = resp.header("location")
+        if location and location.startswith(fixed):
+            resp.set_header("location", urlunsplit(parts) + location[len(fixed) :])
+        return resp
+    return await forward(req)
+
+
+@mutation(
+    "loopback-port-refused",
+    "a loopback redirect URI with a port of the application's choosing is refused",
+    breaks={"DESKTOP-LOCALHOST-ANY-PORT"},
+    also={"DESKTOP-OOB"},
+)
+async def loopback_port_refused(req: ProxyRequest, forward: Forward, ctx: Context):
+    parts = _loopback(req) if is_authorize(req) else None
+    if parts and parts.port is not None:
+        return ProxyResponse(400, [("content-type", "text/html")], b"<p>Bad redirect URI</p>")
+    return await forward(req)
+
+
+@mutation(
+    "approval-always-forced",
+    "the consent page is shown even when the user already approved the same scopes",
+    breaks={"AUTHZ-APPROVAL-AUTO"},
+    also={"AUTHZ-APPROVAL-FORCE"},
+)
+async def approval_always_forced(req: ProxyRequest, forward: Forward, ctx: Context):
+    if is_authorize(req) and req.method == "GET":
+        req.query = [(k, v) for k, v in req.query if k != "approval_prompt"]
+        req.query.append(("approval_prompt", "force"))
+    return await forward(req)
+
+
+@mutation(
+    "access-denied-as-server-error",
+    "a refused consent is answered error=server_error",
+    breaks={"AUTHZ-ERR-ACCESS-DENIED"},
+    also={"AUTHZ-ERR-INVALID-SCOPE"},
+)
+async def access_denied_as_server_error(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    params = resp.location_params()
+    if is_authorize(req) and params.get("error") == "access_denied":
+        params["error"] = "server_error"
+        resp.set_location_params(list(params.items()))
+    return resp
+
+
+@mutation(
+    "scope-submit-barcode-refused",
+    "the submit_barcode scope is refused as invalid",
+    breaks={"SCOPE-IDENTIFIERS"},
+    also={"AUTHZ-RESPONSE-TYPE-CODE"},
+)
+async def scope_submit_barcode_refused(req: ProxyRequest, forward: Forward, ctx: Context):
+    scope = req.query_value("scope") or ""
+    if is_authorize(req) and "submit_barcode" in scope.split():
+        return error_redirect(req, "invalid_scope")
+    return await forward(req)

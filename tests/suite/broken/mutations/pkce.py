@@ -12,6 +12,7 @@ from tests.suite.broken.exchange import (
 )
 from tests.suite.broken.helpers import (
     drop_query,
+    error_redirect,
     grant,
     is_authorize,
     s256,
@@ -77,3 +78,32 @@ async def pkce_ignored(req: ProxyRequest, forward: Forward, ctx: Context) -> Pro
     if grant(req):
         set_form_value(req, "code_verifier", None)
     return await forward(req)
+
+
+def _refuse_challenge(req: ProxyRequest, methods: set[str | None]) -> ProxyResponse | None:
+    """An invalid_request redirect when the request's challenge method is one of `methods`."""
+    if not (is_authorize(req) and req.query_value("code_challenge")):
+        return None
+    if req.query_value("code_challenge_method") not in methods:
+        return None
+    return error_redirect(req, "invalid_request")
+
+
+@mutation(
+    "pkce-plain-refused",
+    "plain code challenges (and challenges without a method) are refused",
+    breaks={"PKCE-PLAIN", "PKCE-DEFAULT-PLAIN"},
+    also={"PKCE-S256"},
+)
+async def pkce_plain_refused(req: ProxyRequest, forward: Forward, ctx: Context):
+    return _refuse_challenge(req, {"plain", None}) or await forward(req)
+
+
+@mutation(
+    "pkce-s256-refused",
+    "S256 code challenges are refused",
+    breaks={"PKCE-S256"},
+    also={"PKCE-PLAIN"},
+)
+async def pkce_s256_refused(req: ProxyRequest, forward: Forward, ctx: Context):
+    return _refuse_challenge(req, {"S256"}) or await forward(req)

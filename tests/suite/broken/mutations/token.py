@@ -9,6 +9,7 @@ from tests.suite.broken.exchange import (
     Forward,
     ProxyRequest,
     ProxyResponse,
+    json_response,
 )
 from tests.suite.broken.helpers import (
     grant,
@@ -299,4 +300,66 @@ async def invalid_grant_as_invalid_request(req: ProxyRequest, forward: Forward, 
     if isinstance(data, dict) and data.get("error") == "invalid_grant":
         data["error"] = "invalid_request"
         resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "token-response-not-json",
+    "token responses are labelled text/plain",
+    breaks={"TOKEN-RESPONSE-ACCESS-TOKEN"},
+    also={"TOKEN-EXPIRES-IN-3600"},
+)
+async def token_response_not_json(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    if req.is_("POST", TOKEN) and resp.status == 200:
+        resp.set_header("content-type", "text/plain; charset=utf-8")
+    return resp
+
+
+@mutation(
+    "token-redirect-uri-not-bound",
+    "a code is exchanged with another loopback redirect URI than it was issued for",
+    breaks={"TOKEN-REDIRECT-URI-SAME"},
+    also={"DESKTOP-LOCALHOST-ANY-PORT"},
+)
+async def token_redirect_uri_not_bound(req: ProxyRequest, forward: Forward, ctx: Context):
+    issued_for = ctx.state.setdefault("issued_for", {})
+    code = req.param("code") if grant(req) == "authorization_code" else None
+    if code in issued_for:
+        set_form_value(req, "redirect_uri", issued_for[code])
+    resp = await forward(req)
+    if (new_code := remember_code(ctx, req, resp)) and req.query_value("redirect_uri"):
+        issued_for[new_code] = req.query_value("redirect_uri")
+    return resp
+
+
+@mutation(
+    "invalid-request-as-invalid-grant",
+    "a token request missing a parameter is answered invalid_grant",
+    breaks={"TOKEN-ERR-INVALID-REQUEST"},
+    also={"TOKEN-ERR-INVALID-GRANT"},
+)
+async def invalid_request_as_invalid_grant(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if req.path == TOKEN else None
+    if isinstance(data, dict) and data.get("error") == "invalid_request":
+        data["error"] = "invalid_grant"
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "refresh-token-single-use",
+    "a refresh token works once",
+    breaks={"REFRESH-TOKEN-STAYS-VALID"},
+    also={"REFRESH-NEW-ACCESS-TOKEN"},
+)
+async def refresh_token_single_use(req: ProxyRequest, forward: Forward, ctx: Context):
+    used = ctx.state.setdefault("used", set())
+    token = req.param("refresh_token") if grant(req) == "refresh_token" else None
+    if token in used:
+        return json_response(400, {"error": "invalid_grant"})
+    resp = await forward(req)
+    if token and resp.status == 200:
+        used.add(token)
     return resp

@@ -40,7 +40,7 @@ async def tokens_never_expire(req: ProxyRequest, forward: Forward, ctx: Context)
 @mutation(
     "plain-http-served",
     "the endpoints also answer over plain HTTP (so a bearer token sent in clear works)",
-    breaks={"BEARER-HTTP-IGNORED"},
+    breaks={"TRANSPORT-HTTPS-ONLY", "BEARER-HTTP-IGNORED"},
     also={"USERINFO-HEADER"},
     profile={"capabilities": {"plain_http_url": "{plain_url}"}},
 )

@@ -132,3 +132,31 @@ async def profile_without_scope(req: ProxyRequest, forward: Forward, ctx: Contex
     if req.path == USERINFO and resp.status == 403:
         return json_response(200, {"sub": ctx.profile["user"]["username"]})
     return resp
+
+
+@mutation(
+    "userinfo-header-refused",
+    "the token in the Authorization header is not accepted",
+    breaks={"USERINFO-HEADER", "SCOPE-PROFILE-GRANTS-PROFILE"},
+    also={"USERINFO-POST-BODY", "USERINFO-QUERY"},
+)
+async def userinfo_header_refused(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.path == USERINFO and userinfo_token_ways(req) == ["header"]:
+        return invalid_token()
+    return await forward(req)
+
+
+@mutation(
+    "email-never-shown",
+    "the email is withheld even with the email scope",
+    breaks={"SCOPE-EMAIL-GRANTS-EMAIL"},
+    also={"SCOPE-EMAIL-WITHHELD"},
+)
+async def email_never_shown(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if req.path == USERINFO and resp.status == 200 else None
+    if isinstance(data, dict) and ("email" in data or "email_verified" in data):
+        data.pop("email", None)
+        data.pop("email_verified", None)
+        resp.set_json(data)
+    return resp
