@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-FEATURES_DIR = Path(__file__).resolve().parent.parent / "features"
+
+def _features_dir() -> Path:
+    """features/ of a source checkout, else the installed data package `mb_oauth_features`."""
+    checkout = Path(__file__).resolve().parent.parent / "features"
+    if checkout.is_dir():
+        return checkout
+    spec = importlib.util.find_spec("mb_oauth_features")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the feature files are missing: reinstall mb-oauth")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+FEATURES_DIR = _features_dir()
 CATALOGUE_FILE = FEATURES_DIR / "rules.toml"
 LEVELS = ("spec", "rfc", "info")
 
