@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from starlette.requests import Request
@@ -10,6 +11,8 @@ from starlette.responses import RedirectResponse, Response
 from .. import grants
 from ..accounts import (
     AccountError,
+    Application,
+    User,
     add_application,
     application_by_client_id,
     applications_of,
@@ -64,7 +67,18 @@ async def authorized(request: Request) -> Response:
     )
 
 
-async def revoke_authorization(request: Request) -> Response:
+@dataclass
+class _ApplicationForm:
+    """A checked form of the logged-in user that names an application by its client_id."""
+
+    state: ServerState
+    user: User
+    session: sessions.Session
+    fields: dict[str, str]
+    application: Application
+
+
+async def _application_form(request: Request) -> _ApplicationForm | Response:
     state = server(request)
     try:
         session, form = await checked_form(state, request)
@@ -74,7 +88,15 @@ async def revoke_authorization(request: Request) -> Response:
     app = application_by_client_id(state.store, form.get("client_id", ""))
     if app is None:
         return error_page("There is no such application.", status=404)
-    grants.revoke_manually(state.store, state.now(), session.user, app, form.get("scope", ""))
+    return _ApplicationForm(state, session.user, session, form, app)
+
+
+async def revoke_authorization(request: Request) -> Response:
+    form = await _application_form(request)
+    if isinstance(form, Response):
+        return form
+    scope = form.fields.get("scope", "")
+    grants.revoke_manually(form.state.store, form.state.now(), form.user, form.application, scope)
     return RedirectResponse("/account/authorized?revoked=1", status_code=303)
 
 
@@ -159,14 +181,11 @@ async def register(request: Request) -> Response:
 
 
 async def reset_application_secret(request: Request) -> Response:
-    state = server(request)
-    try:
-        session, form = await checked_form(state, request)
-    except FormRejected as error:
-        return error_page(str(error), status=error.status)
-    assert session.user is not None
-    app = application_by_client_id(state.store, form.get("client_id", ""))
-    if app is None or app.owner_id != session.user.id:
+    form = await _application_form(request)
+    if isinstance(form, Response):
+        return form
+    app = form.application
+    if app.owner_id != form.user.id:
         return error_page("You have no such application.", status=404)
-    secret = reset_secret(state.store, app)
-    return _registered_page(state, session, _secret_notice(app.client_id, secret))
+    secret = reset_secret(form.state.store, app)
+    return _registered_page(form.state, form.session, _secret_notice(app.client_id, secret))

@@ -64,3 +64,26 @@ def test_tls_1_2_and_1_3_work(site: Site):
             context.wrap_socket(raw, server_hostname=host) as tls,
         ):
             assert tls.version() == version.name.replace("_", ".")
+
+
+def test_idle_and_half_sent_connections_do_not_starve_others(site: Site, client):
+    """Slowloris-style load: hundreds of silent sockets and requests whose bodies never come."""
+    host, port = _address(site)
+    context = site.server.ssl_context()
+    held: list[socket.socket] = []
+    try:
+        held += [socket.create_connection((host, port), timeout=5) for _ in range(200)]
+        for _ in range(30):
+            tls = context.wrap_socket(
+                socket.create_connection((host, port), timeout=5), server_hostname=host
+            )
+            tls.sendall(
+                b"POST /oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n"
+                b"Content-Type: application/x-www-form-urlencoded\r\n\r\ngrant_type="
+            )
+            held.append(tls)
+        answer = client.get("/oauth2/userinfo")
+        assert answer.status_code == 401  # served, and as usual
+    finally:
+        for sock in held:
+            sock.close()

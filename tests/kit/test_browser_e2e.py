@@ -6,49 +6,19 @@ Skipped when Chromium or Playwright is missing, unless MB_OAUTH_REQUIRE_BROWSER=
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 
 from tests.kit.cli_process import LoginProcess, cli_env, run_cli
 from tests.kit.conftest import PASSWORD
+from tests.support.browser import chromium
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("MB_OAUTH_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"MB_OAUTH_REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def browser():
-    executable = (
-        os.environ.get("MB_OAUTH_CHROMIUM") or shutil.which("chromium") or ("/usr/bin/chromium")
-    )
-    if not Path(executable).exists():
-        _unavailable(f"no Chromium at {executable}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 def approve_in_browser(browser, url: str, decision: str = "approve") -> str:

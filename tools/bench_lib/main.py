@@ -27,8 +27,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--short", action="store_true", help="a quick run (for the tests)")
     parser.add_argument("--only", action="append", choices=SECTIONS, help="repeatable")
     parser.add_argument("--skip", action="append", choices=SECTIONS, default=[])
-    parser.add_argument("--reps", type=int, help="repetitions (default 3, --short 2)")
-    parser.add_argument("--duration", type=int, help="seconds per wrk run (default 3, short 1)")
+    parser.add_argument("--reps", type=int, help="repetitions (default 5, --short 2)")
+    parser.add_argument("--duration", type=int, help="seconds per wrk run (default 2, short 1)")
     parser.add_argument("--connections", type=int, default=32, help="wrk connections")
     parser.add_argument("--workers", type=int, action="append", help="default: 1 and 2")
     parser.add_argument("--sizes", help="grant counts of the scaling section, comma-separated")
@@ -44,8 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     short = args.short
     sections = [s for s in (args.only or SECTIONS) if s not in args.skip]
-    reps = args.reps or (2 if short else 3)
-    duration = args.duration or (1 if short else 3)
+    reps = args.reps or (2 if short else 5)
+    duration = args.duration or (1 if short else 2)
     notes: list[str] = []
     started = time.monotonic()
     doc: dict = {
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = throughput.Settings(
             reps=reps,
             duration=duration,
-            hey_duration=None if short else 2.0,
+            hey_duration=None if short else 1.5,
             hey_requests=150,
             connections=args.connections,
             hey_concurrency=16,
@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         doc["scaling"] = scaling.run(
             sizes,
             history=200 if short else 2000,
-            reps=reps if short else max(reps, 5),
-            duration=duration if short else 2,
+            reps=reps,
+            duration=duration,
             connections=4,
             wrk=wrk,
             pin=not args.no_pin,

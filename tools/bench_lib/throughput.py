@@ -168,26 +168,21 @@ def _per_request(seconds: float, requests: int) -> float | None:
     return round(1e6 * seconds / requests, 1) if requests else None
 
 
-def summarise(samples: dict[str, list[Sample]]) -> dict[str, dict]:
-    """Medians per endpoint, and the median of the per-repetition ratios to the baseline."""
-    base = samples.get("baseline", [])
+Pairs = dict[str, list[tuple[Sample, Sample]]]  # endpoint -> (baseline, endpoint) runs
+
+
+def summarise(samples: dict[str, list[Sample]], pairs: Pairs) -> dict[str, dict]:
+    """Medians per endpoint; ratios are medians over pairs (baseline run just before)."""
     table: dict[str, dict] = {}
     for endpoint, runs in samples.items():
-        ratios = [
-            s.rps / b.rps for s, b in zip(runs, base, strict=False) if b.rps and not s.exhausted
-        ]
+        twins = pairs.get(endpoint, [])
+        ratios = [e.rps / b.rps for b, e in twins if b.rps and not e.exhausted]
+        cpu_ratios = [b.cpu_us / e.cpu_us for b, e in twins if b.cpu_us and e.cpu_us]
         p50 = median([s.p50_ms for s in runs])
         p99 = median([s.p99_ms for s in runs])
-        cpu = median([s.cpu_us for s in runs])
-        base_cpu = [b.cpu_us for b in base]
-        cpu_ratios = [
-            b / s.cpu_us
-            for s, b in zip(runs, base_cpu, strict=False)
-            if s.cpu_us and b and not s.exhausted
-        ]
         table[endpoint] = {
             "rps": median([s.rps for s in runs]),
-            "cpu_us_per_request": cpu,
+            "cpu_us_per_request": median([s.cpu_us for s in runs]),
             "cpu_ratio": median(cpu_ratios) if endpoint != "baseline" else 1.0,
             "p50_ms": p50,
             "p99_ms": p99,
@@ -210,6 +205,7 @@ def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) 
         "available": True,
         "settings": {
             "repetitions": settings.reps,
+            "method": "each endpoint run right after a baseline run; ratio = median over the pairs",
             "wrk_duration_s": settings.duration,
             "wrk_connections": settings.connections,
             "hey_duration_s": settings.hey_duration,
@@ -231,40 +227,64 @@ def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) 
                 targets.append(_start(workers, pinning.for_workers(workers), Path(tmp)))
             keep: dict[int, dict[str, list[Sample]]] = {t.workers: {} for t in targets}
             fresh: dict[int, dict[str, list[Sample]]] = {t.workers: {} for t in targets}
+            keep_pairs: dict[int, Pairs] = {t.workers: {} for t in targets}
+            fresh_pairs: dict[int, Pairs] = {t.workers: {} for t in targets}
             warm = replace(settings, duration=1)
             for target in targets if wrk else []:  # first requests pay for imports, caches
                 threads = 1 if target.pinning.load else 2
                 for endpoint in ("baseline", "userinfo", "refresh"):
                     _wrk_once(wrk, target, endpoint, warm, FIRST_GUESS_RPS, threads)
+            # Each endpoint run comes right after a baseline run: on this shared machine the
+            # available CPU changes within seconds, and a ratio is only fair within a pair.
             for rep in range(settings.reps):
                 for target in targets:
                     threads = 1 if target.pinning.load else 2
-                    if wrk:
-                        order = list(ENDPOINTS)  # odd repetitions go backwards: no drift bias
-                        for endpoint in order if rep % 2 == 0 else order[::-1]:
-                            runs = keep[target.workers].setdefault(endpoint, [])
-                            guess = runs[-1].rps if runs else FIRST_GUESS_RPS
-                            sample = _wrk_once(wrk, target, endpoint, settings, guess, threads)
-                            runs.append(sample)
-                            log(
-                                f"rep {rep + 1}/{settings.reps} workers={target.workers} "
-                                f"keep-alive {endpoint}: {sample.rps:.0f} req/s, "
-                                f"p50 {sample.p50_ms:.1f} ms, p99 {sample.p99_ms:.1f} ms, "
-                                f"errors {sample.errors}"
-                            )
-                    if hey:
-                        for endpoint in HEY_ENDPOINTS if rep % 2 == 0 else HEY_ENDPOINTS[::-1]:
-                            sample = _hey_once(hey, target, endpoint, settings)
-                            fresh[target.workers].setdefault(endpoint, []).append(sample)
-                            log(
-                                f"rep {rep + 1}/{settings.reps} workers={target.workers} "
-                                f"new-connection {endpoint}: {sample.rps:.0f} req/s, "
-                                f"errors {sample.errors}"
-                            )
+                    tag = f"rep {rep + 1}/{settings.reps} workers={target.workers}"
+                    order = [e for e in ENDPOINTS if e != "baseline"]
+                    for endpoint in order if rep % 2 == 0 else order[::-1]:
+                        if not wrk:
+                            break
+                        runs = keep[target.workers]
+                        pair = []
+                        for name in ("baseline", endpoint):
+                            done = runs.setdefault(name, [])
+                            guess = done[-1].rps if done else FIRST_GUESS_RPS
+                            sample = _wrk_once(wrk, target, name, settings, guess, threads)
+                            done.append(sample)
+                            pair.append(sample)
+                        keep_pairs[target.workers].setdefault(endpoint, []).append(
+                            (pair[0], pair[1])
+                        )
+                        log(
+                            f"{tag} keep-alive {endpoint}: {pair[1].rps:.0f} req/s "
+                            f"(baseline {pair[0].rps:.0f}), p50 {pair[1].p50_ms:.1f} ms, "
+                            f"p99 {pair[1].p99_ms:.1f} ms, errors {pair[1].errors}"
+                        )
+                    order = [e for e in HEY_ENDPOINTS if e != "baseline"]
+                    for endpoint in order if rep % 2 == 0 else order[::-1]:
+                        if not hey:
+                            break
+                        runs = fresh[target.workers]
+                        pair = []
+                        for name in ("baseline", endpoint):
+                            sample = _hey_once(hey, target, name, settings)
+                            runs.setdefault(name, []).append(sample)
+                            pair.append(sample)
+                        fresh_pairs[target.workers].setdefault(endpoint, []).append(
+                            (pair[0], pair[1])
+                        )
+                        log(
+                            f"{tag} new-connection {endpoint}: {pair[1].rps:.0f} req/s "
+                            f"(baseline {pair[0].rps:.0f}), errors {pair[1].errors}"
+                        )
             for target in targets:
                 key = f"workers_{target.workers}"
-                result["keepalive"][key] = summarise(keep[target.workers]) if wrk else {}
-                result["new_connection"][key] = summarise(fresh[target.workers]) if hey else {}
+                result["keepalive"][key] = (
+                    summarise(keep[target.workers], keep_pairs[target.workers]) if wrk else {}
+                )
+                result["new_connection"][key] = (
+                    summarise(fresh[target.workers], fresh_pairs[target.workers]) if hey else {}
+                )
         finally:
             for target in targets:
                 target.server.stop()
