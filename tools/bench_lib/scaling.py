@@ -52,6 +52,9 @@ def _database(size: int, history: int, folder: Path, use_cache: bool) -> tuple[C
     took = time.monotonic() - started
     log(f"built a database of {size} grants (history {history}) in {took:.0f} s")
     if use_cache:
+        for stale in cache_root().glob("grants-*"):  # built for another schema: never used
+            if stale.is_dir() and not stale.name.endswith(f"-{schema}"):
+                shutil.rmtree(stale, ignore_errors=True)
         cached.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = cached / (DATABASE_NAME + ".tmp")
         shutil.copyfile(data / DATABASE_NAME, tmp)
