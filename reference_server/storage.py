@@ -115,7 +115,7 @@ class Checkpointer:
 
     SQLite's automatic checkpoint runs inside the COMMIT that crosses 1000 WAL pages and ends
     with two fsyncs (WAL, then database): the event loop stood still for ~6-10 ms every 100-300
-    write requests (see /work/notes/perf.md). Here a thread copies the WAL into the database
+    write requests (see tools/PERFORMANCE.md). Here a thread copies the WAL into the database
     every INTERVAL seconds (PASSIVE: writers go on meanwhile); once the WAL holds RESTART_PAGES
     pages it asks for a RESTART, which waits for the writer of the moment and lets the next
     one start the WAL over, so the file stays small. Durability is unchanged: a commit is in
