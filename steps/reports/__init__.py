@@ -1,0 +1,125 @@
+"""Reports of a conformance run: verdicts.json, summary.txt, report.html, and the safety net.
+
+`write_reports` is what the plugin calls at session end (contract: "Suite data flow"); the
+runner calls it again after pytest returns (so the reports exist and agree with --strict even
+if the plugin could not), prints the terminal summary and runs `finalize_reports`, which masks
+secrets in every file of the report directory, JUnit XML and cucumber JSON included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from steps.reports import html, json_report, terminal
+from steps.reports.description import describe
+from steps.reports.redact import harvest_tokens, mask_text, mask_tree, profile_secrets
+from steps.verdicts import RuleVerdict, compute_verdicts
+
+RESULTS = "results.json"
+VERDICTS = "verdicts.json"
+SUMMARY = "summary.txt"
+HTML = "report.html"
+
+
+@dataclass
+class Report:
+    """The verdicts of a run and the verdicts.json document built from them."""
+
+    document: dict[str, Any]
+    verdicts: list[RuleVerdict]
+
+    @property
+    def exit_status(self) -> int:
+        return int(self.document["exit_status"])
+
+    def summary(self, colour: bool = False) -> str:
+        """The terminal summary (colour only when the caller knows it writes to a tty)."""
+        return terminal.render(self.document, self.verdicts, colour)
+
+
+def build_report(
+    results: Mapping[str, Any], catalogue: Mapping[str, Any], strict: bool = False
+) -> Report:
+    """Verdicts, the section 9 description and the verdicts.json document, in memory."""
+    verdicts = compute_verdicts(results, catalogue)
+    description = describe(results, verdicts)
+    document = json_report.build_document(results, verdicts, description, strict)
+    return Report(document, verdicts)
+
+
+def _write_masked(path: Path, text: str, secrets: list[str]) -> None:
+    path.write_text(mask_text(text, secrets), encoding="utf-8")
+
+
+def write_reports(
+    report_dir: str | os.PathLike[str],
+    results: Mapping[str, Any],
+    catalogue: Mapping[str, Any],
+    strict: bool = False,
+    secrets: Iterable[str] = (),
+) -> Report:
+    """Write verdicts.json, summary.txt and report.html; every text is masked before writing."""
+    directory = Path(report_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    report = build_report(results, catalogue, strict)
+    forms = sorted(set(secrets) | harvest_tokens(results))
+    body = json.dumps(report.document, indent=2, ensure_ascii=False) + "\n"
+    _write_masked(directory / VERDICTS, body, forms)
+    _write_masked(directory / SUMMARY, report.summary(colour=False), forms)
+    _write_masked(directory / HTML, html.render(report.document, report.verdicts), forms)
+    return report
+
+
+def load_results(report_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """results.json of a report directory (FileNotFoundError when the plugin wrote none)."""
+    return json.loads((Path(report_dir) / RESULTS).read_text(encoding="utf-8"))
+
+
+def load_profile(path: str | os.PathLike[str] | None) -> dict[str, Any]:
+    """A deployment profile as a dict ({} when there is none or it cannot be read)."""
+    if not path:
+        return {}
+    try:
+        with Path(path).open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def finalize_reports(
+    report_dir: str | os.PathLike[str],
+    profile_path: str | os.PathLike[str] | None = None,
+    extra_secrets: Iterable[str] = (),
+) -> list[Path]:
+    """The safety net: mask the profile's secrets and all seen tokens in every report file.
+
+    The profile file itself is left alone (it is the one place the secrets are meant to be).
+    Returns the files in which something had to be masked.
+    """
+    directory = Path(report_dir)
+    secrets = set(extra_secrets) | profile_secrets(load_profile(profile_path))
+    with contextlib.suppress(OSError, ValueError):  # no results.json: nothing to harvest
+        secrets |= harvest_tokens(load_results(directory))
+    exclude = [Path(profile_path)] if profile_path else []
+    return mask_tree(directory, secrets, exclude)
+
+
+__all__ = [
+    "HTML",
+    "RESULTS",
+    "SUMMARY",
+    "VERDICTS",
+    "Report",
+    "build_report",
+    "finalize_reports",
+    "load_profile",
+    "load_results",
+    "write_reports",
+]

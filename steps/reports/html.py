@@ -1,0 +1,205 @@
+"""report.html: one self-contained page (inline CSS, no scripts) a person can read rule by rule."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+from steps.reports.description import headline
+from steps.reports.sections import by_section, heading
+from steps.reports.terminal import counts_text
+from steps.verdicts import FAIL, NOT_RUN, VERDICT_ORDER, WARNING, RuleVerdict, ScenarioResult
+
+BODY_LIMIT = 4000
+OPEN_VERDICTS = {FAIL, WARNING, "expected failure"}
+
+CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;
+color:#1d1d1f;background:#fff}
+h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;
+border-bottom:1px solid #ddd;padding-bottom:.2rem}
+.meta{color:#555;margin:.2rem 0}.counts{font-weight:600}
+table{border-collapse:collapse;margin:.5rem 0}td,th{padding:.25rem .6rem;text-align:left;
+border-bottom:1px solid #eee;vertical-align:top}
+details.rule{border:1px solid #e3e3e3;border-radius:6px;margin:.4rem 0;padding:.3rem .6rem}
+details.rule>summary{cursor:pointer;list-style-position:outside}
+.id{font-family:ui-monospace,monospace;font-weight:600;margin:0 .4rem}
+.v{display:inline-block;min-width:7.5rem;text-align:center;border-radius:4px;
+padding:0 .4rem;font-size:.85rem;font-weight:600;color:#fff;background:#888}
+.v-pass{background:#1f7a34}.v-fail{background:#c0262d}.v-warning{background:#b06d00}
+.v-expected-failure{background:#2b7a8c}.v-unexpected-pass{background:#8a2b8c}
+.v-skipped,.v-not-run{background:#8a8a8a}.v-observed{background:#3558a8}
+.o-failed{color:#c0262d;font-weight:600}.o-passed{color:#1f7a34}.o-skipped{color:#777}
+pre{background:#f6f6f7;border:1px solid #e6e6e6;border-radius:4px;padding:.5rem;
+overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:.82rem}
+.msg{background:#fff4f4;border-color:#f1c8c8}ul.sc{margin:.3rem 0;padding-left:1.2rem}
+.result-ok{color:#1f7a34}.result-bad{color:#c0262d}
+"""
+
+
+def _badge(verdict: str) -> str:
+    css = "v-" + verdict.replace(" ", "-")
+    return f'<span class="v {css}">{escape(verdict)}</span>'
+
+
+def _body_text(body: Any) -> str:
+    if body is None or body == "":
+        return ""
+    text = body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
+    return text if len(text) <= BODY_LIMIT else text[:BODY_LIMIT] + "\n… (truncated)"
+
+
+def _headers_text(headers: Any) -> list[str]:
+    items = headers.items() if isinstance(headers, Mapping) else (headers or ())
+    return [f"{name}: {value}" for name, value in items]
+
+
+def exchange_text(exchange: Mapping[str, Any]) -> str:
+    """An HTTP exchange as plain text: request line, headers, body; then the response."""
+    req = exchange.get("request") or {}
+    res = exchange.get("response") or {}
+    lines = [f"{req.get('method', '?')} {req.get('url', '')}", *_headers_text(req.get("headers"))]
+    if body := _body_text(req.get("body")):
+        lines += ["", body]
+    lines += ["", f"← {res.get('status', '?')}", *_headers_text(res.get("headers"))]
+    if body := _body_text(res.get("body")):
+        lines += ["", body]
+    return "\n".join(lines)
+
+
+def evidence_html(evidence: Iterable[Mapping[str, Any]]) -> str:
+    """Each exchange in its own block, numbered."""
+    blocks = [
+        f"<p>Exchange {n}</p><pre>{escape(exchange_text(ex))}</pre>"
+        for n, ex in enumerate(evidence, 1)
+    ]
+    return "".join(blocks) or "<p><em>No HTTP exchange recorded.</em></p>"
+
+
+def scenario_html(scenario: ScenarioResult) -> str:
+    """A scenario: outcome, failure message and evidence (collapsed unless it failed)."""
+    head = (
+        f'<span class="o-{escape(scenario.outcome)}">{escape(scenario.outcome)}</span> '
+        f"{escape(scenario.name)} <small>({escape(scenario.feature or scenario.nodeid)})</small>"
+    )
+    parts = [f"<li>{head}"]
+    if scenario.outcome == "failed":
+        if scenario.message:
+            parts.append(f'<pre class="msg">{escape(scenario.message)}</pre>')
+        parts.append(evidence_html(scenario.evidence))
+    elif scenario.evidence:
+        parts.append(
+            f"<details><summary>evidence ({len(scenario.evidence)} exchanges)</summary>"
+            f"{evidence_html(scenario.evidence)}</details>"
+        )
+    elif scenario.outcome == "skipped" and scenario.message:
+        parts.append(f"<br><small>{escape(scenario.message)}</small>")
+    return "".join(parts) + "</li>"
+
+
+def rule_html(verdict: RuleVerdict) -> str:
+    """A rule as a <details> block, open when it did not pass."""
+    is_open = " open" if verdict.verdict in OPEN_VERDICTS else ""
+    deviation = " <small>(known deviation)</small>" if verdict.known_deviation else ""
+    scenarios = "".join(scenario_html(s) for s in verdict.scenarios)
+    return (
+        f'<details class="rule" id="{escape(verdict.id)}"{is_open}><summary>'
+        f'{_badge(verdict.verdict)}<span class="id">{escape(verdict.id)}</span>'
+        f"{escape(verdict.title)} <small>[{escape(verdict.level)}]</small>{deviation}</summary>"
+        f'<ul class="sc">{scenarios}</ul></details>'
+    )
+
+
+def _anchor(section: str) -> str:
+    return "s-" + "-".join(section.split()).replace(".", "_")
+
+
+def section_html(section: str, verdicts: list[RuleVerdict]) -> str:
+    """A section heading with counts and its rules (rules that did not run are left out)."""
+    ran = [v for v in verdicts if v.verdict != NOT_RUN]
+    if not ran:
+        return ""
+    counts = counts_text(Counter(v.verdict for v in ran))
+    rules = "".join(rule_html(v) for v in ran)
+    title = f"{escape(heading(section))} <small>({escape(counts)})</small>"
+    return f'<h2 id="{_anchor(section)}">{title}</h2>{rules}'
+
+
+def overview_html(groups: list[tuple[str, list[RuleVerdict]]]) -> str:
+    """One line per section with its counts, linking to the section."""
+    rows = []
+    for section, verdicts in groups:
+        counts = Counter(v.verdict for v in verdicts if v.verdict != NOT_RUN)
+        if counts:
+            link = f'<a href="#{_anchor(section)}">{escape(heading(section))}</a>'
+            badges = " ".join(f"{_badge(v)}&nbsp;{counts[v]}" for v in VERDICT_ORDER if counts[v])
+            rows.append(f"<tr><td>{link}</td><td>{badges}</td></tr>")
+    return f"<h2>By section</h2><table>{''.join(rows)}</table>"
+
+
+def description_html(description: Mapping[str, Any]) -> str:
+    """The section 9 table: item, behaviour, which description, evidence."""
+    rows = []
+    for item in description.get("items", ()):
+        rules = ", ".join(f"{r['id']}: {r['verdict']}" for r in item.get("rules", ()))
+        evidence = "; ".join(x for x in (item.get("evidence"), rules) if x)
+        rows.append(
+            f"<tr><td>{escape(item['label'])}</td><td>{escape(item['behaviour'])}</td>"
+            f"<td>{escape(item['follows'])}</td><td>{escape(item['source'])}</td>"
+            f"<td>{escape(evidence)}</td></tr>"
+        )
+    return (
+        f"<h2>Which description? (spec section 9)</h2><p>{escape(headline(description))}</p>"
+        "<table><tr><th>Item</th><th>Behaviour seen</th><th>Description</th><th>From</th>"
+        f"<th>Evidence</th></tr>{''.join(rows)}</table>"
+    )
+
+
+def observations_html(observed: Mapping[str, Any]) -> str:
+    """The facts recorded where the spec says "not shown" (formats, headers, field names)."""
+    if not observed:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(str(key))}</td><td><code>{escape(_observed_text(value))}</code></td></tr>"
+        for key, value in sorted(observed.items())
+    )
+    return f"<h2>Observations</h2><table>{rows}</table>"
+
+
+def _observed_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def header_html(document: Mapping[str, Any]) -> str:
+    """Title, target, times and the overall result."""
+    ok = document.get("conforms", False)
+    result = "conforms to the spec" if ok else "does not conform to the spec"
+    strict = " (strict: rfc warnings count)" if document.get("strict") else ""
+    summary = {k: v for k, v in document.get("summary", {}).items() if k != NOT_RUN}
+    return (
+        "<h1>MusicBrainz OAuth 2.0 conformance report</h1>"
+        f'<p class="meta">Target <b>{escape(str(document.get("target", "")))}</b>, profile '
+        f"<b>{escape(str(document.get('profile', '')))}</b>; run "
+        f"{escape(str(document.get('started', '')))} – {escape(str(document.get('finished', '')))}"
+        "</p>"
+        f'<p class="counts {"result-ok" if ok else "result-bad"}">The deployment {result}'
+        f"{escape(strict)} — exit status {escape(str(document.get('exit_status')))}.</p>"
+        f'<p class="meta">Rules: {escape(counts_text(summary) or "none ran")}.</p>'
+    )
+
+
+def render(document: Mapping[str, Any], verdicts: list[RuleVerdict]) -> str:
+    """The whole page."""
+    groups = by_section(verdicts)
+    sections = overview_html(groups) + "".join(section_html(s, group) for s, group in groups)
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        "<title>Conformance report</title>"
+        f"<style>{CSS}</style></head><body>{header_html(document)}"
+        f"{description_html(document.get('description', {}))}{sections}"
+        f"{observations_html(document.get('observations', {}))}</body></html>\n"
+    )

@@ -1,0 +1,59 @@
+"""verdicts.json: the machine-readable verdict of a run, one entry per rule."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from steps.verdicts import RuleVerdict, exit_status, failing_rules, summarize
+
+SCHEMA = "mb-oauth-conformance/verdicts/1"
+
+
+def level_counts(verdicts: list[RuleVerdict]) -> dict[str, dict[str, int]]:
+    """Verdict counts per level, for readers that only care about spec rules."""
+    levels = sorted({v.level for v in verdicts})
+    return {lvl: summarize(v for v in verdicts if v.level == lvl) for lvl in levels}
+
+
+def observations(results: Mapping[str, Any]) -> dict[str, Any]:
+    """What the run observed where the spec is silent (formats, headers); section 9 aside."""
+    observed = results.get("observations") or {}
+    return {k: v for k, v in observed.items() if k != "description"}
+
+
+def build_document(
+    results: Mapping[str, Any],
+    verdicts: list[RuleVerdict],
+    description: Mapping[str, Any],
+    strict: bool,
+) -> dict[str, Any]:
+    """The verdicts.json document (no secrets: the profile contributes its name only)."""
+    status = exit_status(verdicts, strict)
+    return {
+        "schema": SCHEMA,
+        "target": results.get("target", ""),
+        "profile": results.get("profile_name", ""),
+        "started": results.get("started", ""),
+        "finished": results.get("finished", ""),
+        "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+        "strict": strict,
+        "conforms": status == 0,
+        "exit_status": status,
+        "failing_rules": [v.id for v in failing_rules(verdicts, strict)],
+        "known_deviations": list(results.get("known_deviations") or ()),
+        "description": dict(description),
+        "observations": observations(results),
+        "summary": summarize(verdicts),
+        "summary_by_level": level_counts(verdicts),
+        "rules": [v.to_json() for v in verdicts],
+    }
+
+
+def write(path: Path, document: Mapping[str, Any]) -> Path:
+    """Write the document as indented UTF-8 JSON."""
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,220 @@
+"""The last line of defence: no secret, code or token may reach a report file unmasked.
+
+The plugin masks evidence as it records it; this module does not trust that. It masks the
+profile's secrets (and their encoded forms), every token value it can find in the recorded
+evidence, and anything that looks like a token after a well-known key, in every report file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+
+MASK = "***"
+#: Shorter values cannot be masked without garbling ordinary words in the report.
+MIN_SECRET_LENGTH = 4
+SECRET_KEYS = (
+    "access_token",
+    "refresh_token",
+    "code",
+    "client_secret",
+    "password",
+    "token",
+    "code_verifier",
+    "id_token",
+    "csrf_token",
+)
+TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md", ".csv"}
+
+_KEYS = "|".join(SECRET_KEYS)
+# key=value in query strings and form bodies (also percent-encoded '=' inside a URL).
+_FORM_RE = re.compile(
+    rf"((?:(?<![\w-])|(?<=%3F)|(?<=%26)|(?<=%3f))(?:{_KEYS})(?:=|%3D|%3d))([^&\s\"'<>;#]+)"
+)
+# "key": "value" in JSON, in JSON inside a JSON string, and in HTML-escaped JSON.
+_Q = r"""(?:\\*"|&quot;|&#34;|')"""
+_JSON_RE = re.compile(rf"({_Q}(?:{_KEYS}){_Q}\s*:\s*{_Q})((?:[^\"'\\&<>\s]|\\u2026)+)")
+# key='value' as Python shows keyword arguments and dataclasses in tracebacks.
+_REPR_RE = re.compile(rf"((?<![\w-])(?:{_KEYS})=['\"])([^'\"\s]+)")
+# Authorization header values; long enough not to catch prose such as "Bearer tokens".
+_AUTH_RE = re.compile(r"\b(Bearer|Basic)(\s+)(?!realm\b|error\b|scope\b)([A-Za-z0-9._~+/-]{12,}=*)")
+
+
+def looks_masked(value: str) -> bool:
+    """A value the plugin already masked (or too short to be a secret worth masking)."""
+    lowered = value.lower()
+    return (
+        len(value) < MIN_SECRET_LENGTH
+        or "*" in value
+        or "…" in value
+        or "%E2%80%A6" in value.upper()
+        or "\\u2026" in value
+        or "mask" in lowered
+        or "redact" in lowered
+    )
+
+
+def variants(secret: str) -> set[str]:
+    """The forms a secret takes in URLs, form bodies, JSON strings and HTML."""
+    forms = {
+        secret,
+        quote(secret, safe=""),
+        quote_plus(secret),
+        html.escape(secret),
+        json.dumps(secret)[1:-1],
+        html.escape(json.dumps(secret)[1:-1]),
+    }
+    return {f for f in forms if len(f) >= MIN_SECRET_LENGTH}
+
+
+def basic_credentials(client_id: str, secret: str) -> set[str]:
+    """HTTP Basic forms of a client's credentials (plain and RFC 6749 2.3.1 form-encoded)."""
+    pairs = {f"{client_id}:{secret}", f"{quote_plus(client_id)}:{quote_plus(secret)}"}
+    return {base64.b64encode(p.encode()).decode() for p in pairs}
+
+
+def profile_secrets(profile: Mapping[str, Any]) -> set[str]:
+    """Client secrets, the user's password and Basic credentials named by a profile."""
+    secrets: set[str] = set()
+    password = (profile.get("user") or {}).get("password")
+    if password:
+        secrets.add(str(password))
+    for client in (profile.get("clients") or {}).values():
+        secret = client.get("client_secret") if isinstance(client, Mapping) else None
+        if secret:
+            secrets.add(str(secret))
+            secrets |= basic_credentials(str(client.get("client_id", "")), str(secret))
+    return {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
+
+
+def _pairs_from_text(text: str) -> Iterator[tuple[str, str]]:
+    """Key/value pairs of a form body, a query string or a JSON object."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            yield from ((str(k), str(v)) for k, v in data.items() if isinstance(v, str))
+            return
+    yield from parse_qsl(text, keep_blank_values=False)
+
+
+def _pairs_from_exchange(exchange: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    for part in ("request", "response"):
+        message = exchange.get(part) or {}
+        if not isinstance(message, Mapping):
+            continue
+        url = str(message.get("url") or "")
+        yield from parse_qsl(urlsplit(url).query)
+        body = message.get("body")
+        if isinstance(body, Mapping):
+            yield from ((str(k), str(v)) for k, v in body.items() if isinstance(v, str))
+        elif isinstance(body, str):
+            yield from _pairs_from_text(body)
+        headers = message.get("headers") or {}
+        items = headers.items() if isinstance(headers, Mapping) else headers
+        for name, value in items:
+            yield from _pairs_from_header(str(name).lower(), str(value))
+
+
+def _pairs_from_header(name: str, value: str) -> Iterator[tuple[str, str]]:
+    if name == "location":
+        yield from parse_qsl(urlsplit(value).query)
+    elif name == "authorization" and " " in value:
+        scheme, credentials = value.split(" ", 1)
+        yield ("token", credentials.strip())
+        if scheme.lower() == "basic":
+            yield from _decoded_basic(credentials.strip())
+
+
+def _decoded_basic(credentials: str) -> Iterator[tuple[str, str]]:
+    try:
+        decoded = base64.b64decode(credentials, validate=True).decode()
+    except ValueError:
+        return
+    if ":" in decoded:
+        yield ("client_secret", decoded.split(":", 1)[1])
+
+
+def harvest_tokens(results: Mapping[str, Any]) -> set[str]:
+    """Every unmasked secret-looking value seen in the recorded evidence of a results.json."""
+    found: set[str] = set()
+    for scenario in results.get("scenarios") or ():
+        for exchange in scenario.get("evidence") or ():
+            if not isinstance(exchange, Mapping):
+                continue
+            for key, value in _pairs_from_exchange(exchange):
+                if key in SECRET_KEYS and value and not looks_masked(value):
+                    found.add(value)
+    return found
+
+
+def expand(secrets: Iterable[str]) -> list[str]:
+    """All variants of all secrets, longest first so no partial replacement leaks a tail."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if secret and len(secret) >= MIN_SECRET_LENGTH:
+            forms |= variants(secret)
+    return sorted(forms, key=len, reverse=True)
+
+
+def mask_text(text: str, secrets: Iterable[str]) -> str:
+    """Mask the given secrets, then any value after a secret key or an auth scheme."""
+    for form in expand(secrets):
+        text = text.replace(form, MASK)
+    text = _FORM_RE.sub(_keep_masked, text)
+    text = _JSON_RE.sub(_keep_masked, text)
+    text = _REPR_RE.sub(_keep_masked, text)
+    return _AUTH_RE.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+
+
+def _keep_masked(match: re.Match[str]) -> str:
+    """Replace the value after a secret key unless the plugin already masked it."""
+    value = match.group(2)
+    return match.group(0) if looks_masked(value) else match.group(1) + MASK
+
+
+def mask_value(value: Any, secrets: Iterable[str]) -> Any:
+    """mask_text applied to every string inside a JSON-like value."""
+    forms = list(secrets)
+    if isinstance(value, str):
+        return mask_text(value, forms)
+    if isinstance(value, Mapping):
+        return {k: mask_value(v, forms) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_value(v, forms) for v in value]
+    return value
+
+
+def mask_file(path: Path, secrets: Iterable[str]) -> bool:
+    """Mask one text file in place; True when something had to be masked."""
+    original = path.read_text(encoding="utf-8", errors="surrogateescape")
+    masked = mask_text(original, secrets)
+    if masked == original:
+        return False
+    path.write_text(masked, encoding="utf-8", errors="surrogateescape")
+    return True
+
+
+def report_files(report_dir: Path, exclude: Iterable[Path] = ()) -> list[Path]:
+    """The text files of a report directory, minus the excluded ones (the profile)."""
+    skip = {p.resolve() for p in exclude}
+    return sorted(
+        p
+        for p in report_dir.rglob("*")
+        if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES and p.resolve() not in skip
+    )
+
+
+def mask_tree(report_dir: Path, secrets: Iterable[str], exclude: Iterable[Path] = ()) -> list[Path]:
+    """Mask every report file under report_dir; the files that needed masking are returned."""
+    forms = list(secrets)
+    return [p for p in report_files(report_dir, exclude) if mask_file(p, forms)]

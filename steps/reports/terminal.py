@@ -1,0 +1,131 @@
+"""The terminal summary: section by section, one line per rule, colour only on a tty."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+from steps.reports.description import ITEMS, headline
+from steps.reports.sections import by_section, heading
+from steps.verdicts import (
+    EXPECTED_FAILURE,
+    FAIL,
+    NOT_RUN,
+    OBSERVED,
+    PASS,
+    SKIPPED,
+    UNEXPECTED_PASS,
+    VERDICT_ORDER,
+    WARNING,
+    RuleVerdict,
+)
+
+COLOURS = {
+    PASS: "green",
+    FAIL: "red",
+    WARNING: "yellow",
+    EXPECTED_FAILURE: "cyan",
+    UNEXPECTED_PASS: "magenta",
+    SKIPPED: "bright_black",
+    OBSERVED: "blue",
+}
+LABELS = {FAIL: "FAIL", WARNING: "WARN", EXPECTED_FAILURE: "XFAIL", UNEXPECTED_PASS: "XPASS"}
+WIDTH = 100
+MAX_EVIDENCE = 4
+ID_WIDTH = (24, 36)  # the rule id column grows with the longest id, within these bounds
+
+
+def _label(verdict: str, colour: bool) -> str:
+    text = f"{LABELS.get(verdict, verdict):<8}"
+    return click.style(text, fg=COLOURS.get(verdict), bold=verdict == FAIL) if colour else text
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    """'3 pass, 1 fail' in the fixed verdict order, zero counts left out."""
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICT_ORDER if counts.get(v))
+
+
+def _first_line(text: str, limit: int) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def rule_lines(verdict: RuleVerdict, colour: bool, id_width: int = 30) -> list[str]:
+    """The rule's line, plus one line per failed scenario for rules that did not pass."""
+    title = _first_line(verdict.title, max(30, WIDTH - id_width - 12))
+    lines = [f"  {_label(verdict.verdict, colour)} {verdict.id:<{id_width}} {title}"]
+    if verdict.verdict in (FAIL, WARNING, EXPECTED_FAILURE):
+        for scenario in verdict.scenarios:
+            if scenario.outcome == "failed":
+                why = _first_line(scenario.message, WIDTH - 16) or "failed"
+                lines.append(f"             ✗ {_first_line(scenario.name, 60)}: {why}")
+    return lines
+
+
+def section_lines(
+    section: str, verdicts: list[RuleVerdict], colour: bool, id_width: int = 30
+) -> list[str]:
+    """A heading with counts, then the rules that ran."""
+    ran = [v for v in verdicts if v.verdict != NOT_RUN]
+    if not ran:
+        return []
+    counts = counts_text(Counter(v.verdict for v in ran))
+    title = heading(section)
+    head = click.style(title, bold=True) if colour else title
+    lines = [f"{head}  ({counts})"]
+    for verdict in ran:
+        lines.extend(rule_lines(verdict, colour, id_width))
+    return lines
+
+
+def _deciding(item: Mapping[str, Any]) -> list[str]:
+    """The rules worth naming for an item: the deciding ones, then any that did not pass."""
+    pattern = next((i.primary for i in ITEMS if i.key == item.get("item")), "")
+    rules = item.get("rules", ())
+    chosen = [r for r in rules if pattern and re.search(pattern, r["id"])]
+    chosen += [r for r in rules if r not in chosen and r["verdict"] not in (PASS, SKIPPED)]
+    shown = [f"{r['id']}={r['verdict']}" for r in chosen[:MAX_EVIDENCE]]
+    if len(chosen) > MAX_EVIDENCE:
+        shown.append(f"+{len(chosen) - MAX_EVIDENCE} more")
+    return shown
+
+
+def description_lines(description: Mapping[str, Any]) -> list[str]:
+    """The section 9 headline and one line per item with what it rests on."""
+    lines = [headline(description)]
+    for item in description.get("items", ()):
+        basis = item.get("evidence") or ", ".join(_deciding(item))
+        suffix = f"  [{basis}]" if basis else ""
+        lines.append(f"  - {item['label']}: {item['behaviour']}{suffix}")
+    return lines
+
+
+def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: bool = False) -> str:
+    """The whole summary as text."""
+    profile = document.get("profile") or "?"
+    lines = [f"MusicBrainz OAuth 2.0 conformance of {document.get('target')} (profile: {profile})"]
+    lines += description_lines(document.get("description", {}))
+    shown = [v.id for v in verdicts if v.verdict != NOT_RUN]
+    id_width = min(max([ID_WIDTH[0], *map(len, shown)]), ID_WIDTH[1])
+    for section, group in by_section(verdicts):
+        body = section_lines(section, group, colour, id_width)
+        if body:
+            lines += ["", *body]
+    lines += ["", result_line(document, colour)]
+    return "\n".join(lines) + "\n"
+
+
+def result_line(document: Mapping[str, Any], colour: bool) -> str:
+    """The closing line: counts, conformance and exit status."""
+    summary = {k: v for k, v in document.get("summary", {}).items() if k != NOT_RUN}
+    ok = document.get("conforms", False)
+    strict = " (strict)" if document.get("strict") else ""
+    verdict = "CONFORMS" if ok else "DOES NOT CONFORM"
+    if colour:
+        verdict = click.style(verdict, fg="green" if ok else "red", bold=True)
+    status = document.get("exit_status")
+    return f"Rules: {counts_text(summary) or 'none ran'}. {verdict}{strict} (exit {status})"
