@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import hmac
 import html
+import ipaddress
 import queue
 import threading
 from collections.abc import Sequence
@@ -68,6 +69,7 @@ class LoopbackListener:
         self.app_name = app_name
         self.expected_state: str | None = None
         self._done = threading.Event()
+        self._decide = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -128,18 +130,30 @@ class LoopbackListener:
 
     # -- one request -------------------------------------------------------------------
 
-    def handle(self, target: str) -> tuple[HTTPStatus, bytes]:
-        """Decide on one GET request; put a valid callback on the results queue."""
+    def handle(self, target: str, peer: str = LOOPBACK_HOST) -> tuple[HTTPStatus, bytes]:
+        """Decide on one GET request from ``peer``; put a valid callback on the results queue.
+
+        Thread-safe: of several callbacks arriving at once, exactly one is delivered.
+        """
+        if not _is_loopback(peer):
+            log.warning("loopback: refused a request from a non-loopback address")
+            return HTTPStatus.FORBIDDEN, render_page(
+                "Not allowed", ["Only this computer may answer this login."], ok=False
+            )
         parts = urlsplit(target)
         if parts.path != self.path:
             return HTTPStatus.NOT_FOUND, render_page("Not found", ["Nothing here."], ok=False)
+        with self._decide:
+            return self._decide_callback(parts.query)
+
+    def _decide_callback(self, query: str) -> tuple[HTTPStatus, bytes]:
         if self._done.is_set():
             return HTTPStatus.GONE, render_page(
                 "Login already finished",
                 [f"This login is complete. Return to {self.app_name}."],
                 ok=False,
             )
-        params = dict(parse_qsl(parts.query, keep_blank_values=True))
+        params = dict(parse_qsl(query, keep_blank_values=True))
         if not self._acceptable(params):
             log.info("loopback: refused a callback whose state does not match")
             return HTTPStatus.BAD_REQUEST, render_page(
@@ -169,6 +183,15 @@ class LoopbackListener:
         return bool(expected) and hmac.compare_digest(state, expected)
 
 
+def _is_loopback(peer: str) -> bool:
+    try:
+        address = ipaddress.ip_address(peer.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool((mapped or address).is_loopback)
+
+
 def _failure_page(params: dict[str, str], app_name: str) -> bytes:
     lines = [f"The service answered: {params.get('error', '')}."]
     if params.get("error_description"):
@@ -192,7 +215,7 @@ def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
         sys_version = ""
 
         def do_GET(self) -> None:
-            status, body = listener.handle(self.path)
+            status, body = listener.handle(self.path, str(self.client_address[0]))
             self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

@@ -9,15 +9,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import queue
 import secrets
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from client_kit.errors import NoKeyringBackend, StorageError
+from client_kit.errors import ConfigurationError, KitError, NoKeyringBackend, StorageError
 from client_kit.tokens import TokenSet
 
 if TYPE_CHECKING:
@@ -74,6 +76,10 @@ def default_lock_dir() -> Path:
 def _private_dir(path: Path) -> Path:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+class KeyringTimeout(StorageError):
+    """The keyring did not answer in time (locked behind a prompt, or its service hangs)."""
 
 
 # -- memory -------------------------------------------------------------------------------
@@ -211,6 +217,93 @@ def default_backend() -> KeyringBackend:
     return chosen if chosen is not None else keyring.get_keyring()
 
 
+#: seconds to wait for one keyring call before giving up (MB_OAUTH_KEYRING_TIMEOUT overrides)
+DEFAULT_KEYRING_TIMEOUT = 5.0
+KEYRING_TIMEOUT_ENV = "MB_OAUTH_KEYRING_TIMEOUT"
+
+
+def keyring_timeout(value: float | str | None = None) -> float:
+    """The keyring timeout: ``value``, else ``$MB_OAUTH_KEYRING_TIMEOUT``, else 5 seconds."""
+    source = "the keyring timeout"
+    if value is None:
+        value = os.environ.get(KEYRING_TIMEOUT_ENV) or None
+        source = KEYRING_TIMEOUT_ENV
+    if value is None:
+        return DEFAULT_KEYRING_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise ConfigurationError(f"{source} must be a positive number of seconds, not {value!r}")
+    return seconds
+
+
+class _Job:
+    """One keyring call, run by a worker; abandoned jobs that have not started never run."""
+
+    def __init__(self, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.func = func
+        self.args = args
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._started = False
+        self._abandoned = False
+
+    def run(self) -> None:
+        with self._lock:
+            if self._abandoned:
+                return
+            self._started = True
+        try:
+            self.result = self.func(*self.args)
+        except BaseException as exc:  # handed to the waiting caller
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def abandon(self) -> bool:
+        """Give up on this job; True when it is still running (and may finish later)."""
+        with self._lock:
+            self._abandoned = True
+            return self._started and not self.done.is_set()
+
+
+class _KeyringWorker:
+    """Runs keyring calls one at a time, in order, in a daemon thread.
+
+    A hung keyring call cannot be stopped, so the caller stops waiting for it instead. The
+    daemon thread never keeps the process alive, and because calls run strictly in order,
+    a write that finishes after its caller gave up can never land after a later one.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, job: _Job) -> None:
+        with self._lock:
+            self._jobs.put(job)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="mb-oauth-keyring", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    self._thread = None  # idle: the next submit starts a new thread
+                    return
+            job.run()
+
+
 class KeyringStore:
     """The system keyring. Large token sets are split over several entries.
 
@@ -218,35 +311,78 @@ class KeyringStore:
     compact JSON, or ``chunks:<generation>:<count>`` pointing at entries
     ``<client id>/<account>#<generation>.<i>``. A new generation is written in full before the
     pointer moves, so a failure half-way leaves the previous token set readable.
+
+    Every keyring call (finding the backend included) runs in a worker thread and is awaited
+    at most ``timeout`` seconds (default 5, or ``$MB_OAUTH_KEYRING_TIMEOUT``): a keyring that
+    hangs, e.g. locked behind an unlock prompt nobody answers, raises :class:`KeyringTimeout`
+    instead of blocking forever. Calls run one at a time and in order; a call still running
+    when its caller gave up may finish later, which is safe: chunks are written before the
+    pointer that names them, and nothing is deleted until the pointer has moved.
     """
 
-    def __init__(self, backend: KeyringBackend | None = None, lock_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        backend: KeyringBackend | None = None,
+        lock_dir: Path | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> None:
         self._backend = backend
         self._lock_dir = lock_dir
+        self.timeout = keyring_timeout(timeout)
+        self._worker = _KeyringWorker()
 
     @property
     def backend(self) -> KeyringBackend:
-        if self._backend is None:
-            self._backend = default_backend()
-        if not keyring_available(self._backend):
-            raise NoKeyringBackend(NO_KEYRING_HELP)
+        if self._backend is None or not keyring_available(self._backend):
+            self._backend = self._call("open", self._resolve_backend)
         return self._backend
+
+    def _resolve_backend(self) -> KeyringBackend:
+        if self._backend is None:
+            self._backend = default_backend()  # kept even when unusable, for describe()
+        backend = self._backend
+        if not keyring_available(backend):
+            raise NoKeyringBackend(NO_KEYRING_HELP)
+        return backend
+
+    def _bounded(self, what: str, func: Callable[..., Any], *args: str) -> Any:
+        """``func(*args)`` in the worker, awaited at most ``self.timeout`` seconds."""
+        job = _Job(func, args)
+        self._worker.submit(job)
+        if not job.done.wait(self.timeout):
+            job.abandon()
+            raise KeyringTimeout(
+                f"the keyring did not answer within {self.timeout:g} s while trying to {what} "
+                "the tokens; it may be locked (waiting for its password) or its service may "
+                "be hung. Unlock the keyring (or restart its service) and try again, or opt "
+                "in to a plain file store with --store file (or MB_OAUTH_STORE=file). To wait "
+                f"longer, set {KEYRING_TIMEOUT_ENV} to a number of seconds."
+            )
+        if job.error is not None:
+            raise job.error
+        return job.result
 
     @staticmethod
     def _names(key: StoreKey) -> tuple[str, str]:
         return f"{KEYRING_SERVICE_PREFIX} {key.service}", f"{key.client_id}/{key.account}"
 
-    def _call(self, what: str, func: Any, *args: str) -> Any:
+    def _call(self, what: str, func: Callable[..., Any], *args: str) -> Any:
         from keyring.errors import NoKeyringError
 
         try:
-            return func(*args)
+            return self._bounded(what, func, *args)
+        except KitError:
+            raise
         except NoKeyringError as exc:
             raise NoKeyringBackend(NO_KEYRING_HELP) from exc
         except Exception as exc:  # backends raise many kinds (D-Bus, locked collection, ...)
+            from client_kit.redaction import redact
+
             raise StorageError(
-                f"the keyring could not {what} the tokens ({type(exc).__name__}: {exc}); "
-                "unlock the keyring and try again, or use --store file"
+                f"the keyring could not {what} the tokens ({type(exc).__name__}: "
+                f"{redact(str(exc))}); unlock the keyring and try again, or opt in to a plain "
+                "file store with --store file"
             ) from exc
 
     def load(self, key: StoreKey) -> TokenSet | None:
@@ -295,8 +431,14 @@ class KeyringStore:
     def _forget_chunks(self, service: str, user: str, pointer: str) -> None:
         _, generation, count = pointer.split(":")
         for index in range(int(count)):
-            with contextlib.suppress(Exception):
-                self.backend.delete_password(service, f"{user}#{generation}.{index}")
+            try:
+                self._bounded(
+                    "delete", self.backend.delete_password, service, f"{user}#{generation}.{index}"
+                )
+            except KeyringTimeout:
+                return  # leftovers of an old generation are harmless; do not wait again
+            except Exception:  # noqa: S112 - best effort: the pointer has already moved
+                continue
 
     def delete(self, key: StoreKey) -> None:
         from keyring.errors import PasswordDeleteError
@@ -306,9 +448,11 @@ class KeyringStore:
         if old is None:
             return
         try:
-            self.backend.delete_password(service, user)
+            self._bounded("delete", self.backend.delete_password, service, user)
         except PasswordDeleteError:
             pass
+        except KitError:
+            raise
         except Exception as exc:
             raise StorageError(
                 f"the keyring could not delete the tokens ({type(exc).__name__}); "
@@ -337,6 +481,4 @@ def open_store(spec: str | None) -> TokenStore:
     if spec == "file" or spec.startswith("file:"):
         directory = spec[5:] or None
         return FileStore(Path(directory).expanduser() if directory else None)
-    from client_kit.errors import ConfigurationError
-
     raise ConfigurationError(f"unknown store {spec!r}; use keyring, file, file:DIR or memory")

@@ -247,6 +247,14 @@ def _after_visit(scene: Scene, observations: Observations, http: HttpLayer) -> N
         scene.verifier, scene.challenge = request.verifier, request.challenge
 
 
+def _visit(
+    scene: Scene, service: Service, observations: Observations, http: HttpLayer, act
+) -> None:
+    """Send the user to the scene's authorization URL; `act` is what the driver does there."""
+    scene.outcome = act(service.authorize_url(_request(scene).params))
+    _after_visit(scene, observations, http)
+
+
 @step("the user approves the request")
 def user_approves(
     scene: Scene,
@@ -256,8 +264,7 @@ def user_approves(
     http: HttpLayer,
 ) -> None:
     """Approve (when the consent page asks)."""
-    scene.outcome = driver.approve(service.authorize_url(_request(scene).params))
-    _after_visit(scene, observations, http)
+    _visit(scene, service, observations, http, driver.approve)
 
 
 @step("the user denies the request")
@@ -269,8 +276,7 @@ def user_denies(
     http: HttpLayer,
 ) -> None:
     """Refuse on the consent page."""
-    scene.outcome = driver.deny(service.authorize_url(_request(scene).params))
-    _after_visit(scene, observations, http)
+    _visit(scene, service, observations, http, driver.deny)
 
 
 @step("the user opens the authorization page")
@@ -282,8 +288,7 @@ def user_opens(
     http: HttpLayer,
 ) -> None:
     """Open the page and decide nothing."""
-    scene.outcome = driver.open(service.authorize_url(_request(scene).params))
-    _after_visit(scene, observations, http)
+    _visit(scene, service, observations, http, driver.open)
 
 
 # --- where the browser ended -----------------------------------------------------------

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 _CLI = [sys.executable, "-c", "from client_kit.cli import main; main()"]
+CLI = _CLI
 
 
 def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
@@ -34,9 +35,10 @@ def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
 class LoginProcess:
     """``mb-oauth login`` running in the background; hands out the URL it prints."""
 
-    def __init__(self, env: dict[str, str], *args: str) -> None:
+    def __init__(self, env: dict[str, str], *args: str, cli: list[str] | None = None) -> None:
+        # cli: the command line before ``login`` (default: mb-oauth; e.g. with --debug added)
         self.process = subprocess.Popen(
-            [*_CLI, "login", *args],
+            [*(cli or _CLI), "login", *args],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

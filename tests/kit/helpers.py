@@ -109,4 +109,69 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 10) -> None:
         time.sleep(0.01)
 
 
+# -- keyring backends that hang or fail: importable by name for PYTHON_KEYRING_BACKEND, so
+# that a real ``mb-oauth`` process can load them too. keyring registers every backend class
+# it sees; these are viable only when FAKE_KEYRING_ENV is set, so that keyring's own
+# discovery never picks them in the test process.
+
+FAKE_KEYRING_ENV = "KIT_TEST_FAKE_KEYRING"
+
+
+def _keyring_base():
+    import os
+
+    from jaraco.classes.properties import classproperty
+    from keyring.backend import KeyringBackend
+
+    class FakeBackend(KeyringBackend):
+        @classproperty
+        def priority(cls) -> float:  # type: ignore[override]
+            if os.environ.get(FAKE_KEYRING_ENV):
+                return 1
+            raise RuntimeError("a test backend, used only on request")
+
+    return FakeBackend
+
+
+class SleepyKeyring(_keyring_base()):
+    """Every call hangs until ``release`` is set (60 s at most: a test never blocks forever)."""
+
+    release = threading.Event()
+
+    def _hang(self) -> None:
+        type(self).release.wait(60)
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._hang()
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._hang()
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._hang()
+
+
+class LockedKeyring(_keyring_base()):
+    """Every call fails the way a locked Secret Service collection does."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        from keyring.errors import KeyringLocked
+
+        raise KeyringLocked("Failed to unlock the collection!")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.get_password(service, username)
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.get_password(service, username)
+
+
+class BrokenKeyring(LockedKeyring):
+    """A backend with a bug: any exception, not a keyring one."""
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError("org.freedesktop.DBus.Error.NoReply: no reply within the timeout")
+
+
 __all__ = ["queue"]

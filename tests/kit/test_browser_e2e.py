@@ -15,6 +15,7 @@ from tests.support.browser import chromium
 
 pytestmark = pytest.mark.browser
 
+
 @pytest.fixture(scope="module")
 def browser():
     with chromium() as instance:

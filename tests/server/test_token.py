@@ -165,37 +165,28 @@ class TestClientAuthentication:
         }
         assert_error(http.post("/oauth2/token", data=data), "invalid_request")
 
+    def exchange_with_basic(self, world, user, http, **body: str):
+        client = world.installed
+        basic = base64.b64encode(f"{client.client_id}:{client.client_secret}".encode()).decode()
+        data = {
+            "grant_type": "authorization_code",
+            "code": obtain_code(user, client),
+            "redirect_uri": client.redirect_uri,
+            **body,
+        }
+        return http.post("/oauth2/token", headers={"Authorization": f"Basic {basic}"}, data=data)
+
     def test_http_basic_is_accepted(self, world, user, http):
-        code = obtain_code(user, world.installed)
-        basic = base64.b64encode(
-            f"{world.installed.client_id}:{world.installed.client_secret}".encode()
-        ).decode()
-        response = http.post(
-            "/oauth2/token",
-            headers={"Authorization": f"Basic {basic}"},
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "redirect_uri": world.installed.redirect_uri,
-            },
-        )
+        response = self.exchange_with_basic(world, user, http)
         assert response.status_code == 200, response.text
 
     def test_two_authentication_methods_at_once_are_refused(self, world, user, http):
-        code = obtain_code(user, world.installed)
-        basic = base64.b64encode(
-            f"{world.installed.client_id}:{world.installed.client_secret}".encode()
-        ).decode()
-        response = http.post(
-            "/oauth2/token",
-            headers={"Authorization": f"Basic {basic}"},
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "redirect_uri": world.installed.redirect_uri,
-                "client_id": world.installed.client_id,
-                "client_secret": world.installed.client_secret,
-            },
+        response = self.exchange_with_basic(
+            world,
+            user,
+            http,
+            client_id=world.installed.client_id,
+            client_secret=world.installed.client_secret,
         )
         assert_error(response, "invalid_request")
 
