@@ -49,7 +49,8 @@ Exit codes:
 \b
 Settings: options, then MB_OAUTH_SERVICE, MB_OAUTH_CLIENT_ID, MB_OAUTH_CLIENT_SECRET,
 MB_OAUTH_CA_BUNDLE, MB_OAUTH_STORE, MB_OAUTH_ACCOUNT, MB_OAUTH_PORTS, then the config file
-$XDG_CONFIG_HOME/mb-oauth/config.toml (or MB_OAUTH_CONFIG).
+$XDG_CONFIG_HOME/mb-oauth/config.toml (or MB_OAUTH_CONFIG). MB_OAUTH_KEYRING_TIMEOUT: seconds
+to wait for the keyring before giving up with exit code 7 (default 5).
 """
 
 
@@ -146,7 +147,14 @@ def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
         from client_kit import redaction
 
         redaction.install()
-        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s: %(message)s")
+        # Our own handler, not basicConfig: that does nothing when the root logger already has
+        # a handler (an embedding program, a test runner), and --debug must always show.
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        root = logging.getLogger()
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG)
+        ctx.call_on_close(lambda: root.removeHandler(handler))
     state = Context(options)
     ctx.obj = state
     ctx.call_on_close(state.close)

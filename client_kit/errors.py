@@ -172,3 +172,7 @@ class StorageError(KitError):
 
 class NoKeyringBackend(StorageError):
     """No usable keyring backend exists on this system."""
+
+
+class KeyringTimeout(StorageError):
+    """The keyring did not answer in time (locked behind an unanswered prompt, or hung)."""

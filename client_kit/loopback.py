@@ -14,7 +14,7 @@ import html
 import ipaddress
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -69,7 +69,7 @@ class LoopbackListener:
         self.app_name = app_name
         self.expected_state: str | None = None
         self._done = threading.Event()
-        self._decide = threading.Lock()
+        self._decide_lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -135,16 +135,43 @@ class LoopbackListener:
 
         Thread-safe: of several callbacks arriving at once, exactly one is delivered.
         """
+        status, body, deliver = self.decide(target, peer)
+        deliver()
+        return status, body
+
+    def decide(
+        self, target: str, peer: str = LOOPBACK_HOST
+    ) -> tuple[HTTPStatus, bytes, Callable[[], None]]:
+        """Like :meth:`handle`, but the callback is delivered only when ``deliver()`` is called.
+
+        The request handler answers the browser first and delivers after: once the callback
+        is delivered the login may end and the process exit, and the page must be complete.
+        """
+        status, body, params = self._decide(target, peer)
+        if params is None:
+            return status, body, _nothing
+        return status, body, lambda: self.results.put(("loopback", params))
+
+    def _decide(self, target: str, peer: str) -> tuple[HTTPStatus, bytes, dict[str, str] | None]:
         if not _is_loopback(peer):
             log.warning("loopback: refused a request from a non-loopback address")
-            return HTTPStatus.FORBIDDEN, render_page(
-                "Not allowed", ["Only this computer may answer this login."], ok=False
+            return (
+                HTTPStatus.FORBIDDEN,
+                render_page("Not allowed", ["Only this computer may answer this login."], ok=False),
+                None,
             )
         parts = urlsplit(target)
         if parts.path != self.path:
-            return HTTPStatus.NOT_FOUND, render_page("Not found", ["Nothing here."], ok=False)
-        with self._decide:
-            return self._decide_callback(parts.query)
+            return (
+                HTTPStatus.NOT_FOUND,
+                render_page("Not found", ["Nothing here."], ok=False),
+                None,
+            )
+        with self._decide_lock:
+            status, body = self._decide_callback(parts.query)
+            if status is not HTTPStatus.OK:
+                return status, body, None
+            return status, body, dict(parse_qsl(parts.query, keep_blank_values=True))
 
     def _decide_callback(self, query: str) -> tuple[HTTPStatus, bytes]:
         if self._done.is_set():
@@ -165,7 +192,6 @@ class LoopbackListener:
                 ok=False,
             )
         self._done.set()
-        self.results.put(("loopback", params))
         if "error" in params:
             return HTTPStatus.OK, _failure_page(params, self.app_name)
         return HTTPStatus.OK, render_page(
@@ -181,6 +207,10 @@ class LoopbackListener:
             return "error" in params and "code" not in params
         expected = self.expected_state or ""
         return bool(expected) and hmac.compare_digest(state, expected)
+
+
+def _nothing() -> None:
+    return None
 
 
 def _is_loopback(peer: str) -> bool:
@@ -215,7 +245,13 @@ def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
         sys_version = ""
 
         def do_GET(self) -> None:
-            status, body = listener.handle(self.path, str(self.client_address[0]))
+            status, body, deliver = listener.decide(self.path, str(self.client_address[0]))
+            try:
+                self._answer(status, body)
+            finally:
+                deliver()  # after the page is out: the login may end (and the process exit)
+
+        def _answer(self, status: HTTPStatus, body: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))

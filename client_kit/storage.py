@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from client_kit.errors import ConfigurationError, KitError, NoKeyringBackend, StorageError
+from client_kit.errors import (
+    ConfigurationError,
+    KeyringTimeout,
+    KitError,
+    NoKeyringBackend,
+    StorageError,
+)
 from client_kit.tokens import TokenSet
 
 if TYPE_CHECKING:
@@ -76,10 +82,6 @@ def default_lock_dir() -> Path:
 def _private_dir(path: Path) -> Path:
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
-
-
-class KeyringTimeout(StorageError):
-    """The keyring did not answer in time (locked behind a prompt, or its service hangs)."""
 
 
 # -- memory -------------------------------------------------------------------------------
@@ -350,8 +352,7 @@ class KeyringStore:
         """``func(*args)`` in the worker, awaited at most ``self.timeout`` seconds."""
         job = _Job(func, args)
         self._worker.submit(job)
-        if not job.done.wait(self.timeout):
-            job.abandon()
+        if not job.done.wait(self.timeout) and (job.abandon() or not job.done.is_set()):
             raise KeyringTimeout(
                 f"the keyring did not answer within {self.timeout:g} s while trying to {what} "
                 "the tokens; it may be locked (waiting for its password) or its service may "

@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 _CLI = [sys.executable, "-c", "from client_kit.cli import main; main()"]
-CLI = _CLI
 
 
 def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
@@ -48,7 +47,8 @@ class LoginProcess:
         self.stderr_lines: list[str] = []
         self._url: str | None = None
         self._found = threading.Event()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
@@ -68,6 +68,7 @@ class LoginProcess:
         assert self.process.stdout is not None
         stdout = self.process.stdout.read()
         code = self.process.wait(60)
+        self._reader.join(60)  # the last lines (the error message) may still be in the pipe
         return code, stdout, "".join(self.stderr_lines)
 
     def kill(self) -> None:

@@ -275,6 +275,7 @@ def test_debug_logging_masks_tokens(env, store, mock) -> None:
     mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
     result = run("--debug", "whoami")
     assert result.exit_code == 0
+    assert "oauth2/token" in result.stderr  # the HTTP traffic is logged...
     assert "access-debug-xyz" not in result.stderr and "refresh-token-old" not in result.stderr
 
 

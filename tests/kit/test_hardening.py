@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import signal
 import socket
 import stat
@@ -106,7 +107,8 @@ def test_after_the_first_valid_callback_every_other_one_is_refused(listener) -> 
     ):
         status, page = callback(listener, later)
         assert status == 410 and "already finished" in page, later
-    assert listener.results.get_nowait() == ("loopback", {"code": "FIRST", "state": "good-state"})
+    delivered = listener.results.get(timeout=GUARD)
+    assert delivered == ("loopback", {"code": "FIRST", "state": "good-state"})
     assert listener.results.empty()
 
 
@@ -125,7 +127,7 @@ def test_simultaneous_callbacks_deliver_exactly_one(listener) -> None:
     for thread in threads:
         thread.join(GUARD)
     assert sorted(statuses) == [200] + [410] * (count - 1)
-    listener.results.get_nowait()
+    listener.results.get(timeout=GUARD)
     assert listener.results.empty()
 
 
@@ -224,7 +226,55 @@ def test_the_handler_refuses_a_peer_that_is_not_loopback(listener, peer) -> None
 def test_the_handler_accepts_loopback_peers(listener, peer) -> None:
     answer = handler_answer(listener, peer, "/callback?code=C&state=good-state")
     assert answer.startswith(b"HTTP/1.0 200")
-    assert listener.results.get_nowait()[1]["code"] == "C"
+    assert listener.results.get(timeout=GUARD)[1]["code"] == "C"
+
+
+class PeekingQueue(queue.Queue):
+    """Results queue that records what the browser had received when the callback arrived."""
+
+    def __init__(self, browser_end: socket.socket) -> None:
+        super().__init__()
+        self.browser_end = browser_end
+        self.received_at_delivery: bytes | None = None
+
+    def put(self, item, block=True, timeout=None) -> None:
+        self.browser_end.setblocking(False)
+        data = b""
+        try:
+            while chunk := self.browser_end.recv(65536):
+                data += chunk
+        except BlockingIOError:
+            pass
+        finally:
+            self.browser_end.setblocking(True)
+        self.received_at_delivery = data
+        super().put(item, block, timeout)
+
+
+@pytest.mark.parametrize(
+    ("query_string", "page"),
+    [
+        ("code=C&state=good-state", b"Authorization received"),
+        ("error=access_denied&state=good-state", b"Login failed"),
+    ],
+)
+def test_the_page_is_complete_before_the_callback_is_delivered(query_string, page) -> None:
+    """Once delivered, the login may end and the process exit: the browser has its page."""
+    ours, theirs = socket.socketpair()
+    results = PeekingQueue(theirs)
+    try:
+        with LoopbackListener("/callback", results=results) as lst:
+            lst.expected_state = "good-state"
+            request = f"GET /callback?{query_string} HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            theirs.sendall(request.encode())
+            lst._server.RequestHandlerClass(ours, ("127.0.0.1", 40000), lst._server)
+        assert results.qsize() == 1
+        seen = results.received_at_delivery
+        assert seen is not None and seen.startswith(b"HTTP/1.0 200")
+        assert page in seen and seen.rstrip().endswith(b"</html>")
+    finally:
+        ours.close()
+        theirs.close()
 
 
 # == 2. --no-browser and --oob without a display (real processes, bundled server) ===========
@@ -431,7 +481,7 @@ def test_interrupted_cli_login_exit_6_keeps_the_stored_tokens(
         login.kill()
     assert code == 6, stderr
     words = {"ctrl-c": "interrupted", "timeout": "seconds", "denied": "not granted"}[outcome]
-    assert words in stderr.lower() and stdout == ""
+    assert words in stderr.lower() and stdout == "", stderr
     assert file_bytes(directory) == before
     status = run_cli(env, "status", "--json")
     assert status.returncode == 0 and json.loads(status.stdout)["username"] == "alice"
@@ -771,6 +821,12 @@ def test_cli_hanging_keyring_exit_7(tmp_path, command, timeout, shown) -> None:
     assert f"the keyring did not answer within {shown}" in result.stderr
     assert "--store file" in result.stderr and "Unlock the keyring" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_help_documents_the_keyring_timeout() -> None:
+    result = CliRunner().invoke(cli, ["--help"], prog_name="mb-oauth")
+    assert result.exit_code == 0
+    assert "MB_OAUTH_KEYRING_TIMEOUT" in " ".join(result.output.split())
 
 
 @pytest.mark.parametrize(("backend", "name"), [("LockedKeyring", "KeyringLocked")])

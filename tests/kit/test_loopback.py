@@ -27,7 +27,7 @@ def test_valid_callback_is_delivered_once(listener) -> None:
     url = f"http://127.0.0.1:{listener.port}/callback?code=C1&state=good-state"
     status, body = http_get(url)
     assert status == 200 and "Authorization received" in body and "Test App" in body
-    assert listener.results.get_nowait() == ("loopback", {"code": "C1", "state": "good-state"})
+    assert listener.results.get(timeout=10) == ("loopback", {"code": "C1", "state": "good-state"})
     # a second callback is ignored, even a valid-looking one
     status, body = http_get(url.replace("C1", "C2"))
     assert status == 410 and "already finished" in body
@@ -42,7 +42,7 @@ def test_wrong_state_is_refused_and_listener_keeps_waiting(listener) -> None:
     assert listener.results.empty()
     status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?code=OK&state=good-state")
     assert status == 200
-    assert listener.results.get_nowait()[1]["code"] == "OK"
+    assert listener.results.get(timeout=10)[1]["code"] == "OK"
 
 
 def test_other_paths_and_favicon_are_ignored(listener) -> None:
@@ -60,13 +60,13 @@ def test_error_page_is_escaped(listener) -> None:
     status, body = http_get(url)
     assert status == 200 and "Login failed" in body and "access_denied" in body
     assert "<script>" not in body and "&lt;script&gt;" in body
-    assert listener.results.get_nowait()[1]["error"] == "access_denied"
+    assert listener.results.get(timeout=10)[1]["error"] == "access_denied"
 
 
 def test_error_without_state_ends_the_login(listener) -> None:
     status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?error=access_denied")
     assert status == 200
-    assert listener.results.get_nowait()[1] == {"error": "access_denied"}
+    assert listener.results.get(timeout=10)[1] == {"error": "access_denied"}
 
 
 def test_pages_have_no_external_assets() -> None:
@@ -124,6 +124,6 @@ def test_an_idle_connection_does_not_block_the_callback(listener) -> None:
     try:
         status, _ = http_get(f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state")
         assert status == 200
-        assert listener.results.get_nowait()[1]["code"] == "C"
+        assert listener.results.get(timeout=10)[1]["code"] == "C"
     finally:
         idle.close()
