@@ -226,16 +226,13 @@ def _revoke_grant(store: Store, now: int, grant_id: int | None) -> None:
     )
 
 
-def access_grant(store: Store, now: int, token: str) -> AccessGrant | None:
-    """The grant behind a valid access token; None when unknown, revoked or expired."""
-    found = access_grant_and_user(store, now, token)
-    return found[0] if found else None
-
-
 def access_grant_and_user(
     store: Store, now: int, token: str
 ) -> tuple[AccessGrant, User | None] | None:
-    """`access_grant` and the grant's user (None if deleted), in one query: for userinfo."""
+    """The grant behind a valid access token and its user (None if deleted), in one query.
+
+    None when the token is unknown, revoked or expired.
+    """
     row = store.one(
         "SELECT t.scope, t.expires_at, g.user_id, g.application_id, u.id, u.name, u.email,"
         " u.email_verified, u.website, u.gender, u.timezone FROM access_tokens t"
