@@ -10,7 +10,7 @@ import json
 import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
@@ -48,13 +48,14 @@ def base_url(host: str, port: int) -> str:
     return f"https://{shown}:{port}"
 
 
-def _write_ready_file(options: ServeOptions, url: str, tls: TlsFiles) -> Path:
-    path = options.data_dir / READY_FILE
+def _write_ready_file(data_dir: Path, url: str, tls: TlsFiles, test_clock: bool) -> Path:
+    """Written once the server listens: where clients connect and which CA they trust."""
+    path = data_dir / READY_FILE
     info = {
         "base_url": url,
         "ca_file": str(tls.ca.resolve()) if tls.ca else None,
         "pid": os.getpid(),
-        "test_clock": options.test_clock,
+        "test_clock": test_clock,
     }
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=2))
@@ -89,7 +90,7 @@ def serve(options: ServeOptions, announce=print) -> None:
     ready = data_dir / READY_FILE
 
     def started() -> None:
-        _write_ready_file(replace(options, data_dir=data_dir), url, tls)
+        _write_ready_file(data_dir, url, tls, options.test_clock)
         announce(f"Serving {url}")
         if tls.ca:
             announce(f"Clients must trust the CA in {tls.ca}")

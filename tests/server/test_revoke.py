@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from reference_server.credentials import token_hash
+
 from .flows import database_row, refresh, revoke, token_set, works
 
 
@@ -36,8 +38,13 @@ class TestEffects:
         assert "refresh_token" not in tokens
         assert_revoked_ok(revoke(http, world.web, tokens["access_token"]))
         assert not works(http, tokens["access_token"])
-        grant = database_row(world, "SELECT revoked_at FROM grants ORDER BY id DESC LIMIT 1")
-        assert grant["revoked_at"] is not None
+        grant = database_row(
+            world,
+            "SELECT g.revoked_at FROM grants g JOIN access_tokens t ON t.grant_id = g.id"
+            " WHERE t.token_hash = ?",
+            token_hash(tokens["access_token"]),
+        )
+        assert grant is not None and grant["revoked_at"] is not None
 
     def test_unknown_token_is_still_200(self, world, http):
         assert_revoked_ok(revoke(http, world.web, "z" * 32))
