@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from steps.clock import Clock
 from steps.consent.base import ConsentDriver, RedirectResult
 from steps.observations import Observations
+from steps.outcomes import NotChecked
 from steps.profile import Client, Profile
 from steps.service import Service, TokenSet, json_body
 
 RENEW_MARGIN = 60.0
 
 
-class SetupFailure(AssertionError):
+class SetupFailure(NotChecked):
     """A scenario could not get the code or grant it starts from."""
 
 

@@ -21,10 +21,13 @@ SKIPPED = "skipped"
 EXPECTED_FAILURE = "expected failure"
 UNEXPECTED_PASS = "unexpected pass"  # noqa: S105
 NOT_RUN = "not run"
+#: A scenario of the rule could not establish its premise (setup failed, throttled).
+UNCHECKED = "could not be checked"
 
 #: Display order of verdicts (worst first) in summaries.
 VERDICT_ORDER = (
     FAIL,
+    UNCHECKED,
     WARNING,
     UNEXPECTED_PASS,
     EXPECTED_FAILURE,
