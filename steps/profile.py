@@ -76,6 +76,13 @@ class Profile:
     capabilities: Capabilities = field(default_factory=Capabilities)
     consent: ConsentSettings = field(default_factory=ConsentSettings)
     source: Path | None = None
+    #: The deployment's names for the spec's scope identifiers (`[scopes]`: spec name = its name).
+    scope_names: dict[str, str] = field(default_factory=dict)
+
+    def scope(self, names: str) -> str:
+        """The deployment's words for a space-separated list of the spec's scope names; a name
+        the profile does not rename (or a deliberately wrong one) is sent as it is."""
+        return " ".join(self.scope_names.get(name, name) for name in names.split(" "))
 
     def url(self, endpoint: str) -> str:
         """Absolute URL of a named endpoint (authorize, token, revoke, userinfo)."""
@@ -146,6 +153,7 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
         capabilities=_capabilities(data.get("capabilities", {})),
         consent=_consent(data.get("consent", {})),
         source=source,
+        scope_names={str(k): str(v) for k, v in data.get("scopes", {}).items()},
     )
 
 

@@ -70,12 +70,13 @@ class Service:
     # --- authorization endpoint -------------------------------------------------------------
 
     def authorize_params(self, client: Client, scope: str) -> dict[str, str | None]:
-        """The minimal valid authorization request of a client."""
+        """The minimal valid authorization request of a client (scopes in the spec's names,
+        sent in the deployment's vocabulary)."""
         return {
             "response_type": "code",
             "client_id": client.client_id,
             "redirect_uri": client.redirect_uri,
-            "scope": scope,
+            "scope": self.profile.scope(scope),
         }
 
     def authorize_url(self, params: Fields, base: str | None = None) -> str:
