@@ -8,6 +8,7 @@ again right after the previous login (TIME_WAIT).
 
 from __future__ import annotations
 
+import errno
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -165,3 +166,37 @@ def test_two_logins_in_a_row_on_one_registered_port(
             s.login(ports=[port], timeout=60)
         assert query(ui.opened[0])["redirect_uri"] == f"http://localhost:{port}/callback"
     assert [form["code"] for form in server["token"]] == ["CODE-1", "CODE-2"]
+
+
+def test_a_free_port_whose_ipv6_twin_is_taken_is_passed_over(monkeypatch) -> None:
+    from client_kit import loopback
+
+    refused: list[int] = []
+    real = loopback._ServerV6
+
+    class FirstOneTaken(real):  # the first free port's [::1] is someone else's
+        def __init__(self, address, handler) -> None:
+            if not refused:
+                refused.append(address[1])
+                raise OSError(errno.EADDRINUSE, "in use")
+            super().__init__(address, handler)
+
+    monkeypatch.setattr(loopback, "_ServerV6", FirstOneTaken)
+    with LoopbackListener("/cb") as listener:
+        assert refused and listener.port != refused[0]
+        assert len(listener._servers) == 2 and not can_bind_v6(listener.port)
+
+
+def test_without_an_ipv6_loopback_127_0_0_1_alone_serves(monkeypatch) -> None:
+    from client_kit import loopback
+
+    class NoIPv6(loopback._ServerV6):
+        def __init__(self, address, handler) -> None:
+            raise OSError(errno.EADDRNOTAVAIL, "cannot assign requested address")
+
+    monkeypatch.setattr(loopback, "_ServerV6", NoIPv6)
+    with LoopbackListener("/cb") as listener:
+        listener.expected_state = "s"
+        assert [s.server_address[0] for s in listener._servers] == ["127.0.0.1"]
+        status, _ = http_get(f"http://127.0.0.1:{listener.port}/cb?code=C&state=s")
+        assert status == 200
