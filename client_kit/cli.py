@@ -51,6 +51,7 @@ Settings: options, then MB_OAUTH_SERVICE, MB_OAUTH_CLIENT_ID, MB_OAUTH_CLIENT_SE
 MB_OAUTH_CA_BUNDLE, MB_OAUTH_STORE, MB_OAUTH_ACCOUNT, MB_OAUTH_PORTS, then the config file
 $XDG_CONFIG_HOME/mb-oauth/config.toml (or MB_OAUTH_CONFIG). MB_OAUTH_KEYRING_TIMEOUT: seconds
 to wait for the keyring before giving up with exit code 7 (default 5).
+MB_OAUTH_BASE_URL (or base_url in the config file): as --base-url.
 """
 
 
@@ -82,7 +83,10 @@ class Context:
                     extra[name] = s.get(name)
             if s.get("ports"):
                 extra["loopback_ports"] = parse_ports(s.get("ports"))
-            profile = profiles.resolve(s.get("service", "musicbrainz"), **extra)
+            profile = profiles.resolve(
+                s.get("service", "musicbrainz"), base_url=s.get("base_url"), **extra
+            )
+            _announce_rules(s.get("service"), s.get("base_url"))
             self._session = Session(
                 profile,
                 client_id=s.get("client_id", ""),
@@ -97,6 +101,25 @@ class Context:
     def close(self) -> None:
         if self._session is not None:
             self._session.close()
+
+
+#: commands whose outcome depends on the profile's rules (scope names, ports, oob)
+ANNOUNCE_RULES_FOR = ("login", "status")
+VISIBLE_OPTION_WARNING = (
+    "Warning: --client-secret is visible to other users of this computer (ps, /proc) and "
+    "may stay in your shell history; set MB_OAUTH_CLIENT_SECRET or client_secret in the "
+    "config file (chmod 600) instead."
+)
+
+
+def _announce_rules(service: str | None, base_url: str | None) -> None:
+    """An address without a profile name gets the musicbrainz rules: say so, where it matters."""
+    from client_kit.profiles import implied_rules_note
+
+    note = implied_rules_note(service, base_url)
+    command = click.get_current_context(silent=True)
+    if note and command is not None and command.info_name in ANNOUNCE_RULES_FOR:
+        click.echo(f"Note: {note}", err=True)
 
 
 def handle_errors(func: F) -> F:
@@ -131,6 +154,10 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--service", help="musicbrainz, metabrainz or a base URL (https://...).")
+@click.option(
+    "--base-url",
+    help="Apply the --service profile at this address (staging, self-hosted): https://...",
+)
 @click.option("--client-id", help="The application's client id.")
 @click.option("--client-secret", help="Better: MB_OAUTH_CLIENT_SECRET or the config file.")
 @click.option("--ca-bundle", type=click.Path(dir_okay=False), help="CA file to trust.")
@@ -141,6 +168,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.pass_context
 def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
     """Log in to the MusicBrainz OAuth 2.0 service and use its tokens."""
+    if options.get("client_secret"):
+        click.echo(VISIBLE_OPTION_WARNING, err=True)
     if debug:
         import logging
 

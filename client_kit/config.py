@@ -4,6 +4,7 @@ The config file is TOML at ``$MB_OAUTH_CONFIG`` or ``$XDG_CONFIG_HOME/mb-oauth/c
 (``~/.config/mb-oauth/config.toml``)::
 
     service = "musicbrainz"          # or "metabrainz" or "https://127.0.0.1:8443"
+    base_url = "https://..."         # the service's rules at another address (staging, ...)
     client_id = "..."
     client_secret = "..."            # keep the file private (chmod 600)
     store = "keyring"                # or "file", "file:/some/dir", "memory"
@@ -27,6 +28,7 @@ ENV_PREFIX = "MB_OAUTH_"
 #: setting name -> type; every one may come from MB_OAUTH_<NAME> or the config file
 SETTINGS: dict[str, type] = {
     "service": str,
+    "base_url": str,
     "client_id": str,
     "client_secret": str,
     "ca_bundle": str,

@@ -126,7 +126,11 @@ class Endpoints:
             )
             redaction.register(tokens.access_token, tokens.refresh_token)
             return tokens
-        raise classify_error(response, refreshing=refreshing)
+        raise classify_error(
+            response,
+            refreshing=refreshing,
+            revoked_refresh_errors=self.profile.revoked_refresh_errors,
+        )
 
     def revoke_response(self, response: httpx.Response) -> None:
         if response.status_code != 200:
@@ -155,8 +159,20 @@ def _json(response: httpx.Response) -> dict[str, Any]:
     return data
 
 
-def classify_error(response: httpx.Response, *, refreshing: bool = False) -> KitError:
-    """Turn a failed answer into the exception a caller can act on."""
+def classify_error(
+    response: httpx.Response,
+    *,
+    refreshing: bool = False,
+    revoked_refresh_errors: tuple[tuple[str, str], ...] = (),
+) -> KitError:
+    """Turn a failed answer into the exception a caller can act on.
+
+    ``revoked_refresh_errors`` (from the profile) name the other answers by which a service
+    says that a refresh token was revoked or already used: MetaBrainz answers
+    ``invalid_request`` "... already revoked" where the spec has ``invalid_grant``. Only an
+    answer matching both the error and its description counts: any other
+    ``invalid_request`` is still a protocol error.
+    """
     status = response.status_code
     path = response.request.url.path
     if status >= 500 or status in (408, 429):
@@ -178,7 +194,9 @@ def classify_error(response: httpx.Response, *, refreshing: bool = False) -> Kit
             f"the service rejected the client id or secret{detail}; check --client-id and "
             "MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)"
         )
-    if error == "invalid_grant":
+    if error == "invalid_grant" or (
+        refreshing and _matches(error, description, revoked_refresh_errors)
+    ):
         if refreshing:
             return RefreshTokenRejected(
                 f"the refresh token is no longer valid{detail}; log in again with `mb-oauth login`"
@@ -187,6 +205,11 @@ def classify_error(response: httpx.Response, *, refreshing: bool = False) -> Kit
     return ProtocolError(
         f"{path} answered HTTP {status} {error or 'without an error code'}{detail}"
     )
+
+
+def _matches(error: str, description: str, known: tuple[tuple[str, str], ...]) -> bool:
+    words = description.lower()
+    return any(error == name and fragment.lower() in words for name, fragment in known)
 
 
 def transport_failure(exc: Exception) -> TemporaryFailure:

@@ -1,9 +1,14 @@
 """The loopback redirect listener (RFC 8252 section 7.3).
 
-Binds 127.0.0.1 only, on a free port or on the first free one of a fixed list (for servers
-that match the port exactly), answers exactly one valid callback on the exact path, ignores
-everything else (favicon, stray requests, forged or stale ``state``) and tells the user in
-the browser whether it worked. Pages are self-contained and every value is HTML-escaped.
+Binds the loopback address of both stacks, 127.0.0.1 and [::1], on the same port: the
+redirect URI says ``localhost``, which a browser may resolve to either, so a local process
+holding the other one would receive the code (RFC 8252 8.3). A port counts as free only
+when both are free. The port is a free one, or the first free one of a fixed list (for
+servers that match the port exactly), reusable at once after the previous login (address
+reuse: no wait for TIME_WAIT). The listener answers exactly one valid callback on the exact
+path, ignores everything else (favicon, stray requests, forged or stale ``state``, an error
+without the login's ``state``) and tells the user in the browser whether it worked. Pages
+are self-contained and every value is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import hmac
 import html
 import ipaddress
 import queue
+import socket
+import socketserver
 import threading
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
@@ -26,8 +33,14 @@ from client_kit.redaction import get_logger
 log = get_logger("client_kit.loopback")
 
 LOOPBACK_HOST = "127.0.0.1"
-#: names the redirect URI may use for the listener, which always binds 127.0.0.1
+LOOPBACK_HOST_V6 = "::1"
+#: names the redirect URI may use for the listener, which binds 127.0.0.1 and ::1
 REDIRECT_HOSTS = ("localhost", "127.0.0.1")
+#: attempts at a free port (port 0) whose [::1] twin is free too
+_FREE_PORT_ATTEMPTS = 20
+#: errors of binding [::1] that mean "this machine has no IPv6 loopback" (nobody can squat it)
+_NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT)
+_BUSY = (errno.EADDRINUSE, errno.EACCES)
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -70,39 +83,42 @@ class LoopbackListener:
         self.expected_state: str | None = None
         self._done = threading.Event()
         self._decide_lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server: ThreadingHTTPServer | None = None  # the 127.0.0.1 one
+        self._servers: list[ThreadingHTTPServer] = []  # 127.0.0.1 and, if any, [::1]
 
     # -- life cycle --------------------------------------------------------------------
 
     def start(self) -> str:
         """Bind and serve in a thread; return the redirect URI to register/use."""
-        self._server = self._bind()
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.2},
-            name="mb-oauth-loopback",
-            daemon=True,
-        )
-        self._thread.start()
+        self._servers = self._bind()
+        self._server = self._servers[0]
+        for server in self._servers:
+            threading.Thread(
+                target=server.serve_forever,
+                kwargs={"poll_interval": 0.2},
+                name="mb-oauth-loopback",
+                daemon=True,
+            ).start()
         return self.redirect_uri
 
-    def _bind(self) -> ThreadingHTTPServer:
+    def _bind(self) -> list[ThreadingHTTPServer]:
         handler = _handler_for(self)
         if not self.ports:
-            return _Server((LOOPBACK_HOST, 0), handler)
+            for _ in range(_FREE_PORT_ATTEMPTS):
+                try:
+                    return _bind_both(0, handler)
+                except _Busy:
+                    continue  # [::1] of that free port is taken: another free port
+            raise PortUnavailable("no free loopback port was found on both 127.0.0.1 and [::1]")
         busy = []
         for port in self.ports:
             try:
-                return _Server((LOOPBACK_HOST, port), handler)
-            except OSError as exc:
-                if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
-                    raise
-                busy.append(str(port))
+                return _bind_both(port, handler)
+            except _Busy as exc:
+                busy.append(exc.where)
         raise PortUnavailable(
-            f"loopback port(s) {', '.join(busy)} on {LOOPBACK_HOST} are in use; close the "
-            "program using them, or register another http://localhost:PORT redirect URI and "
-            "pass it with --port"
+            f"loopback port(s) in use: {', '.join(busy)}; close the program using them, or "
+            "register another http://localhost:PORT redirect URI and pass it with --port"
         )
 
     @property
@@ -116,10 +132,11 @@ class LoopbackListener:
         return f"http://{self.redirect_host}:{self.port}{self.path}"
 
     def close(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self._servers = []
+        self._server = None
 
     def __enter__(self) -> LoopbackListener:
         self.start()
@@ -182,12 +199,14 @@ class LoopbackListener:
             )
         params = dict(parse_qsl(query, keep_blank_values=True))
         if not self._acceptable(params):
+            # nothing of the request is shown: without the state it may be anyone's text
             log.info("loopback: refused a callback whose state does not match")
             return HTTPStatus.BAD_REQUEST, render_page(
                 "Login not accepted",
                 [
                     "This response does not belong to the login in progress.",
-                    f"Return to {self.app_name} and start the login again.",
+                    f"Return to {self.app_name} and start the login again, or, if you "
+                    "cancelled this login yourself, stop it there.",
                 ],
                 ok=False,
             )
@@ -201,12 +220,14 @@ class LoopbackListener:
         )
 
     def _acceptable(self, params: dict[str, str]) -> bool:
+        """Only the login's own ``state`` ends it, with a code or an error.
+
+        An error without state (MetaBrainz drops it on a refused consent) could come from
+        any web page or local process: it neither ends the login nor shows its text.
+        """
         state = params.get("state")
-        if state is None:
-            # an error without state (MetaBrainz on cancel) can only end the login
-            return "error" in params and "code" not in params
         expected = self.expected_state or ""
-        return bool(expected) and hmac.compare_digest(state, expected)
+        return state is not None and bool(expected) and hmac.compare_digest(state, expected)
 
 
 def _nothing() -> None:
@@ -230,12 +251,55 @@ def _failure_page(params: dict[str, str], app_name: str) -> bytes:
     return render_page("Login failed", lines, ok=False)
 
 
+class _Busy(Exception):
+    """One of the two loopback addresses is taken on this port."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    allow_reuse_address = False
+    # SO_REUSEADDR: a fixed port is free again right after the previous login, though its
+    # connections linger in TIME_WAIT. It never lets two sockets listen on one address.
+    allow_reuse_address = True
+
+    def server_bind(self) -> None:
+        # not HTTPServer.server_bind: it looks the host up (getfqdn), which can hang offline
+        if self.address_family == socket.AF_INET6:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = "localhost"
+        self.server_port = self.server_address[1]
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("loopback: a connection failed")
+
+
+class _ServerV6(_Server):
+    address_family = socket.AF_INET6
+
+
+def _bind_both(port: int, handler: type[BaseHTTPRequestHandler]) -> list[ThreadingHTTPServer]:
+    """127.0.0.1 and [::1] on one port (``0``: a free one), or :class:`_Busy`."""
+    try:
+        first = _Server((LOOPBACK_HOST, port), handler)
+    except OSError as exc:
+        if exc.errno not in _BUSY:
+            raise
+        raise _Busy(f"{LOOPBACK_HOST}:{port}") from exc
+    port = int(first.server_address[1])
+    try:
+        return [first, _ServerV6((LOOPBACK_HOST_V6, port), handler)]
+    except OSError as exc:
+        if exc.errno in _NO_IPV6 or not socket.has_ipv6:
+            log.debug("loopback: no IPv6 loopback here; 127.0.0.1 only")
+            return [first]
+        first.server_close()
+        if exc.errno not in _BUSY:
+            raise
+        raise _Busy(f"[{LOOPBACK_HOST_V6}]:{port}") from exc
 
 
 def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:

@@ -49,6 +49,9 @@ class Profile:
     allows_oob: bool = True
     exact_loopback_port: bool = False
     rotating_refresh_tokens: bool = False
+    #: (error, words of its description) that a refresh answer uses for a refresh token
+    #: revoked or already rotated away: "log in again", like ``invalid_grant``
+    revoked_refresh_errors: tuple[tuple[str, str], ...] = ()
     #: statuses of an API answer that mean "this access token is no longer good"
     unauthorized_statuses: tuple[int, ...] = (401,)
     loopback_ports: tuple[int, ...] = ()
@@ -170,6 +173,8 @@ def metabrainz(base_url: str = "https://metabrainz.org", **settings: Any) -> Pro
         "allows_oob": False,
         "exact_loopback_port": True,
         "rotating_refresh_tokens": True,
+        # Authlib's RefreshTokenGrant there: '"refresh_token" in request was already revoked.'
+        "revoked_refresh_errors": (("invalid_request", "already revoked"),),
         "unauthorized_statuses": (401, 403),
     }
     defaults.update(settings)
@@ -185,12 +190,38 @@ def custom(base_url: str, like: str = "musicbrainz", **settings: Any) -> Profile
     return profile.replace(name=profile.base_url)
 
 
-def resolve(service: str, **settings: Any) -> Profile:
-    """A profile from a name (``musicbrainz``, ``metabrainz``) or a base URL."""
-    if service in ("musicbrainz", "metabrainz"):
+PROFILE_NAMES = ("musicbrainz", "metabrainz")
+
+
+def resolve(service: str, base_url: str | None = None, **settings: Any) -> Profile:
+    """A profile from a name (``musicbrainz``, ``metabrainz``) or a base URL.
+
+    ``base_url`` aims a named profile at another deployment (staging, self-hosted).
+    """
+    if service in PROFILE_NAMES:
+        if base_url:
+            settings["base_url"] = base_url
         return musicbrainz(**settings) if service == "musicbrainz" else metabrainz(**settings)
     if "://" in service:
+        if base_url:
+            raise ConfigurationError(
+                f"the service {service!r} is already a base URL; to apply a profile's rules at "
+                f"another address, name the profile: --service musicbrainz or metabrainz, "
+                f"with --base-url {base_url}"
+            )
         return custom(service, **settings)
     raise ConfigurationError(
         f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL"
+    )
+
+
+def implied_rules_note(service: str | None, base_url: str | None) -> str | None:
+    """What to tell a user who gave an address but no profile name: whose rules apply."""
+    url = base_url if not service else service if "://" in service else None
+    if not url or (service and base_url):
+        return None
+    return (
+        f"{url}: no service profile named, so the musicbrainz rules apply (bare scope names "
+        "such as 'tag', out-of-band login, any loopback port). For a MetaBrainz deployment "
+        f"use --service metabrainz --base-url {url}."
     )

@@ -13,6 +13,20 @@ from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The one skip/require switch for optional parts, applied before any fixture starts:
+    a ``browser`` test needs the system Chromium, a ``keyring`` test a Secret Service. Each
+    skips where its part is absent, and fails instead where CI requires it."""
+    if item.get_closest_marker("browser") is not None:
+        from tests.support.browser import required_chromium
+
+        required_chromium()
+    if item.get_closest_marker("keyring") is not None:
+        from tests.support.keyring import required_secret_service
+
+        required_secret_service()
+
+
 @dataclass(frozen=True)
 class Client:
     client_id: str

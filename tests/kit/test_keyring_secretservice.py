@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 
@@ -13,35 +12,25 @@ from client_kit import errors
 from client_kit.session import Session
 from client_kit.storage import KeyringStore, StoreKey
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, make_tokens
+from tests.support.keyring import required_secret_service, unavailable
 
 pytestmark = pytest.mark.keyring
 
-BINARIES = ("dbus-daemon", "gnome-keyring-daemon")
 KEY = StoreKey("https://mb.test", CLIENT_ID, "keyring-test")
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("MB_OAUTH_REQUIRE_KEYRING") == "1":
-        pytest.fail(f"MB_OAUTH_REQUIRE_KEYRING=1 but {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def secret_service(tmp_path_factory):
     """Yields a SecretService keyring backend on a private bus; tears everything down."""
-    missing = [name for name in BINARIES if shutil.which(name) is None]
-    if missing:
-        _unavailable(f"{', '.join(missing)} not installed")
-    try:
-        from keyring.backends import SecretService
-    except ImportError as exc:  # pragma: no cover
-        _unavailable(f"keyring's SecretService backend is unavailable: {exc}")
+    bus_binary, daemon_binary = required_secret_service()
+    from keyring.backends import SecretService
+
     root = tmp_path_factory.mktemp("secret-service")
     (root / "home").mkdir()
     runtime = root / "run"
     runtime.mkdir(mode=0o700)
     bus = subprocess.run(
-        ["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+        [bus_binary, "--session", "--fork", "--print-address=1", "--print-pid=1"],
         capture_output=True,
         text=True,
         check=True,
@@ -55,7 +44,7 @@ def secret_service(tmp_path_factory):
         DBUS_SESSION_BUS_ADDRESS=address,
     )
     daemon = subprocess.Popen(
-        ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+        [daemon_binary, "--foreground", "--unlock", "--components=secrets"],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -80,7 +69,7 @@ def secret_service(tmp_path_factory):
                 break
             except Exception as exc:
                 if daemon.poll() is not None or time.monotonic() > deadline:
-                    _unavailable(
+                    unavailable(
                         f"gnome-keyring-daemon did not come up (exit status "
                         f"{daemon.poll()}, last error {exc!r})"
                     )

@@ -19,7 +19,7 @@ from steps.plugin import estimate_approvals
 from steps.profile import ConsentSettings, Profile, load_profile
 from steps.service import Service, json_body
 from tests.suite.target import Target, bundled_target
-from tests.support.browser import chromium_path
+from tests.support.browser import required_chromium
 
 PAGE = """
 <form id="login-form" method="post" action="/login?returnto=/x">
@@ -231,7 +231,7 @@ def test_a_driver_revokes_on_the_users_page(
     target: Target, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if kind == "browser":
-        monkeypatch.setenv("MB_OAUTH_CHROMIUM", chromium_path())
+        monkeypatch.setenv("MB_OAUTH_CHROMIUM", required_chromium())
     profile = _profile(target, kind)
     http = HttpLayer(profile.ca_file)
     service = Service(profile, http)
@@ -250,7 +250,7 @@ def test_a_driver_revokes_on_the_users_page(
 def test_the_browser_driver_gets_through_login_and_consent(
     target: Target, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MB_OAUTH_CHROMIUM", chromium_path())
+    monkeypatch.setenv("MB_OAUTH_CHROMIUM", required_chromium())
     profile = _profile(target, "browser")
     http = HttpLayer(profile.ca_file)
     driver = make_driver(profile, http)

@@ -1,11 +1,15 @@
-"""The system Chromium under Playwright: skipped where it is missing, unless CI requires it.
+"""The system Chromium under Playwright: skipped where it is missing, unless CI requires it
+(MB_OAUTH_REQUIRE_BROWSER=1).
 
-The flags and the executable come from the suite's browser driver, the one place that knows
-how to start Chromium on these machines.
+Every test that drives a browser is marked ``browser``; tests/conftest.py sends each such
+test through :func:`required_chromium` before its fixtures start anything. The flags and
+the executable come from the suite's browser driver, the one place that knows how to start
+Chromium on these machines.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,11 +21,15 @@ from steps.consent.browser import CHROMIUM_ARGS, chromium_path
 
 
 def required_chromium() -> str:
-    """The system Chromium, never a downloaded one; fail or skip when it is absent."""
+    """The system Chromium, never a downloaded one; fail or skip when it (or Playwright) is
+    absent."""
     path = chromium_path()
-    if Path(path).exists():
+    if not Path(path).exists():
+        reason = f"the system Chromium is not installed at {path} (apt-get install chromium)"
+    elif importlib.util.find_spec("playwright") is None:
+        reason = "Playwright is not installed (pip install -e '.[browser]')"
+    else:
         return path
-    reason = f"the system Chromium is not installed at {path} (apt-get install chromium)"
     if os.environ.get("MB_OAUTH_REQUIRE_BROWSER") == "1":
         pytest.fail(f"MB_OAUTH_REQUIRE_BROWSER=1 but {reason}")
     pytest.skip(reason)

@@ -1,0 +1,106 @@
+"""A refresh token revoked or rotated away at MetaBrainz means "log in again" (exit 3).
+
+The metabrainz.org provider (Authlib) answers a used or revoked refresh token with 400
+``invalid_request`` '"refresh_token" in request was already revoked.' where the spec has
+``invalid_grant``. Only the profile that says so, and only that description, count: any
+other ``invalid_request`` stays a protocol error (exit 1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from click.testing import CliRunner
+
+from client_kit import errors
+from client_kit.cli import cli
+from client_kit.session import Session
+from client_kit.storage import FileStore, StoreKey
+from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens
+
+ALREADY_REVOKED = {
+    "error": "invalid_request",
+    "error_description": '"refresh_token" in request was already revoked.',
+}
+OTHER_INVALID_REQUEST = {
+    "error": "invalid_request",
+    "error_description": 'Missing "refresh_token" in request.',
+}
+
+
+def expired_session(profile, store) -> Session:
+    session = Session(profile, CLIENT_ID, CLIENT_SECRET, store=store)
+    store.save(session.key, make_tokens(expires_in=-10))
+    return session
+
+
+def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store, mock) -> None:
+    mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
+    session = expired_session(meta_profile, memory_store)
+    with pytest.raises(errors.RefreshTokenRejected, match="log in again") as info:
+        session.access_token()
+    assert info.value.exit_code == errors.EXIT_LOGIN_REQUIRED
+    assert memory_store.load(session.key).refresh_token == "refresh-token-old"  # kept
+
+
+def test_the_async_path_classifies_it_alike(meta_profile, memory_store, mock) -> None:
+    mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
+    session = expired_session(meta_profile, memory_store)
+    with pytest.raises(errors.RefreshTokenRejected):
+        asyncio.run(session.aaccess_token())
+
+
+@pytest.mark.parametrize(
+    ("profile_name", "body"),
+    [
+        ("meta_profile", OTHER_INVALID_REQUEST),  # the right profile, another problem
+        ("mb_profile", ALREADY_REVOKED),  # a profile that does not say so
+    ],
+)
+def test_other_invalid_requests_stay_protocol_errors(
+    request, memory_store, mock, profile_name, body
+) -> None:
+    mock.post("/oauth2/token").respond(400, json=body)
+    session = expired_session(request.getfixturevalue(profile_name), memory_store)
+    with pytest.raises(errors.ProtocolError) as info:
+        session.access_token()
+    assert info.value.exit_code == errors.EXIT_GENERIC
+
+
+def test_a_code_exchange_answered_so_is_not_a_refresh(meta_profile, memory_store, mock) -> None:
+    from client_kit.authorization import build_request
+
+    mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
+    session = Session(meta_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store)
+    request = build_request(meta_profile, CLIENT_ID, "http://localhost:8000/callback", ["tag"])
+    with pytest.raises(errors.ProtocolError):
+        session.complete_login(request, "CODE")
+
+
+@pytest.mark.parametrize("command", ["token", "refresh", "whoami"])
+def test_cli_exit_3_on_a_revoked_grant_at_metabrainz(tmp_path, monkeypatch, mock, command) -> None:
+    for name in ("MB_OAUTH_CONFIG", "MB_OAUTH_CA_BUNDLE", "MB_OAUTH_PORTS", "MB_OAUTH_ACCOUNT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    store = FileStore(tmp_path / "store")
+    store.save(StoreKey(BASE, CLIENT_ID), make_tokens(expires_in=-10))
+    mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--service",
+            "metabrainz",
+            "--base-url",
+            BASE,
+            "--client-id",
+            CLIENT_ID,
+            "--store",
+            f"file:{tmp_path / 'store'}",
+            command,
+        ],
+        env={"MB_OAUTH_CLIENT_SECRET": CLIENT_SECRET},
+        prog_name="mb-oauth",
+    )
+    assert result.exit_code == errors.EXIT_LOGIN_REQUIRED, result.output
+    assert "mb-oauth login" in result.stderr
