@@ -21,7 +21,9 @@ from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from steps.catalogue import FEATURES_DIR, LEVELS
 from steps.observations import merge_observations
+from steps.outcomes import CASCADE, UNCHECKED_OUTCOME, NotChecked
 from steps.suite import STATE_KEY, SuiteState, build_state, suite_state
+from steps.verdicts import UNCHECKED
 
 pytest_plugins = [
     "steps.fixtures",
@@ -38,6 +40,7 @@ BINDING = Path(__file__).with_name("test_features.py")
 PROPERTY = "mb_oauth_scenario"
 META_KEY = pytest.StashKey[dict[str, Any]]()
 FAILED_STEP_KEY = pytest.StashKey[str]()
+FAILED_TYPE_KEY = pytest.StashKey[str]()
 FILTER_KEY = pytest.StashKey[list[Path]]()
 MESSAGE_LIMIT = 2000
 #: Steps that send the user through the consent page once each.
@@ -196,8 +199,11 @@ def estimate_approvals(metas: Iterable[dict[str, Any]]) -> int:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Start the scenario's evidence."""
+    """Start the scenario's evidence; name it as the cause of any cascade it starts."""
     state = suite_state(item.config)
+    if META_KEY in item.stash:
+        meta = item.stash[META_KEY]
+        CASCADE.current = f"{meta['name']} ({meta['feature']})"
     if META_KEY in item.stash and state.http_started:
         state.http().begin()
 
@@ -224,31 +230,93 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
 def pytest_bdd_step_error(
     request: pytest.FixtureRequest, feature: Feature, scenario: Scenario, step: Step
 ) -> None:
-    """Remember which step failed, for the result's message."""
+    """Remember which step failed (and whether it was a Given: a premise), for the result."""
     request.node.stash[FAILED_STEP_KEY] = f"{step.keyword} {step.name}"
+    request.node.stash[FAILED_TYPE_KEY] = step.type
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, None]:
-    """Attach the scenario's result payload to the report that decides its outcome."""
+    """Attach the scenario's result payload to the report that decides its outcome; a premise
+    that failed turns the report into a skip reading "could not be checked" (for pytest's own
+    reports: JUnit, cucumber, terminal), and every text of the report is masked."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if META_KEY not in item.stash or not _decisive(report):
+    if META_KEY not in item.stash:
         return
     state = suite_state(item.config)
+    if not _decisive(report):
+        mask_report(report, state)
+        return
     evidence = state.http().evidence() if state.http_started else []
     if state.http_started:
         state.http().begin()
+    premise = unchecked_premise(item, report, call)
+    message = _message(item, report, call, state)
     payload = {
         **{k: v for k, v in item.stash[META_KEY].items() if k not in ("slow", "lasting", "steps")},
         "when": report.when,
-        "message": _message(item, report, call, state),
+        "message": message,
         "evidence": evidence,
         "observations": state.observations.take_delta(),
     }
+    if premise is not None:
+        payload |= {"unchecked": True, "cause": _scrub(premise.cause, state)}
+        payload["message"] = unchecked_message(message, premise)
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), _line(item), payload["message"])
+    mask_report(report, state)
     report.user_properties.append((PROPERTY, payload))
+
+
+def _line(item: pytest.Item) -> int:
+    location = item.location
+    return (location[1] or 0) + 1
+
+
+def unchecked_premise(
+    item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
+) -> NotChecked | None:
+    """The NotChecked a failed scenario stands for, or None when it is a real failure: a step
+    raised NotChecked (anywhere), a Given step raised any error, or a fixture failed."""
+    if not report.failed or call.excinfo is None:
+        return None
+    error = call.excinfo.value
+    if isinstance(error, NotChecked):
+        return error
+    if report.when == "setup" or item.stash.get(FAILED_TYPE_KEY, "") == "given":
+        return NotChecked(call.excinfo.exconly())
+    return None
+
+
+def unchecked_message(message: str, premise: NotChecked) -> str:
+    """'could not be checked: <step>: <reason> (caused by: <earlier failure>)'."""
+    text = f"{UNCHECKED}: {message or premise.reason}"
+    if premise.cause and premise.cause not in text:
+        text += f" (caused by: {premise.cause})"
+    return text
+
+
+def _scrub(text: str, state: SuiteState) -> str:
+    return state.http().secrets.scrub(text) if state.http_started and text else text
+
+
+def mask_report(report: pytest.TestReport, state: SuiteState) -> None:
+    """Mask every secret the run has seen in the texts pytest writes (terminal, JUnit XML,
+    cucumber JSON): a token quoted in an assertion message must not leak from there."""
+    if not state.http_started:
+        return
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):
+        report.longrepr = (longrepr[0], longrepr[1], _scrub(str(longrepr[2]), state))
+    elif longrepr is not None:
+        text = str(longrepr)
+        masked = _scrub(text, state)
+        if masked != text:
+            report.longrepr = masked
+    report.sections = [(name, _scrub(content, state)) for name, content in report.sections]
 
 
 def _decisive(report: pytest.TestReport) -> bool:
@@ -266,9 +334,7 @@ def _message(
     text = call.excinfo.exconly()
     step = item.stash.get(FAILED_STEP_KEY, "")
     message = f"{step}: {text}" if step else text
-    if state.http_started:
-        message = state.http().secrets.scrub(message)
-    return message[:MESSAGE_LIMIT]
+    return _scrub(message, state)[:MESSAGE_LIMIT]
 
 
 # --- results -------------------------------------------------------------------------------
@@ -292,8 +358,12 @@ class Results:
         entry["evidence"] += payload["evidence"]
         merge_observations(self.observations, payload["observations"])
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
-        if entry["outcome"] != "failed":
+        if payload.get("unchecked"):
+            outcome = UNCHECKED_OUTCOME
+        if entry["outcome"] not in ("failed", UNCHECKED_OUTCOME):
             entry["outcome"], entry["message"] = outcome, payload["message"]
+            if payload.get("cause"):
+                entry["cause"] = payload["cause"]
 
     @staticmethod
     def _entry(payload: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,9 @@ and the fixtures (requests) see the same HTTP layer and observations."""
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,7 @@ from steps.catalogue import Rule, load_catalogue
 from steps.http import HttpLayer
 from steps.observations import Observations
 from steps.profile import Profile, load_profile
+from steps.throttle import DEFAULT_FAILURES_PER_MINUTE
 
 STATE_KEY = pytest.StashKey["SuiteState"]()
 
@@ -29,7 +32,12 @@ class SuiteState:
         """The HTTP layer, created on first use (no connection before a scenario needs one)."""
         if self._http is None:
             assert self.profile is not None
-            self._http = HttpLayer(self.profile.ca_file, self.profile.min_interval)
+            self._http = HttpLayer(
+                self.profile.ca_file,
+                self.profile.min_interval,
+                target=self.profile.base_url,
+                failures_per_minute=failures_per_minute(self.profile),
+            )
         return self._http
 
     @property
@@ -41,6 +49,18 @@ class SuiteState:
         """Close connections."""
         if self._http is not None:
             self._http.close()
+
+
+def failures_per_minute(profile: Profile) -> int:
+    """The profile's `failures_per_minute` (pacing of deliberate failures; 0 turns it off)."""
+    if profile.source is None:
+        return DEFAULT_FAILURES_PER_MINUTE
+    try:
+        with Path(profile.source).open("rb") as handle:
+            value = tomllib.load(handle).get("failures_per_minute", DEFAULT_FAILURES_PER_MINUTE)
+    except (OSError, tomllib.TOMLDecodeError):
+        return DEFAULT_FAILURES_PER_MINUTE
+    return int(value) if isinstance(value, int | float) else DEFAULT_FAILURES_PER_MINUTE
 
 
 def build_state(config: pytest.Config) -> SuiteState:
