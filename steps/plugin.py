@@ -10,6 +10,7 @@ import fcntl
 import json
 import re
 import tempfile
+import tomllib
 from collections.abc import Generator, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,8 @@ from pytest_bdd.scenario import scenario_wrapper_template_registry
 from steps.catalogue import FEATURES_DIR, LEVELS
 from steps.observations import merge_observations
 from steps.outcomes import CASCADE, UNCHECKED_OUTCOME, NotChecked
+from steps.preflight import PreflightError, run_preflight
+from steps.profile import ProfileError
 from steps.suite import STATE_KEY, SuiteState, build_state, suite_state
 from steps.verdicts import UNCHECKED
 
@@ -64,11 +67,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--run-lasting", action="store_true", help="Run scenarios that change lasting state."
     )
     group.addoption("--min-interval", type=float, help="Seconds between requests (pacing).")
+    group.addoption(
+        "--no-preflight",
+        action="store_true",
+        help="Skip the checks of target, TLS, credentials and login (the runner did them).",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Load profile and catalogue, register markers, point collection at the bound features."""
-    state = build_state(config)
+    try:
+        state = build_state(config)
+    except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
+        raise pytest.UsageError(f"profile {config.getoption('profile')}: {error}") from None
     config.stash[STATE_KEY] = state
     for rule in state.catalogue.values():
         config.addinivalue_line(
@@ -82,6 +93,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "lasting: changes lasting state on the target")
     _redirect_collection(config, state)
     config.pluginmanager.register(ResultsWriter(config), "mb-oauth-results")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The preflight, once per run (on the controller, not in xdist workers): a target that
+    cannot be reached, a CA, credentials or a login that do not work stop the run here."""
+    config = session.config
+    state = suite_state(config)
+    if state.profile is None or hasattr(config, "workerinput"):
+        return
+    if config.getoption("no_preflight") or config.getoption("collectonly"):
+        return
+    try:
+        run_preflight(state.profile)
+    except PreflightError as error:
+        pytest.exit(f"setup error: preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _redirect_collection(config: pytest.Config, state: SuiteState) -> None:
@@ -356,7 +382,8 @@ class Results:
         entry = self.scenarios.setdefault(report.nodeid, self._entry(payload))
         entry["duration"] += report.duration
         entry["evidence"] += payload["evidence"]
-        merge_observations(self.observations, payload["observations"])
+        if not payload.get("unchecked"):  # conclusions only from requests that got through
+            merge_observations(self.observations, payload["observations"])
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
         if payload.get("unchecked"):
             outcome = UNCHECKED_OUTCOME
