@@ -411,7 +411,19 @@ class Results:
             "known_deviations": list(profile.known_deviations) if profile else [],
             "scenarios": list(self.scenarios.values()),
             "observations": observations,
+            "pacing": pacing(state),
         }
+
+
+def pacing(state: SuiteState) -> dict[str, float]:
+    """Seconds the run waited so as not to trip the target's guard, and for its throttling."""
+    if not state.http_started:
+        return {"failure_budget_wait": 0.0, "throttle_wait": 0.0}
+    http = state.http()
+    return {
+        "failure_budget_wait": round(http.budget.waited, 1),
+        "throttle_wait": round(http.throttle.waited, 1),
+    }
 
 
 class ResultsWriter:

@@ -203,11 +203,11 @@ def unchecked_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> li
 
 #: Exit statuses of mb-oauth-conformance.
 CONFORMS, DOES_NOT_CONFORM, SETUP_ERROR, INCOMPLETE = 0, 1, 2, 3
-CHECKED = {PASS, FAIL, WARNING, OBSERVED, EXPECTED_FAILURE, UNEXPECTED_PASS, UNCHECKED}
+CHECKED = {PASS, FAIL, WARNING, OBSERVED, EXPECTED_FAILURE, UNEXPECTED_PASS}
 
 
 def nothing_checked(verdicts: Iterable[RuleVerdict]) -> bool:
-    """True when no rule got past 'skipped' or 'not run': such a run conforms to nothing."""
+    """True when no rule was checked (all skipped, not run or unchecked): conforms to nothing."""
     return not any(v.verdict in CHECKED for v in verdicts)
 
 

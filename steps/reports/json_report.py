@@ -67,6 +67,7 @@ def build_document(
         "failing_rules": [v.id for v in failing_rules(verdicts, strict)],
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),
+        "pacing": dict(results.get("pacing") or {}),
         "known_deviations": list(results.get("known_deviations") or ()),
         "description": dict(description),
         "observations": observations(results),

@@ -74,8 +74,11 @@ def rule_lines(verdict: RuleVerdict, colour: bool, id_width: int = 30) -> list[s
     mark = "?" if verdict.verdict == UNCHECKED else "✗"
     for scenario in verdict.scenarios:
         if wanted and scenario.outcome == wanted:
-            why = _first_line(scenario.message, WIDTH - 16) or scenario.outcome
+            message = scenario.message.split(" (caused by: ", 1)[0]
+            why = _first_line(message, WIDTH - 16) or scenario.outcome
             lines.append(f"              {mark} {_first_line(scenario.name, 60)}: {why}")
+            if scenario.cause:
+                lines.append(f"                caused by: {_first_line(scenario.cause, WIDTH - 16)}")
     return lines
 
 
@@ -137,7 +140,16 @@ def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: boo
 def skip_lines(document: Mapping[str, Any]) -> list[str]:
     """Why scenarios were skipped, one line per reason."""
     reasons = document.get("skip_reasons") or {}
-    return [f"Skipped {count} scenario(s): {reason}" for reason, count in reasons.items()]
+    lines = [f"Skipped {count} scenario(s): {reason}" for reason, count in reasons.items()]
+    pacing = document.get("pacing") or {}
+    if pacing.get("failure_budget_wait"):
+        lines.append(
+            f"Paced: waited {pacing['failure_budget_wait']:.0f} s so that the deliberate failures "
+            "stay within the profile's failures_per_minute"
+        )
+    if pacing.get("throttle_wait"):
+        lines.append(f"Throttled: waited {pacing['throttle_wait']:.0f} s as the target asked")
+    return lines
 
 
 def result_line(document: Mapping[str, Any], colour: bool) -> str:
