@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
@@ -280,10 +281,10 @@ class HttpLayer:
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
         """A client that reuses its TLS connections; `cookies` for a browsing session."""
-        client = httpx.Client(verify=self.verify, timeout=self.timeout, follow_redirects=False)
-        if not cookies:
-            client.cookies = _NoCookies()
-        return client
+        jar = None if cookies else CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+        return httpx.Client(
+            verify=self.verify, timeout=self.timeout, follow_redirects=False, cookies=jar
+        )
 
     def request(
         self,
@@ -365,10 +366,3 @@ class HttpLayer:
 
 def _text(content: bytes) -> str:
     return content.decode("utf-8", errors="replace")
-
-
-class _NoCookies(httpx.Cookies):
-    """A cookie jar that keeps nothing: API calls must not ride on a browsing session."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        return None

@@ -357,7 +357,8 @@ def _message(
         return str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr or "")
     if report.passed or call.excinfo is None:
         return ""
-    text = call.excinfo.exconly()
+    error = call.excinfo.value
+    text = error.reason if isinstance(error, NotChecked) else call.excinfo.exconly()
     step = item.stash.get(FAILED_STEP_KEY, "")
     message = f"{step}: {text}" if step else text
     return _scrub(message, state)[:MESSAGE_LIMIT]

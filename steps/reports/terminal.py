@@ -45,6 +45,7 @@ LABELS = {
 #: Colour of the closing line by exit status (0 conforms, 1 not, 2 nothing checked, 3 partial).
 STATUS_COLOURS = {0: "green", 1: "red", 2: "red", 3: "yellow"}
 WIDTH = 100
+STEP_KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
 MAX_EVIDENCE = 4
 ID_WIDTH = (24, 36)  # the rule id column grows with the longest id, within these bounds
 
@@ -75,11 +76,22 @@ def rule_lines(verdict: RuleVerdict, colour: bool, id_width: int = 30) -> list[s
     for scenario in verdict.scenarios:
         if wanted and scenario.outcome == wanted:
             message = scenario.message.split(" (caused by: ", 1)[0]
-            why = _first_line(message, WIDTH - 16) or scenario.outcome
+            step, reason = _step_and_reason(message.removeprefix(f"{UNCHECKED}: "))
+            why = _first_line(reason, WIDTH - 16) or scenario.outcome
             lines.append(f"              {mark} {_first_line(scenario.name, 60)}: {why}")
+            if step and verdict.verdict == UNCHECKED:
+                lines.append(f"                at: {_first_line(step, WIDTH - 20)}")
             if scenario.cause:
                 lines.append(f"                caused by: {_first_line(scenario.cause, WIDTH - 16)}")
     return lines
+
+
+def _step_and_reason(message: str) -> tuple[str, str]:
+    """'Given ...: reason' split into the step and the reason (the whole message otherwise)."""
+    head, sep, rest = message.partition(": ")
+    if sep and head.split(" ", 1)[0] in STEP_KEYWORDS:
+        return head, rest
+    return "", message
 
 
 def section_lines(

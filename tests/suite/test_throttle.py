@@ -67,7 +67,9 @@ def test_waits_are_bounded_per_request_and_per_run(monkeypatch: pytest.MonkeyPat
 def test_the_client_of_a_request() -> None:
     basic = base64.b64encode(b"basic-id:secret").decode()
     form = {"Content-Type": "application/x-www-form-urlencoded"}
-    assert client_of(httpx.Request("POST", "https://t/", headers=form, content=b"client_id=f")) == "f"
+    assert (
+        client_of(httpx.Request("POST", "https://t/", headers=form, content=b"client_id=f")) == "f"
+    )
     assert client_of(httpx.Request("POST", "https://t/?client_id=q")) == "q"
     headers = {"Authorization": f"Basic {basic}"}
     assert client_of(httpx.Request("POST", "https://t/", headers=headers)) == "basic-id"
