@@ -17,7 +17,7 @@ import hashlib
 import json
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -118,19 +118,35 @@ class FailureBudget:
         self.path = folder / f"mb-oauth-failures-{digest}.json"
         #: Seconds this process waited for the budget (reported, and for tests).
         self.waited = 0.0
+        #: Seconds the target's clock is ahead of ours (a test clock moved forward): a guard
+        #: counts failures in the target's minutes.
+        self.offset = 0.0
+        #: Reads the target's offset afresh (set when the profile names a test clock).
+        self.resync: Callable[[], float | None] | None = None
+
+    def now(self) -> float:
+        """The time on the target, as far as the suite knows it."""
+        return time.time() + self.offset
 
     def wait_turn(self, client_id: str | None) -> None:
         """Before a request as client_id: wait until one more failure would fit the budget."""
         if not client_id or self.per_minute <= 0:
             return
+        synced = False
         while True:
             with self._log() as log:
                 recent = log.get(client_id, [])
                 if len(recent) < self.per_minute:
                     return
-                delay = recent[-self.per_minute] + WINDOW - time.time()
+                delay = recent[-self.per_minute] + WINDOW - self.now()
             if delay <= 0:
                 return
+            if not synced and self.resync is not None:
+                synced = True
+                offset = self.resync()  # another worker may have moved the target's clock
+                if offset is not None and offset > self.offset:
+                    self.offset = offset
+                    continue
             self.waited += delay
             time.sleep(delay)
 
@@ -139,7 +155,7 @@ class FailureBudget:
         if not client_id or self.per_minute <= 0:
             return
         with self._log() as log:
-            log.setdefault(client_id, []).append(time.time())
+            log.setdefault(client_id, []).append(self.now())
 
     @contextlib.contextmanager
     def _log(self) -> Iterator[dict[str, list[float]]]:
@@ -151,7 +167,7 @@ class FailureBudget:
                 data = json.loads(handle.read() or "{}")
             except ValueError:
                 data = {}
-            now = time.time()
+            now = self.now()
             log = {
                 str(k): [t for t in v if isinstance(t, int | float) and now - t < WINDOW]
                 for k, v in (data.items() if isinstance(data, dict) else ())

@@ -10,9 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from reference_server.guard import Guard
 from steps import throttle
 from steps.http import HttpLayer
 from steps.outcomes import NotChecked, Throttled
+from steps.profiles.bundled import BUNDLED_GUARD_LIMIT
 from steps.throttle import FailureBudget, ThrottleWaits, client_of, is_failure, retry_after
 
 
@@ -164,3 +166,7 @@ def test_the_http_layer_paces_failed_requests_per_client(
         layer.request("POST", "https://t/oauth2/token", data={"client_id": "web"})
     assert clock.sleeps == [60]  # two failures in the same instant: the third waits a minute
     assert layer.budget.waited == 60
+
+
+def test_the_bundled_profile_states_the_bundled_guard() -> None:
+    assert Guard().limit == BUNDLED_GUARD_LIMIT
