@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,8 @@ from steps.reports.junit import JUNIT_TYPE
 from steps.verdicts import UNCHECKED
 from tests.suite.broken.harness import Run, run_conformance
 from tests.suite.target import Target, bundled_target, profile_text
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -211,3 +215,31 @@ def test_the_api_client_sends_no_cookie_back(target: Target) -> None:
         http.close()
     sent = {name.lower() for name, _ in http.exchanges[-1].request_headers}
     assert "cookie" not in sent
+
+
+def pytest_direct(profile_path: Path, report_dir: Path) -> subprocess.CompletedProcess[str]:
+    """The suite run by pytest itself (no runner): the plugin checks the same things."""
+    command = [
+        sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "-p", "no:cacheprovider",
+        f"--profile={profile_path}", "--report-dir", str(report_dir), "steps/",
+    ]  # fmt: skip
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_pytest_alone_runs_the_preflight_too(target: Target, tmp_path: Path) -> None:
+    wrong = profile(target, tmp_path, pw=(target.password, target.password + "x"))
+    before = login_failures(target)
+    done = pytest_direct(wrong, tmp_path / "reports")
+    assert done.returncode == 4, done.stdout[-2000:]
+    assert "setup error: preflight: the user 'alice' cannot log in" in done.stdout + done.stderr
+    assert login_failures(target) - before == 1
+    assert not (tmp_path / "reports" / "results.json").exists()
+
+
+def test_pytest_alone_says_what_is_wrong_with_a_profile(target: Target, tmp_path: Path) -> None:
+    broken = profile(target, tmp_path, user=('username = "alice"', ""))
+    done = pytest_direct(broken, tmp_path / "reports")
+    assert done.returncode == 4
+    assert "lacks [user] username" in done.stderr and "Traceback" not in done.stderr

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from steps.plugin import PROPERTY, Results
 from steps.reports import build_report, write_reports
 from steps.reports.description import describe
 from steps.reports.junit import JUNIT_TYPE, annotate_pytest_reports
@@ -156,3 +157,38 @@ def test_junit_and_cucumber_say_could_not_be_checked(tmp_path: Path) -> None:
     assert cases["test_a_code_works_once"].find("skipped") is None
     written = json.loads((tmp_path / "cucumber.json").read_text())
     assert written[0]["elements"][0]["steps"][0]["result"]["error_message"] == message
+
+
+class FakeReport:
+    """What Results.add reads of a pytest report."""
+
+    def __init__(self, outcome: str, payload: dict[str, Any]) -> None:
+        self.nodeid = payload["nodeid"]
+        self.duration = 0.1
+        self.failed, self.skipped = outcome == "failed", outcome == "skipped"
+        self.user_properties = [(PROPERTY, payload)]
+
+
+def payload(name: str, observed: bool, **extra: Any) -> dict[str, Any]:
+    return {
+        "nodeid": f"x::{name}",
+        "feature": "f",
+        "name": name,
+        "rules": ["VERSION-PKCE"],
+        "level": "spec",
+        "message": extra.get("message", ""),
+        "evidence": [],
+        "observations": {"description": {"pkce": observed}},
+        **extra,
+    }
+
+
+def test_observations_of_scenarios_that_could_not_be_checked_are_not_used() -> None:
+    results = Results()
+    unchecked = payload("a", False, unchecked=True, cause="login failed", message="m")
+    results.add(FakeReport("skipped", unchecked))
+    assert results.scenarios["x::a"]["outcome"] == "unchecked"
+    assert results.scenarios["x::a"]["cause"] == "login failed"
+    assert results.observations.get("description", {}).get("pkce") is None
+    results.add(FakeReport("passed", payload("b", True)))
+    assert results.observations["description"]["pkce"] is True
