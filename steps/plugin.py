@@ -25,7 +25,7 @@ from steps.observations import merge_observations
 from steps.outcomes import CASCADE, UNCHECKED_OUTCOME, NotChecked
 from steps.preflight import PreflightError, run_preflight
 from steps.profile import ProfileError
-from steps.suite import STATE_KEY, SuiteState, build_state, suite_state
+from steps.suite import STATE_KEY, SuiteState, build_state, driver_stats, suite_state
 from steps.verdicts import UNCHECKED
 
 pytest_plugins = [
@@ -306,13 +306,14 @@ def unchecked_premise(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
 ) -> NotChecked | None:
     """The NotChecked a failed scenario stands for, or None when it is a real failure: a step
-    raised NotChecked (anywhere), a Given step raised any error, or a fixture failed."""
+    raised NotChecked (anywhere), a Given step raised any error, or a fixture failed (set up
+    or torn down: neither says anything about the rule)."""
     if not report.failed or call.excinfo is None:
         return None
     error = call.excinfo.value
     if isinstance(error, NotChecked):
         return error
-    if report.when == "setup" or item.stash.get(FAILED_TYPE_KEY, "") == "given":
+    if report.when != "call" or item.stash.get(FAILED_TYPE_KEY, "") == "given":
         return NotChecked(call.excinfo.exconly())
     return None
 
@@ -413,7 +414,16 @@ class Results:
             "scenarios": list(self.scenarios.values()),
             "observations": observations,
             "pacing": pacing(state),
+            "consent": consent_stats(state),
         }
+
+
+def consent_stats(state: SuiteState) -> dict[str, Any]:
+    """The consent driver's name and counters (prompts a person answered, ...)."""
+    driver = state.consent_driver
+    if driver is None:
+        return {}
+    return {"driver": str(getattr(driver, "name", "?")), **driver_stats(driver)}
 
 
 def pacing(state: SuiteState) -> dict[str, float]:

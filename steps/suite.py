@@ -3,9 +3,12 @@ and the fixtures (requests) see the same HTTP layer and observations."""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +29,8 @@ class SuiteState:
     catalogue: dict[str, Rule]
     observations: Observations = field(default_factory=Observations)
     approvals_estimate: int | None = None
+    #: The consent driver once the run built it (its `stats`, if any, reach the reports).
+    consent_driver: Any = None
     _http: HttpLayer | None = None
 
     def http(self) -> HttpLayer:
@@ -77,3 +82,16 @@ def build_state(config: pytest.Config) -> SuiteState:
 def suite_state(config: pytest.Config) -> SuiteState:
     """The run's state (built by the plugin at configure time)."""
     return config.stash[STATE_KEY]
+
+
+def driver_stats(driver: Any) -> dict[str, Any]:
+    """The consent driver's counters (`driver.stats`: a mapping or a dataclass), e.g. how many
+    times a person was asked; {} when the driver keeps none."""
+    stats = getattr(driver, "stats", None)
+    if stats is None:
+        return {}
+    if dataclasses.is_dataclass(stats) and not isinstance(stats, type):
+        stats = dataclasses.asdict(stats)
+    if not isinstance(stats, Mapping):
+        return {}
+    return {str(k): v for k, v in stats.items() if isinstance(v, int | float | str | bool)}

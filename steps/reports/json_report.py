@@ -68,6 +68,7 @@ def build_document(
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),
         "pacing": dict(results.get("pacing") or {}),
+        "consent": dict(results.get("consent") or {}),
         "known_deviations": list(results.get("known_deviations") or ()),
         "description": dict(description),
         "observations": observations(results),

@@ -161,6 +161,11 @@ def skip_lines(document: Mapping[str, Any]) -> list[str]:
         )
     if pacing.get("throttle_wait"):
         lines.append(f"Throttled: waited {pacing['throttle_wait']:.0f} s as the target asked")
+    consent = dict(document.get("consent") or {})
+    driver = consent.pop("driver", None)
+    if driver and consent:
+        counts = ", ".join(f"{key} {value}" for key, value in consent.items())
+        lines.append(f"Consent ({driver} driver): {counts}")
     return lines
 
 

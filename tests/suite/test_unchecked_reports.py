@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from steps.plugin import PROPERTY, Results
 from steps.reports import build_report, write_reports
 from steps.reports.description import describe
 from steps.reports.junit import JUNIT_TYPE, annotate_pytest_reports
+from steps.suite import driver_stats
 from steps.verdicts import UNCHECKED, compute_verdicts
 
 CATALOGUE = {
@@ -192,3 +194,27 @@ def test_observations_of_scenarios_that_could_not_be_checked_are_not_used() -> N
     assert results.observations.get("description", {}).get("pkce") is None
     results.add(FakeReport("passed", payload("b", True)))
     assert results.observations["description"]["pkce"] is True
+
+
+@dataclass
+class Stats:
+    prompts: int = 23
+    approvals: int = 20
+
+
+class Driver:
+    name = "manual"
+
+    def __init__(self, stats: object) -> None:
+        self.stats = stats
+
+
+def test_the_consent_drivers_counters_reach_the_reports(tmp_path: Path) -> None:
+    assert driver_stats(Driver(Stats())) == {"prompts": 23, "approvals": 20}
+    assert driver_stats(Driver({"prompts": 3})) == {"prompts": 3}
+    assert driver_stats(Driver(None)) == {} == driver_stats(object())
+    data = results() | {"consent": {"driver": "manual", "prompts": 23, "approvals": 20}}
+    report = write_reports(tmp_path, data, CATALOGUE)
+    assert "Consent (manual driver): prompts 23, approvals 20" in report.summary()
+    doc = json.loads((tmp_path / "verdicts.json").read_text())
+    assert doc["consent"]["prompts"] == 23
