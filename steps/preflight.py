@@ -18,8 +18,10 @@ from pathlib import Path
 import httpx
 
 from steps.http import HttpLayer
+from steps.outcomes import NotChecked
 from steps.profile import Client, Profile
 from steps.service import Service, json_body
+from steps.suite import failures_per_minute
 
 #: The scope of the authorization request a login check opens (spec name; the profile maps it).
 LOGIN_SCOPE = "profile"
@@ -76,7 +78,7 @@ def check_reachable(profile: Profile, http: HttpLayer) -> None:
         raise PreflightError(f"cannot reach {profile.base_url}: {error}") from None
 
 
-def _verdict(response: httpx.Response) -> bool | None:
+def credentials_verdict(response: httpx.Response) -> bool | None:
     """True: credentials accepted, False: refused, None: this answer cannot tell."""
     body = json_body(response) or {}
     error = body.get("error")
@@ -99,7 +101,7 @@ def check_client(role: str, client: Client, service: Service) -> bool | None:
         lambda: service.refresh(client, dummy),
     ]
     for probe in probes:
-        accepted = _verdict(probe())
+        accepted = credentials_verdict(probe())
         if accepted is False:
             raise PreflightError(
                 f"the target refused the credentials of [clients.{role}] "
@@ -145,21 +147,33 @@ def build_driver(profile: Profile, http: HttpLayer) -> object:
 def run_preflight(profile: Profile, http: HttpLayer | None = None) -> Preflight:
     """All checks, in the order a mistake would show; PreflightError on the first one."""
     check_ca_file(profile)
-    http = http or HttpLayer(profile.ca_file, profile.min_interval, target=profile.base_url)
+    http = http or HttpLayer(
+        profile.ca_file,
+        profile.min_interval,
+        target=profile.base_url,
+        failures_per_minute=failures_per_minute(profile),
+    )
     result = Preflight()
     try:
-        check_reachable(profile, http)
-        service = Service(profile, http)
-        for role, client in profile.clients.items():
-            if client.client_secret and check_client(role, client, service) is None:
-                result.notes.append(f"could not tell whether [clients.{role}] is accepted")
-        driver = build_driver(profile, http)
-        try:
-            check_login(profile, service, driver)
-        finally:
-            close = getattr(driver, "close", None)
-            if close is not None:
-                close()
+        _checks(profile, http, result)
+    except NotChecked as error:  # the target kept throttling the suite
+        raise PreflightError(f"{error.reason}: try again later") from None
     finally:
         http.close()
     return result
+
+
+def _checks(profile: Profile, http: HttpLayer, result: Preflight) -> None:
+    """Reachability and TLS, each client's credentials, then the user's login."""
+    check_reachable(profile, http)
+    service = Service(profile, http)
+    for role, client in profile.clients.items():
+        if client.client_secret and check_client(role, client, service) is None:
+            result.notes.append(f"could not tell whether [clients.{role}] is accepted")
+    driver = build_driver(profile, http)
+    try:
+        check_login(profile, service, driver)
+    finally:
+        close = getattr(driver, "close", None)
+        if close is not None:
+            close()
