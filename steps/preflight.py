@@ -80,6 +80,8 @@ def check_reachable(profile: Profile, http: HttpLayer) -> None:
 
 def credentials_verdict(response: httpx.Response) -> bool | None:
     """True: credentials accepted, False: refused, None: this answer cannot tell."""
+    if response.status_code in (429, 503):  # throttled or unavailable: says nothing
+        return None
     body = json_body(response) or {}
     error = body.get("error")
     if error == "invalid_client" or (response.status_code == 401 and not error):
@@ -160,6 +162,8 @@ def run_preflight(profile: Profile, http: HttpLayer | None = None) -> Preflight:
         raise PreflightError(f"{error.reason}: try again later") from None
     finally:
         http.close()
+    if http.throttle.waited:
+        result.notes.append(f"the target throttled the suite: waited {http.throttle.waited:.0f} s")
     return result
 
 

@@ -29,6 +29,7 @@ def answer(status: int, body: str = "") -> httpx.Response:
         (answer(400, '{"error": "invalid_request"}'), None),  # cannot tell
         (answer(404, "Not Found"), None),  # no revocation endpoint (earlier description)
         (answer(500, "oops"), None),
+        (answer(429, '{"error": "invalid_client"}'), None),  # a guard's answer, not a verdict
     ],
 )
 def test_what_an_answer_says_about_the_credentials(
