@@ -9,11 +9,13 @@ evidence, with one line that says what to fix.
 
 from __future__ import annotations
 
+import base64
 import secrets
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import httpx
 
@@ -95,23 +97,40 @@ def credentials_verdict(response: httpx.Response) -> bool | None:
 
 def check_client(role: str, client: Client, service: Service) -> bool | None:
     """Whether the target accepts a client's credentials: a revocation of a made-up token
-    (RFC 7009: 200 for an unknown token), then, if that cannot tell, a refresh with a made-up
-    token (invalid_grant once the client is authenticated). Raises on a clear refusal."""
+    (RFC 7009: 200 for an unknown token); if that cannot tell or refuses, a refresh with a
+    made-up token (invalid_grant once the client is authenticated), in the form body and then
+    with HTTP Basic (a target that refuses body credentials breaks a rule; that is a verdict,
+    not a setup error). Raises only when every answer that tells is a refusal."""
     dummy = "preflight-" + secrets.token_hex(8)
     probes: list[Callable[[], httpx.Response]] = [
         lambda: service.revoke(client, dummy),
         lambda: service.refresh(client, dummy),
+        lambda: refresh_with_basic(service, client, dummy),
     ]
+    refused = False
     for probe in probes:
         accepted = credentials_verdict(probe())
-        if accepted is False:
-            raise PreflightError(
-                f"the target refused the credentials of [clients.{role}] "
-                f"(client_id {client.client_id}): check its client_id and client_secret"
-            )
         if accepted:
             return True
+        refused = refused or accepted is False
+    if refused:
+        raise PreflightError(
+            f"the target refused the credentials of [clients.{role}] "
+            f"(client_id {client.client_id}): check its client_id and client_secret"
+        )
     return None
+
+
+def refresh_with_basic(service: Service, client: Client, token: str) -> httpx.Response:
+    """A refresh with a made-up token, the client authenticated by HTTP Basic (RFC 6749 2.3.1)."""
+    pair = f"{quote_plus(client.client_id)}:{quote_plus(client.client_secret)}"
+    basic = base64.b64encode(pair.encode()).decode()
+    return service.http.request(
+        "POST",
+        service.profile.url("token"),
+        data={"grant_type": "refresh_token", "refresh_token": token},
+        headers={"Authorization": f"Basic {basic}"},
+    )
 
 
 def check_login(profile: Profile, service: Service, driver: object) -> None:

@@ -38,12 +38,27 @@ def test_what_an_answer_says_about_the_credentials(
     assert credentials_verdict(response) is accepted
 
 
+class FakeHttp:
+    """The HTTP layer's request, answering the HTTP Basic refresh."""
+
+    def __init__(self, service: FakeService) -> None:
+        self.service = service
+
+    def request(self, method: str, url: str, **kwargs: object) -> httpx.Response:
+        self.service.asked.append("basic")
+        return self.service.answers["basic"]
+
+
 class FakeService:
     """Answers revocation and refresh as a target would; counts the requests."""
 
-    def __init__(self, revoke: httpx.Response, refresh: httpx.Response) -> None:
-        self.answers = {"revoke": revoke, "refresh": refresh}
+    def __init__(
+        self, revoke: httpx.Response, refresh: httpx.Response, basic: httpx.Response | None = None
+    ) -> None:
+        self.answers = {"revoke": revoke, "refresh": refresh, "basic": basic or refresh}
         self.asked: list[str] = []
+        self.http = FakeHttp(self)
+        self.profile = parse_profile({"base_url": "https://t", "user": {"username": "alice"}})
 
     def revoke(self, client: Client, token: str) -> httpx.Response:
         self.asked.append("revoke")
@@ -67,7 +82,14 @@ def test_without_a_revocation_endpoint_the_token_endpoint_tells() -> None:
     service = FakeService(answer(404), answer(401, '{"error": "invalid_client"}'))
     with pytest.raises(PreflightError, match=r"refused the credentials of \[clients.web\]"):
         check_client("web", CLIENT, service)  # type: ignore[arg-type]
-    assert service.asked == ["revoke", "refresh"]
+    assert service.asked == ["revoke", "refresh", "basic"]
+
+
+def test_a_target_that_only_takes_http_basic_is_not_a_setup_error() -> None:
+    refused = answer(401, '{"error": "invalid_client"}')
+    service = FakeService(refused, refused, answer(400, '{"error": "invalid_grant"}'))
+    assert check_client("web", CLIENT, service) is True  # type: ignore[arg-type]
+    assert service.asked == ["revoke", "refresh", "basic"]
 
 
 def test_answers_that_cannot_tell_do_not_stop_the_run() -> None:
