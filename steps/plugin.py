@@ -44,8 +44,6 @@ PROPERTY = "mb_oauth_scenario"
 META_KEY = pytest.StashKey[dict[str, Any]]()
 FAILED_STEP_KEY = pytest.StashKey[str]()
 FAILED_TYPE_KEY = pytest.StashKey[str]()
-#: Step types whose errors mean the scenario never reached its check (only Then steps check).
-PREMISE_STEPS = frozenset({"given", "when"})
 FILTER_KEY = pytest.StashKey[list[Path]]()
 MESSAGE_LIMIT = 2000
 #: Steps that send the user through the consent page once each.
@@ -258,7 +256,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
 def pytest_bdd_step_error(
     request: pytest.FixtureRequest, feature: Feature, scenario: Scenario, step: Step
 ) -> None:
-    """Remember which step failed (and its type: only a Then step checks), for the result."""
+    """Remember which step failed (and whether it was a Given: a premise), for the result."""
     request.node.stash[FAILED_STEP_KEY] = f"{step.keyword} {step.name}"
     request.node.stash[FAILED_TYPE_KEY] = step.type
 
@@ -307,16 +305,15 @@ def _line(item: pytest.Item) -> int:
 def unchecked_premise(
     item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
 ) -> NotChecked | None:
-    """The NotChecked a failed scenario stands for, or None when it is a real failure (a Then
-    step failed: the check itself). A step raised NotChecked (anywhere); a Given step (the
-    premise) or a When step (the action) raised any error; or a fixture failed, set up or torn
-    down: none of these says anything about the rule."""
+    """The NotChecked a failed scenario stands for, or None when it is a real failure: a step
+    raised NotChecked (anywhere), a Given step raised any error, or a fixture failed (set up
+    or torn down: neither says anything about the rule)."""
     if not report.failed or call.excinfo is None:
         return None
     error = call.excinfo.value
     if isinstance(error, NotChecked):
         return error
-    if report.when != "call" or item.stash.get(FAILED_TYPE_KEY, "") in PREMISE_STEPS:
+    if report.when != "call" or item.stash.get(FAILED_TYPE_KEY, "") == "given":
         return NotChecked(call.excinfo.exconly())
     return None
 
