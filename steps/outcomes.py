@@ -4,8 +4,7 @@ A step raises `NotChecked` when the premise of its scenario could not be establi
 refused, no refresh token, the consent page not reached, the target throttling the suite).
 The plugin records such a scenario with the outcome `unchecked`, and `verdicts.decide` turns it
 into the verdict "could not be checked", never "fail": a setup failure says nothing about the
-rule the scenario is about. Any exception raised by a Given or When step (the premise and the
-action; only a Then step checks) is read the same way.
+rule the scenario is about. Any exception raised by a Given step is read the same way.
 """
 
 from __future__ import annotations
