@@ -14,7 +14,7 @@ from tests.suite.target import Target, bundled_target
 
 RULES = ("TOKEN-CROSS-CLIENT-CODE", "REFRESH-CROSS-CLIENT", "PKCE-S256")
 #: Seconds left in the guard's window when the run starts (what the run will have to wait).
-LEFT = 15
+LEFT = 25
 
 
 @pytest.fixture(scope="module")
