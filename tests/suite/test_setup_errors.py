@@ -249,3 +249,21 @@ def test_pytest_alone_says_what_is_wrong_with_a_profile(target: Target, tmp_path
     done = pytest_direct(broken, tmp_path / "reports")
     assert done.returncode == 4
     assert "lacks [user] username" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_fixture_that_fails_makes_its_scenarios_unchecked_not_failed(
+    target: Target, tmp_path: Path
+) -> None:
+    text = profile_text(target.server, target.password, target.clients, driver="no_such.mod:make")
+    reports = tmp_path / "reports"
+    command = [
+        sys.executable, "-m", "pytest", "-p", "steps.plugin", "-q", "-p", "no:cacheprovider",
+        f"--profile={write(tmp_path / 'p.toml', text)}", "--report-dir", str(reports),
+        "--no-preflight", "--rule", "TOKEN-TYPE-BEARER", "steps/",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]  # skipped, not failed
+    [scenario] = json.loads((reports / "results.json").read_text())["scenarios"]
+    assert scenario["outcome"] == "unchecked"
+    assert "No module named 'no_such'" in scenario["message"]
+    assert scenario["message"].startswith("could not be checked")
