@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 
 from steps.http import HttpLayer
@@ -19,6 +20,8 @@ class Clock:
         self.http = http
         self.real_waits = real_waits
         self.offset = 0.0
+        if self.has_test_clock:
+            http.budget.resync = self.target_offset
 
     @property
     def has_test_clock(self) -> bool:
@@ -34,6 +37,17 @@ class Clock:
                 return float(response.json()["now"])
         return time.monotonic() + self.offset
 
+    def target_offset(self) -> float | None:
+        """How far the target's clock is ahead of the wall clock (None: cannot tell)."""
+        path = self.profile.capabilities.test_clock
+        if path is None:
+            return None
+        try:
+            response = self.http.request("GET", self.profile.base_url + path, record=False)
+            return float(response.json()["now"]) - time.time()
+        except (OSError, ValueError, KeyError, TypeError, httpx.HTTPError):
+            return None
+
     def advance(self, seconds: float) -> None:
         """Let `seconds` pass on the target: move its test clock, or wait for real."""
         path = self.profile.capabilities.test_clock
@@ -44,6 +58,7 @@ class Clock:
             if response.status_code != 200:
                 raise RuntimeError(f"the test clock refused to advance: {response.status_code}")
             self.offset += seconds
+            self.http.budget.offset += seconds  # the target's minutes passed: so did its guard's
             return
         if not self.real_waits:
             pytest.skip("needs a test clock in the profile, or --run-slow to wait in real time")

@@ -62,6 +62,7 @@ def driver(
     suspend = capture.global_and_fixture_disabled if capture is not None else None
     consent = make_driver(profile, http, Console(suspend))
     consent.remaining = suite.approvals_estimate
+    suite.consent_driver = consent  # its counters reach the reports
     yield consent
     consent.close()
 

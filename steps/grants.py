@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from steps.clock import Clock
 from steps.consent.base import ConsentDriver, RedirectResult
 from steps.observations import Observations
-from steps.outcomes import NotChecked
+from steps.outcomes import CASCADE, NotChecked
 from steps.profile import Client, Profile
 from steps.service import Service, TokenSet, json_body
 
@@ -100,7 +100,11 @@ class GrantCache:
         key = (role, " ".join(sorted(scope.split())), offline)
         tokens = self._grants.get(key)
         if tokens is None or not self._usable(key, tokens):
-            tokens = self._renew(tokens) or self.authorizer.grant(role, scope, offline=offline)
+            stale = tokens
+            tokens = CASCADE.run(  # a shared grant that failed once is not tried again
+                f"the shared grant {key}",
+                lambda: self._renew(stale) or self.authorizer.grant(role, scope, offline=offline),
+            )
             self._grants[key] = tokens
         return tokens
 

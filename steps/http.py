@@ -15,10 +15,19 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
 import httpx
+
+from steps.throttle import (
+    DEFAULT_FAILURES_PER_MINUTE,
+    FailureBudget,
+    ThrottleWaits,
+    client_of,
+    is_failure,
+)
 
 SECRET_NAMES = frozenset(
     {
@@ -28,7 +37,8 @@ SECRET_NAMES = frozenset(
     }
 )  # fmt: skip
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-BODY_LIMIT = 4000
+#: Bodies are kept whole up to this many characters, beyond it their start and end.
+BODY_LIMIT = 200_000
 _MIN_SCRUB_LEN = 6
 _INPUT_RE = re.compile(r"<input\b[^>]*>", re.IGNORECASE)
 _NAME_RE = re.compile(r"""\bname\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
@@ -203,11 +213,20 @@ class Exchange:
         response: dict[str, Any] = {
             "status": self.status,
             "headers": mask_headers(self.response_headers, secrets),
-            "body": mask_body(self.response_body, resp_type, secrets)[:BODY_LIMIT],
+            "body": clip(mask_body(self.response_body, resp_type, secrets)),
         }
         if self.error:
             response["error"] = self.error
         return _scrub_tree({"request": request, "response": response}, secrets)
+
+
+def clip(text: str, limit: int = BODY_LIMIT) -> str:
+    """The text whole, or its start and end when longer than limit (the end of an error page
+    often names the error)."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n… ({len(text) - 2 * half} characters left out) …\n{text[-half:]}"
 
 
 def _scrub_tree(value: Any, secrets: Secrets) -> Any:
@@ -240,22 +259,32 @@ class Pacer:
 
 
 class HttpLayer:
-    """httpx clients for the suite, with pacing and per-scenario evidence."""
+    """httpx clients for the suite, with pacing, throttling waits and per-scenario evidence."""
 
-    def __init__(self, ca_file: str | None, min_interval: float = 0.0, timeout: float = 15.0):
+    def __init__(
+        self,
+        ca_file: str | None,
+        min_interval: float = 0.0,
+        timeout: float = 15.0,
+        *,
+        target: str = "",
+        failures_per_minute: int = DEFAULT_FAILURES_PER_MINUTE,
+    ):
         self.verify = ssl.create_default_context(cafile=ca_file)  # one context for all clients
         self.timeout = timeout
         self.pacer = Pacer(min_interval)
+        self.throttle = ThrottleWaits()
+        self.budget = FailureBudget(target, failures_per_minute if target else 0)
         self.secrets = Secrets()
         self.exchanges: list[Exchange] = []
         self.api = self.new_client()
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
         """A client that reuses its TLS connections; `cookies` for a browsing session."""
-        client = httpx.Client(verify=self.verify, timeout=self.timeout, follow_redirects=False)
-        if not cookies:
-            client.cookies = _NoCookies()
-        return client
+        jar = None if cookies else CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+        return httpx.Client(
+            verify=self.verify, timeout=self.timeout, follow_redirects=False, cookies=jar
+        )
 
     def request(
         self,
@@ -289,6 +318,19 @@ class HttpLayer:
         )
         if record:
             self.exchanges.append(exchange)
+        client_id = client_of(request)
+        self.budget.wait_turn(client_id)
+        response = self._send(client, request, exchange)
+        while self._throttled(response, exchange):
+            response = self._send(client, request, exchange)
+        if is_failure(response):
+            self.budget.record(client_id)
+        return response
+
+    def _send(
+        self, client: httpx.Client, request: httpx.Request, exchange: Exchange
+    ) -> httpx.Response:
+        """One attempt, its answer noted in the exchange."""
         self.pacer.wait()
         try:
             response = client.send(request)
@@ -300,6 +342,14 @@ class HttpLayer:
         exchange.response_headers = list(response.headers.items())
         exchange.response_body = response.text
         return response
+
+    def _throttled(self, response: httpx.Response, exchange: Exchange) -> bool:
+        """Whether the answer was throttling that the suite waited out (send again); raises
+        Throttled when it may not wait that long."""
+        if not self.throttle.wait(response):
+            return False
+        exchange.error = None
+        return True
 
     def begin(self) -> None:
         """Start a scenario's evidence."""
@@ -316,10 +366,3 @@ class HttpLayer:
 
 def _text(content: bytes) -> str:
     return content.decode("utf-8", errors="replace")
-
-
-class _NoCookies(httpx.Cookies):
-    """A cookie jar that keeps nothing: API calls must not ride on a browsing session."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        return None

@@ -9,8 +9,12 @@ rule the scenario is about. Any exception raised by a Given step is read the sam
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 #: Scenario outcome of a scenario whose premise failed (beside passed, failed, skipped).
 UNCHECKED_OUTCOME = "unchecked"
+T = TypeVar("T")
 
 
 class NotChecked(Exception):
@@ -29,3 +33,39 @@ class Throttled(NotChecked):
     def __init__(self, reason: str, *, retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.retry_after = retry_after
+
+
+class Cascade:
+    """The first failure of a shared premise (a shared grant, the login), remembered so the
+    scenarios that need it later are "could not be checked" with that failure named as their
+    cause, instead of trying again (against a live service, again and again)."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, NotChecked] = {}
+        #: The scenario running now (the plugin sets it), named as the cause of a cascade.
+        self.current = ""
+
+    def run(self, key: str, build: Callable[[], T]) -> T:
+        """`build()`, unless it already failed for `key`: then NotChecked naming the first
+        failure. A throttled answer is not remembered (waiting may help)."""
+        first = self._first.get(key)
+        if first is not None:
+            raise NotChecked(first.reason, cause=first.cause)
+        try:
+            return build()
+        except Throttled:
+            raise
+        except NotChecked as error:
+            self._remember(key, error.reason, error.cause)
+            raise
+        except Exception as error:
+            self._remember(key, f"{type(error).__name__}: {error}", "")
+            raise
+
+    def _remember(self, key: str, reason: str, cause: str) -> None:
+        where = cause or (f"{self.current}: {reason}" if self.current else reason)
+        self._first[key] = NotChecked(reason, cause=where)
+
+
+#: The run's cascade memory (one per process: each pytest-xdist worker has its own).
+CASCADE = Cascade()

@@ -10,6 +10,7 @@ import fcntl
 import json
 import re
 import tempfile
+import tomllib
 from collections.abc import Generator, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +22,11 @@ from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from steps.catalogue import FEATURES_DIR, LEVELS
 from steps.observations import merge_observations
-from steps.suite import STATE_KEY, SuiteState, build_state, suite_state
+from steps.outcomes import CASCADE, UNCHECKED_OUTCOME, NotChecked
+from steps.preflight import PreflightError, run_preflight
+from steps.profile import ProfileError
+from steps.suite import STATE_KEY, SuiteState, build_state, driver_stats, suite_state
+from steps.verdicts import UNCHECKED
 
 pytest_plugins = [
     "steps.fixtures",
@@ -38,6 +43,7 @@ BINDING = Path(__file__).with_name("test_features.py")
 PROPERTY = "mb_oauth_scenario"
 META_KEY = pytest.StashKey[dict[str, Any]]()
 FAILED_STEP_KEY = pytest.StashKey[str]()
+FAILED_TYPE_KEY = pytest.StashKey[str]()
 FILTER_KEY = pytest.StashKey[list[Path]]()
 MESSAGE_LIMIT = 2000
 #: Steps that send the user through the consent page once each.
@@ -61,11 +67,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--run-lasting", action="store_true", help="Run scenarios that change lasting state."
     )
     group.addoption("--min-interval", type=float, help="Seconds between requests (pacing).")
+    group.addoption(
+        "--no-preflight",
+        action="store_true",
+        help="Skip the checks of target, TLS, credentials and login (the runner did them).",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Load profile and catalogue, register markers, point collection at the bound features."""
-    state = build_state(config)
+    try:
+        state = build_state(config)
+    except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
+        raise pytest.UsageError(f"profile {config.getoption('profile')}: {error}") from None
     config.stash[STATE_KEY] = state
     for rule in state.catalogue.values():
         config.addinivalue_line(
@@ -79,6 +93,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "lasting: changes lasting state on the target")
     _redirect_collection(config, state)
     config.pluginmanager.register(ResultsWriter(config), "mb-oauth-results")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The preflight, once per run (on the controller, not in xdist workers): a target that
+    cannot be reached, a CA, credentials or a login that do not work stop the run here."""
+    config = session.config
+    state = suite_state(config)
+    if state.profile is None or hasattr(config, "workerinput"):
+        return
+    if config.getoption("no_preflight") or config.getoption("collectonly"):
+        return
+    try:
+        run_preflight(state.profile)
+    except PreflightError as error:
+        pytest.exit(f"setup error: preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _redirect_collection(config: pytest.Config, state: SuiteState) -> None:
@@ -196,8 +225,11 @@ def estimate_approvals(metas: Iterable[dict[str, Any]]) -> int:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Start the scenario's evidence."""
+    """Start the scenario's evidence; name it as the cause of any cascade it starts."""
     state = suite_state(item.config)
+    if META_KEY in item.stash:
+        meta = item.stash[META_KEY]
+        CASCADE.current = f"{meta['name']} ({meta['feature']})"
     if META_KEY in item.stash and state.http_started:
         state.http().begin()
 
@@ -224,31 +256,94 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
 def pytest_bdd_step_error(
     request: pytest.FixtureRequest, feature: Feature, scenario: Scenario, step: Step
 ) -> None:
-    """Remember which step failed, for the result's message."""
+    """Remember which step failed (and whether it was a Given: a premise), for the result."""
     request.node.stash[FAILED_STEP_KEY] = f"{step.keyword} {step.name}"
+    request.node.stash[FAILED_TYPE_KEY] = step.type
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, None]:
-    """Attach the scenario's result payload to the report that decides its outcome."""
+    """Attach the scenario's result payload to the report that decides its outcome; a premise
+    that failed turns the report into a skip reading "could not be checked" (for pytest's own
+    reports: JUnit, cucumber, terminal), and every text of the report is masked."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if META_KEY not in item.stash or not _decisive(report):
+    if META_KEY not in item.stash:
         return
     state = suite_state(item.config)
+    if not _decisive(report):
+        mask_report(report, state)
+        return
     evidence = state.http().evidence() if state.http_started else []
     if state.http_started:
         state.http().begin()
+    premise = unchecked_premise(item, report, call)
+    message = _message(item, report, call, state)
     payload = {
         **{k: v for k, v in item.stash[META_KEY].items() if k not in ("slow", "lasting", "steps")},
         "when": report.when,
-        "message": _message(item, report, call, state),
+        "message": message,
         "evidence": evidence,
         "observations": state.observations.take_delta(),
     }
+    if premise is not None:
+        payload |= {"unchecked": True, "cause": _scrub(premise.cause, state)}
+        payload["message"] = unchecked_message(message, premise)
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), _line(item), payload["message"])
+    mask_report(report, state)
     report.user_properties.append((PROPERTY, payload))
+
+
+def _line(item: pytest.Item) -> int:
+    location = item.location
+    return (location[1] or 0) + 1
+
+
+def unchecked_premise(
+    item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None]
+) -> NotChecked | None:
+    """The NotChecked a failed scenario stands for, or None when it is a real failure: a step
+    raised NotChecked (anywhere), a Given step raised any error, or a fixture failed (set up
+    or torn down: neither says anything about the rule)."""
+    if not report.failed or call.excinfo is None:
+        return None
+    error = call.excinfo.value
+    if isinstance(error, NotChecked):
+        return error
+    if report.when != "call" or item.stash.get(FAILED_TYPE_KEY, "") == "given":
+        return NotChecked(call.excinfo.exconly())
+    return None
+
+
+def unchecked_message(message: str, premise: NotChecked) -> str:
+    """'could not be checked: <step>: <reason> (caused by: <earlier failure>)'."""
+    text = f"{UNCHECKED}: {message or premise.reason}"
+    if premise.cause and premise.cause not in text:
+        text += f" (caused by: {premise.cause})"
+    return text
+
+
+def _scrub(text: str, state: SuiteState) -> str:
+    return state.http().secrets.scrub(text) if state.http_started and text else text
+
+
+def mask_report(report: pytest.TestReport, state: SuiteState) -> None:
+    """Mask every secret the run has seen in the texts pytest writes (terminal, JUnit XML,
+    cucumber JSON): a token quoted in an assertion message must not leak from there."""
+    if not state.http_started:
+        return
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):
+        report.longrepr = (longrepr[0], longrepr[1], _scrub(str(longrepr[2]), state))
+    elif longrepr is not None:
+        text = str(longrepr)
+        masked = _scrub(text, state)
+        if masked != text:
+            report.longrepr = masked
+    report.sections = [(name, _scrub(content, state)) for name, content in report.sections]
 
 
 def _decisive(report: pytest.TestReport) -> bool:
@@ -263,12 +358,11 @@ def _message(
         return str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr or "")
     if report.passed or call.excinfo is None:
         return ""
-    text = call.excinfo.exconly()
+    error = call.excinfo.value
+    text = error.reason if isinstance(error, NotChecked) else call.excinfo.exconly()
     step = item.stash.get(FAILED_STEP_KEY, "")
     message = f"{step}: {text}" if step else text
-    if state.http_started:
-        message = state.http().secrets.scrub(message)
-    return message[:MESSAGE_LIMIT]
+    return _scrub(message, state)[:MESSAGE_LIMIT]
 
 
 # --- results -------------------------------------------------------------------------------
@@ -290,10 +384,15 @@ class Results:
         entry = self.scenarios.setdefault(report.nodeid, self._entry(payload))
         entry["duration"] += report.duration
         entry["evidence"] += payload["evidence"]
-        merge_observations(self.observations, payload["observations"])
+        if not payload.get("unchecked"):  # conclusions only from requests that got through
+            merge_observations(self.observations, payload["observations"])
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
-        if entry["outcome"] != "failed":
+        if payload.get("unchecked"):
+            outcome = UNCHECKED_OUTCOME
+        if entry["outcome"] not in ("failed", UNCHECKED_OUTCOME):
             entry["outcome"], entry["message"] = outcome, payload["message"]
+            if payload.get("cause"):
+                entry["cause"] = payload["cause"]
 
     @staticmethod
     def _entry(payload: dict[str, Any]) -> dict[str, Any]:
@@ -314,7 +413,28 @@ class Results:
             "known_deviations": list(profile.known_deviations) if profile else [],
             "scenarios": list(self.scenarios.values()),
             "observations": observations,
+            "pacing": pacing(state),
+            "consent": consent_stats(state),
         }
+
+
+def consent_stats(state: SuiteState) -> dict[str, Any]:
+    """The consent driver's name and counters (prompts a person answered, ...)."""
+    driver = state.consent_driver
+    if driver is None:
+        return {}
+    return {"driver": str(getattr(driver, "name", "?")), **driver_stats(driver)}
+
+
+def pacing(state: SuiteState) -> dict[str, float]:
+    """Seconds the run waited so as not to trip the target's guard, and for its throttling."""
+    if not state.http_started:
+        return {"failure_budget_wait": 0.0, "throttle_wait": 0.0}
+    http = state.http()
+    return {
+        "failure_budget_wait": round(http.budget.waited, 1),
+        "throttle_wait": round(http.throttle.waited, 1),
+    }
 
 
 class ResultsWriter:

@@ -5,7 +5,10 @@ Without --target the bundled reference server is started in a throwaway folder, 
 directory. Pytest runs in a subprocess (a clean interpreter per run: no state leaks between
 runs, and xdist works unchanged); the reports are then rebuilt from results.json, passed
 through the secret safety net, summarised on the terminal, and the verdict becomes the exit
-status: 0 conforms, 1 does not, 2 usage or setup error.
+status: 0 conforms, 1 does not, 2 usage or setup error (profile, consent driver, preflight, a
+selection that checks nothing), 3 incomplete (no spec rule fails, some could not be checked).
+Before pytest starts, a preflight checks once that the target is reachable, its TLS verifies,
+the clients' credentials are accepted and the user can log in.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from steps.reports import (
     load_results,
     write_reports,
 )
+from steps.reports.junit import annotate_pytest_reports
 from steps.reports.redact import profile_secrets
 from steps.reports.stream import run_masked
 from steps.verdicts import LEVELS
@@ -75,7 +79,7 @@ class RunOptions:
 def pytest_command(options: RunOptions) -> list[str]:
     """The pytest command line: plugins, report files, suite options, collection target."""
     rd = options.report_dir
-    cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS)]
+    cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS), "--no-preflight"]
     cmd += ["-q", "--tb=short", "--color=yes" if use_colour() else "--color=no"]
     cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
     cmd += suite_arguments(options)
@@ -131,13 +135,59 @@ def known_rule_ids() -> set[str]:
     return set(load_catalogue())
 
 
+def selection_text(options: RunOptions) -> str:
+    """The selection options of a run, as the operator typed them."""
+    parts = [f"--tags {options.tags!r}"] if options.tags else []
+    parts += [f"--rule {rule}" for rule in options.rules]
+    parts += [f"--level {level}" for level in options.levels]
+    return " ".join(parts) or "the whole suite"
+
+
+def pytest_error(report_dir: Path) -> str:
+    """pytest's own one-line complaint (a bad -m expression, say), from its masked log."""
+    log = report_dir / PYTEST_LOG
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+    errors = [line.strip() for line in lines if line.strip().startswith("ERROR:")]
+    return errors[0].removeprefix("ERROR:").strip() if errors else ""
+
+
+def broken_run(options: RunOptions, pytest_status: int) -> SetupError:
+    """The setup error for a pytest run that did not run scenarios."""
+    if pytest_status == 5:
+        return SetupError(f"no scenario selected by {selection_text(options)}")
+    detail = pytest_error(options.report_dir)
+    reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
+    if pytest_status == 4:
+        return SetupError(f"bad selection {selection_text(options)}: {detail or reason}")
+    return SetupError(f"pytest: {reason}" + (f": {detail}" if detail else ""))
+
+
+def preflight(options: RunOptions) -> None:
+    """The preflight checks (exit 2 with one line on the first problem)."""
+    from steps.preflight import PreflightError, run_preflight
+    from steps.profile import ProfileError
+    from steps.profile import load_profile as parse
+
+    try:
+        profile = parse(options.profile, target=options.target, min_interval=options.min_interval)
+        found = run_preflight(profile)
+    except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
+        raise SetupError(f"profile {options.profile}: {error}") from None
+    except PreflightError as error:
+        raise SetupError(f"preflight: {error}") from None
+    for note in found.notes:
+        click.echo(f"preflight: {note}", err=True)
+
+
 def finish(options: RunOptions, pytest_status: int) -> int:
     """Rebuild and mask the reports, print the summary; the verdict's exit status."""
     try:
         results = load_results(options.report_dir)
     except (OSError, ValueError):
-        reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
-        raise SetupError(f"the suite produced no {RESULTS} (pytest: {reason})") from None
+        if pytest_status in PYTEST_BROKEN:
+            raise broken_run(options, pytest_status) from None
+        status = f"pytest: exit status {pytest_status}"
+        raise SetupError(f"the suite produced no {RESULTS} ({status})") from None
     profile_data = load_profile(options.profile)
     report = write_reports(
         options.report_dir,
@@ -146,12 +196,13 @@ def finish(options: RunOptions, pytest_status: int) -> int:
         strict=options.strict,
         secrets=profile_secrets(profile_data),
     )
+    annotate_pytest_reports(options.report_dir, results)
     finalize_reports(options.report_dir, options.profile)
+    if pytest_status in PYTEST_BROKEN:
+        raise broken_run(options, pytest_status)
     click.echo("\n" + report.summary(colour=use_colour()), nl=False)
     click.echo(f"Reports in {options.report_dir}/: report.html, verdicts.json, junit.xml, "
                "cucumber.json, summary.txt, pytest-output.txt")  # fmt: skip
-    if pytest_status in PYTEST_BROKEN:
-        raise SetupError(f"pytest: {PYTEST_BROKEN[pytest_status]}")
     return report.exit_status
 
 
@@ -159,6 +210,7 @@ def execute(options: RunOptions) -> int:
     """Run and report; the exit status."""
     options.report_dir.mkdir(parents=True, exist_ok=True)
     clear_stale(options.report_dir)
+    preflight(options)
     status = run_pytest(options)
     return finish(options, status)
 
@@ -266,8 +318,10 @@ def main(
 ) -> None:
     """Check a MusicBrainz OAuth 2.0 deployment against the spec, rule by rule.
 
-    Exit status: 0 every spec rule passes (or is a known deviation), 1 otherwise (--strict:
-    rfc warnings too), 2 usage or setup error. Arguments after `--` go to pytest.
+    Exit status: 0 every spec rule passes (or is a known deviation), 1 some spec rule fails
+    (--strict: or an rfc rule warns), 2 usage or setup error (profile, consent driver,
+    preflight, a selection that checks nothing), 3 incomplete (no spec rule fails, but some
+    could not be checked). Arguments after `--` go to pytest.
     """
     check_options(target, profile, rules)
     started = time.monotonic()

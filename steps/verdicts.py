@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from steps.outcomes import UNCHECKED_OUTCOME
+
 PASS = "pass"  # noqa: S105 (a verdict, not a password)
 FAIL = "fail"
 WARNING = "warning"
@@ -51,6 +53,8 @@ class ScenarioResult:
     level: str = ""
     feature: str = ""
     message: str = ""
+    #: For an unchecked scenario: the earlier failure it follows from (a cascade), if known.
+    cause: str = ""
     duration: float = 0.0
     evidence: tuple[dict[str, Any], ...] = ()
 
@@ -65,6 +69,7 @@ class ScenarioResult:
             level=str(data.get("level") or ""),
             feature=str(data.get("feature") or ""),
             message=str(data.get("message") or ""),
+            cause=str(data.get("cause") or ""),
             duration=float(data.get("duration") or 0.0),
             evidence=tuple(data.get("evidence") or ()),
         )
@@ -92,10 +97,19 @@ class RuleVerdict:
             "title": self.title,
             "verdict": self.verdict,
             "known_deviation": self.known_deviation,
-            "scenarios": [
-                {"name": s.name, "outcome": s.outcome, "nodeid": s.nodeid} for s in self.scenarios
-            ],
+            "scenarios": [scenario_json(s) for s in self.scenarios],
         }
+
+
+def scenario_json(scenario: ScenarioResult) -> dict[str, Any]:
+    """A scenario in verdicts.json: why it did not pass (skip reason, what could not be
+    checked and its cause, the failure) rides along; evidence stays in results.json."""
+    entry = {"name": scenario.name, "outcome": scenario.outcome, "nodeid": scenario.nodeid}
+    if scenario.outcome != "passed" and scenario.message:
+        entry["message"] = scenario.message
+    if scenario.cause:
+        entry["cause"] = scenario.cause
+    return entry
 
 
 def rule_attr(rule: Any, name: str, default: str = "") -> str:
@@ -105,20 +119,25 @@ def rule_attr(rule: Any, name: str, default: str = "") -> str:
 
 
 def decide(level: str, outcomes: Iterable[str], known_deviation: bool) -> str:
-    """Verdict for one rule from its scenario outcomes (contract rules, in one function)."""
+    """Verdict for one rule from its scenario outcomes, in the contract's order: a real failure
+    (a Then step failed) first, then a premise that could not be established, then skips."""
     outcomes = list(outcomes)
     if not outcomes:
         return NOT_RUN
+    failed = any(o in ("failed", "error") for o in outcomes)
+    if failed:
+        if level == "info":
+            return OBSERVED
+        if known_deviation:
+            return EXPECTED_FAILURE
+        return FAIL if level == "spec" else WARNING
+    if UNCHECKED_OUTCOME in outcomes:
+        return UNCHECKED
     if all(o == "skipped" for o in outcomes):
         return SKIPPED
     if level == "info":
         return OBSERVED
-    failed = any(o in ("failed", "error") for o in outcomes)
-    if known_deviation:
-        return EXPECTED_FAILURE if failed else UNEXPECTED_PASS
-    if not failed:
-        return PASS
-    return FAIL if level == "spec" else WARNING
+    return UNEXPECTED_PASS if known_deviation else PASS
 
 
 def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -> list[RuleVerdict]:
@@ -176,6 +195,40 @@ def failing_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list
     return [v for v in verdicts if v.verdict in bad]
 
 
+def unchecked_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
+    """Rules that would decide conformance but could not be checked (spec; rfc too if strict)."""
+    levels = {"spec", "rfc"} if strict else {"spec"}
+    return [v for v in verdicts if v.verdict == UNCHECKED and v.level in levels]
+
+
+#: Exit statuses of mb-oauth-conformance.
+CONFORMS, DOES_NOT_CONFORM, SETUP_ERROR, INCOMPLETE = 0, 1, 2, 3
+CHECKED = {PASS, FAIL, WARNING, OBSERVED, EXPECTED_FAILURE, UNEXPECTED_PASS}
+
+
+def nothing_checked(verdicts: Iterable[RuleVerdict]) -> bool:
+    """True when no rule was checked (all skipped, not run or unchecked): conforms to nothing."""
+    return not any(v.verdict in CHECKED for v in verdicts)
+
+
 def exit_status(verdicts: Iterable[RuleVerdict], strict: bool = False) -> int:
-    """0 when every spec rule passes or is an expected failure, else 1 (see --strict)."""
-    return 1 if failing_rules(verdicts, strict) else 0
+    """1 some spec rule fails (--strict: or an rfc rule warns); else 3 when one could not be
+    checked; 2 when nothing at all was checked; 0 when every spec rule passes or is an
+    expected failure."""
+    verdicts = list(verdicts)
+    if failing_rules(verdicts, strict):
+        return DOES_NOT_CONFORM
+    if unchecked_rules(verdicts, strict):
+        return INCOMPLETE
+    if nothing_checked(verdicts):
+        return SETUP_ERROR
+    return CONFORMS
+
+
+#: What each exit status says, in the words of the terminal's closing line.
+CONCLUSIONS = {
+    CONFORMS: "CONFORMS",
+    DOES_NOT_CONFORM: "DOES NOT CONFORM",
+    SETUP_ERROR: "NOTHING CHECKED",
+    INCOMPLETE: "INCOMPLETE (some spec rules could not be checked)",
+}

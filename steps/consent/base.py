@@ -87,6 +87,11 @@ class ConsentDriver:
         """Revoke the application's access on the user's own page of the website."""
         raise DriverError(f"the {self.name} driver cannot revoke access on the website")
 
+    def check_login(self, authorize_url: str) -> None:
+        """Preflight, once before any scenario: log the user in (e.g. by opening the URL,
+        deciding nothing) and raise DriverError when the login is refused. The default checks
+        nothing (a driver that cannot log in without a person must not ask one here)."""
+
     def close(self) -> None:
         """Release whatever the driver holds (sessions, browsers)."""
 

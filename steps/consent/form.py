@@ -61,6 +61,10 @@ class FormDriver(ConsentDriver):
             data = form.submission(button) if button else list(form.fields)
             self._walk("POST", urljoin(page.url, form.attrs.get("action") or page.url), data)
 
+    def check_login(self, authorize_url: str) -> None:
+        """Preflight: open the authorization page once; a refused login raises DriverError."""
+        self.open(authorize_url)
+
     def close(self) -> None:
         """Drop the browsing session."""
         self.client.close()

@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+#: Failed attempts per client and minute the bundled server's guard allows (Guard.limit).
+BUNDLED_GUARD_LIMIT = 20
 BUNDLED_USER = "alice"
 BUNDLED_EMAIL = "alice@example.org"
 BUNDLED_APPS = {
@@ -44,6 +46,7 @@ def provision(server: Any, password: str | None = None) -> dict[str, Any]:
         "ca_file": server.ca_file,
         "known_deviations": [],
         "min_interval": 0.0,
+        "failures_per_minute": BUNDLED_GUARD_LIMIT,
         "capabilities": {
             "test_clock": "/_test/clock" if getattr(server, "test_clock", True) else False,
             "oob": True,

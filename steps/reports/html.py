@@ -11,10 +11,26 @@ from typing import Any
 from steps.reports.description import headline
 from steps.reports.sections import by_section, heading
 from steps.reports.terminal import counts_text
-from steps.verdicts import FAIL, NOT_RUN, VERDICT_ORDER, WARNING, RuleVerdict, ScenarioResult
+from steps.verdicts import (
+    FAIL,
+    NOT_RUN,
+    UNCHECKED,
+    VERDICT_ORDER,
+    WARNING,
+    RuleVerdict,
+    ScenarioResult,
+)
 
+#: A body longer than this shows its start and end; the whole body sits in a collapsed block.
 BODY_LIMIT = 4000
-OPEN_VERDICTS = {FAIL, WARNING, "expected failure"}
+OPEN_VERDICTS = {FAIL, WARNING, "expected failure", UNCHECKED}
+#: What the page says about the deployment, by exit status.
+RESULTS = {
+    0: "conforms to the spec",
+    1: "does not conform to the spec",
+    2: "was not checked: no rule ran",
+    3: "could not be checked completely: no spec rule failed, but some could not be checked",
+}
 
 CSS = """
 body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;
@@ -32,11 +48,12 @@ padding:0 .4rem;font-size:.85rem;font-weight:600;color:#fff;background:#888}
 .v-pass{background:#1f7a34}.v-fail{background:#c0262d}.v-warning{background:#b06d00}
 .v-expected-failure{background:#2b7a8c}.v-unexpected-pass{background:#8a2b8c}
 .v-skipped,.v-not-run{background:#8a8a8a}.v-observed{background:#3558a8}
+.v-could-not-be-checked{background:#6b5b00}.o-unchecked{color:#6b5b00;font-weight:600}
 .o-failed{color:#c0262d;font-weight:600}.o-passed{color:#1f7a34}.o-skipped{color:#777}
 pre{background:#f6f6f7;border:1px solid #e6e6e6;border-radius:4px;padding:.5rem;
 overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:.82rem}
 .msg{background:#fff4f4;border-color:#f1c8c8}ul.sc{margin:.3rem 0;padding-left:1.2rem}
-.result-ok{color:#1f7a34}.result-bad{color:#c0262d}
+.result-ok{color:#1f7a34}.result-bad{color:#c0262d}.result-partial{color:#6b5b00}
 """
 
 
@@ -48,8 +65,15 @@ def _badge(verdict: str) -> str:
 def _body_text(body: Any) -> str:
     if body is None or body == "":
         return ""
-    text = body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
-    return text if len(text) <= BODY_LIMIT else text[:BODY_LIMIT] + "\n… (truncated)"
+    return body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def head_and_tail(text: str, limit: int = BODY_LIMIT) -> str:
+    """A long text's start and end (an error page often names the error at its end)."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n… ({len(text) - 2 * half} characters left out) …\n{text[-half:]}"
 
 
 def _headers_text(headers: Any) -> list[str]:
@@ -57,25 +81,40 @@ def _headers_text(headers: Any) -> list[str]:
     return [f"{name}: {value}" for name, value in items]
 
 
-def exchange_text(exchange: Mapping[str, Any]) -> str:
-    """An HTTP exchange as plain text: request line, headers, body; then the response."""
+def exchange_text(exchange: Mapping[str, Any], limit: int | None = BODY_LIMIT) -> str:
+    """An HTTP exchange as plain text: request line, headers, body; then the response (long
+    bodies as start and end unless `limit` is None)."""
     req = exchange.get("request") or {}
     res = exchange.get("response") or {}
+    cut = (lambda text: text) if limit is None else (lambda text: head_and_tail(text, limit))
     lines = [f"{req.get('method', '?')} {req.get('url', '')}", *_headers_text(req.get("headers"))]
     if body := _body_text(req.get("body")):
-        lines += ["", body]
+        lines += ["", cut(body)]
     lines += ["", f"← {res.get('status', '?')}", *_headers_text(res.get("headers"))]
+    if error := res.get("error"):
+        lines += [f"(transport error: {error})"]
     if body := _body_text(res.get("body")):
-        lines += ["", body]
+        lines += ["", cut(body)]
     return "\n".join(lines)
+
+
+def _is_long(exchange: Mapping[str, Any]) -> bool:
+    parts = (exchange.get("request") or {}, exchange.get("response") or {})
+    return any(len(_body_text(part.get("body"))) > BODY_LIMIT for part in parts)
+
+
+def exchange_html(number: int, exchange: Mapping[str, Any]) -> str:
+    """One exchange; a long body shows start and end, and in full in a collapsed block."""
+    block = f"<p>Exchange {number}</p><pre>{escape(exchange_text(exchange))}</pre>"
+    if _is_long(exchange):
+        full = escape(exchange_text(exchange, limit=None))
+        block += f"<details><summary>exchange {number} in full</summary><pre>{full}</pre></details>"
+    return block
 
 
 def evidence_html(evidence: Iterable[Mapping[str, Any]]) -> str:
     """Each exchange in its own block, numbered."""
-    blocks = [
-        f"<p>Exchange {n}</p><pre>{escape(exchange_text(ex))}</pre>"
-        for n, ex in enumerate(evidence, 1)
-    ]
+    blocks = [exchange_html(n, ex) for n, ex in enumerate(evidence, 1)]
     return "".join(blocks) or "<p><em>No HTTP exchange recorded.</em></p>"
 
 
@@ -86,9 +125,11 @@ def scenario_html(scenario: ScenarioResult) -> str:
         f"{escape(scenario.name)} <small>({escape(scenario.feature or scenario.nodeid)})</small>"
     )
     parts = [f"<li>{head}"]
-    if scenario.outcome == "failed":
+    if scenario.outcome in ("failed", "unchecked"):
         if scenario.message:
             parts.append(f'<pre class="msg">{escape(scenario.message)}</pre>')
+        if scenario.cause:
+            parts.append(f"<p><small>caused by: {escape(scenario.cause)}</small></p>")
         parts.append(evidence_html(scenario.evidence))
     elif scenario.evidence:
         parts.append(
@@ -175,8 +216,9 @@ def _observed_text(value: Any) -> str:
 
 def header_html(document: Mapping[str, Any]) -> str:
     """Title, target, times and the overall result."""
-    ok = document.get("conforms", False)
-    result = "conforms to the spec" if ok else "does not conform to the spec"
+    status = document.get("exit_status")
+    result = RESULTS.get(status, "does not conform to the spec")  # type: ignore[arg-type]
+    css = {0: "result-ok", 3: "result-partial"}.get(status, "result-bad")  # type: ignore[arg-type]
     strict = " (strict: rfc warnings count)" if document.get("strict") else ""
     summary = {k: v for k, v in document.get("summary", {}).items() if k != NOT_RUN}
     return (
@@ -185,10 +227,19 @@ def header_html(document: Mapping[str, Any]) -> str:
         f"<b>{escape(str(document.get('profile', '')))}</b>; run "
         f"{escape(str(document.get('started', '')))} – {escape(str(document.get('finished', '')))}"
         "</p>"
-        f'<p class="counts {"result-ok" if ok else "result-bad"}">The deployment {result}'
-        f"{escape(strict)} — exit status {escape(str(document.get('exit_status')))}.</p>"
+        f'<p class="counts {css}">The deployment {result}'
+        f"{escape(strict)} — exit status {escape(str(status))}.</p>"
         f'<p class="meta">Rules: {escape(counts_text(summary) or "none ran")}.</p>'
+        f"{skips_html(document.get('skip_reasons') or {})}"
     )
+
+
+def skips_html(reasons: Mapping[str, int]) -> str:
+    """Why scenarios were skipped, with counts."""
+    if not reasons:
+        return ""
+    items = "".join(f"<li>{count} × {escape(reason)}</li>" for reason, count in reasons.items())
+    return f'<p class="meta">Skipped scenarios:</p><ul class="sc">{items}</ul>'
 
 
 def render(document: Mapping[str, Any], verdicts: list[RuleVerdict]) -> str:

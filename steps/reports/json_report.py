@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from steps.verdicts import RuleVerdict, exit_status, failing_rules, summarize
+from steps.verdicts import (
+    CONCLUSIONS,
+    RuleVerdict,
+    exit_status,
+    failing_rules,
+    summarize,
+    unchecked_rules,
+)
 
 SCHEMA = "mb-oauth-conformance/verdicts/1"
 
@@ -23,6 +30,19 @@ def observations(results: Mapping[str, Any]) -> dict[str, Any]:
     """What the run observed where the spec is silent (formats, headers); section 9 aside."""
     observed = results.get("observations") or {}
     return {k: v for k, v in observed.items() if k != "description"}
+
+
+def skip_reasons(verdicts: list[RuleVerdict]) -> dict[str, int]:
+    """Why scenarios were skipped ("waits in real time: needs --run-slow"), with counts."""
+    reasons: dict[str, int] = {}
+    seen: set[str] = set()
+    for verdict in verdicts:
+        for scenario in verdict.scenarios:
+            if scenario.outcome == "skipped" and scenario.nodeid not in seen:
+                seen.add(scenario.nodeid)
+                reason = scenario.message.removeprefix("Skipped: ") or "skipped"
+                reasons[reason] = reasons.get(reason, 0) + 1
+    return dict(sorted(reasons.items(), key=lambda item: -item[1]))
 
 
 def build_document(
@@ -43,7 +63,12 @@ def build_document(
         "strict": strict,
         "conforms": status == 0,
         "exit_status": status,
+        "conclusion": CONCLUSIONS[status],
         "failing_rules": [v.id for v in failing_rules(verdicts, strict)],
+        "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
+        "skip_reasons": skip_reasons(verdicts),
+        "pacing": dict(results.get("pacing") or {}),
+        "consent": dict(results.get("consent") or {}),
         "known_deviations": list(results.get("known_deviations") or ()),
         "description": dict(description),
         "observations": observations(results),

@@ -18,6 +18,7 @@ from steps.verdicts import (
     OBSERVED,
     PASS,
     SKIPPED,
+    UNCHECKED,
     UNEXPECTED_PASS,
     VERDICT_ORDER,
     WARNING,
@@ -32,15 +33,25 @@ COLOURS = {
     UNEXPECTED_PASS: "magenta",
     SKIPPED: "bright_black",
     OBSERVED: "blue",
+    UNCHECKED: "yellow",
 }
-LABELS = {FAIL: "FAIL", WARNING: "WARN", EXPECTED_FAILURE: "XFAIL", UNEXPECTED_PASS: "XPASS"}
+LABELS = {
+    FAIL: "FAIL",
+    WARNING: "WARN",
+    EXPECTED_FAILURE: "XFAIL",
+    UNEXPECTED_PASS: "XPASS",
+    UNCHECKED: "UNCHECKED",
+}
+#: Colour of the closing line by exit status (0 conforms, 1 not, 2 nothing checked, 3 partial).
+STATUS_COLOURS = {0: "green", 1: "red", 2: "red", 3: "yellow"}
 WIDTH = 100
+STEP_KEYWORDS = ("Given", "When", "Then", "And", "But", "*")
 MAX_EVIDENCE = 4
 ID_WIDTH = (24, 36)  # the rule id column grows with the longest id, within these bounds
 
 
 def _label(verdict: str, colour: bool) -> str:
-    text = f"{LABELS.get(verdict, verdict):<8}"
+    text = f"{LABELS.get(verdict, verdict):<9}"
     return click.style(text, fg=COLOURS.get(verdict), bold=verdict == FAIL) if colour else text
 
 
@@ -58,12 +69,29 @@ def rule_lines(verdict: RuleVerdict, colour: bool, id_width: int = 30) -> list[s
     """The rule's line, plus one line per failed scenario for rules that did not pass."""
     title = _first_line(verdict.title, max(30, WIDTH - id_width - 12))
     lines = [f"  {_label(verdict.verdict, colour)} {verdict.id:<{id_width}} {title}"]
-    if verdict.verdict in (FAIL, WARNING, EXPECTED_FAILURE):
-        for scenario in verdict.scenarios:
-            if scenario.outcome == "failed":
-                why = _first_line(scenario.message, WIDTH - 16) or "failed"
-                lines.append(f"             ✗ {_first_line(scenario.name, 60)}: {why}")
+    shown = {FAIL: "failed", WARNING: "failed", EXPECTED_FAILURE: "failed"}
+    shown[UNCHECKED] = "unchecked"
+    wanted = shown.get(verdict.verdict)
+    mark = "?" if verdict.verdict == UNCHECKED else "✗"
+    for scenario in verdict.scenarios:
+        if wanted and scenario.outcome == wanted:
+            message = scenario.message.split(" (caused by: ", 1)[0]
+            step, reason = _step_and_reason(message.removeprefix(f"{UNCHECKED}: "))
+            why = _first_line(reason, WIDTH - 16) or scenario.outcome
+            lines.append(f"              {mark} {_first_line(scenario.name, 60)}: {why}")
+            if step and verdict.verdict == UNCHECKED:
+                lines.append(f"                at: {_first_line(step, WIDTH - 20)}")
+            if scenario.cause:
+                lines.append(f"                caused by: {_first_line(scenario.cause, WIDTH - 16)}")
     return lines
+
+
+def _step_and_reason(message: str) -> tuple[str, str]:
+    """'Given ...: reason' split into the step and the reason (the whole message otherwise)."""
+    head, sep, rest = message.partition(": ")
+    if sep and head.split(" ", 1)[0] in STEP_KEYWORDS:
+        return head, rest
+    return "", message
 
 
 def section_lines(
@@ -115,17 +143,39 @@ def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: boo
         body = section_lines(section, group, colour, id_width)
         if body:
             lines += ["", *body]
+    skipped = skip_lines(document)
+    lines += ["", *skipped] if skipped else []
     lines += ["", result_line(document, colour)]
     return "\n".join(lines) + "\n"
 
 
+def skip_lines(document: Mapping[str, Any]) -> list[str]:
+    """Why scenarios were skipped, one line per reason."""
+    reasons = document.get("skip_reasons") or {}
+    lines = [f"Skipped {count} scenario(s): {reason}" for reason, count in reasons.items()]
+    pacing = document.get("pacing") or {}
+    if pacing.get("failure_budget_wait"):
+        lines.append(
+            f"Paced: waited {pacing['failure_budget_wait']:.0f} s so that the deliberate failures "
+            "stay within the profile's failures_per_minute"
+        )
+    if pacing.get("throttle_wait"):
+        lines.append(f"Throttled: waited {pacing['throttle_wait']:.0f} s as the target asked")
+    consent = dict(document.get("consent") or {})
+    driver = consent.pop("driver", None)
+    if driver and consent:
+        counts = ", ".join(f"{key} {value}" for key, value in consent.items())
+        lines.append(f"Consent ({driver} driver): {counts}")
+    return lines
+
+
 def result_line(document: Mapping[str, Any], colour: bool) -> str:
-    """The closing line: counts, conformance and exit status."""
+    """The closing line: counts, the conclusion (never CONFORMS when a spec rule could not be
+    checked or nothing was) and the exit status."""
     summary = {k: v for k, v in document.get("summary", {}).items() if k != NOT_RUN}
-    ok = document.get("conforms", False)
-    strict = " (strict)" if document.get("strict") else ""
-    verdict = "CONFORMS" if ok else "DOES NOT CONFORM"
-    if colour:
-        verdict = click.style(verdict, fg="green" if ok else "red", bold=True)
     status = document.get("exit_status")
+    strict = " (strict)" if document.get("strict") else ""
+    verdict = str(document.get("conclusion") or ("CONFORMS" if status == 0 else "DOES NOT CONFORM"))
+    if colour:
+        verdict = click.style(verdict, fg=STATUS_COLOURS.get(status, "red"), bold=True)
     return f"Rules: {counts_text(summary) or 'none ran'}. {verdict}{strict} (exit {status})"

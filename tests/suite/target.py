@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_server.launcher import ServerProcess
+from steps.profiles.bundled import BUNDLED_GUARD_LIMIT
 
 APPS = {
     "web": ("Suite web app", "confidential", "https://client.example/callback"),
@@ -40,6 +41,7 @@ def profile_text(
         'name = "bundled server (suite tests)"',
         f"base_url = {json.dumps(server.base_url)}",
         f"ca_file = {json.dumps(str(server.ca_file))}",
+        f"failures_per_minute = {BUNDLED_GUARD_LIMIT}",
         "[capabilities]",
         'test_clock = "/_test/clock"',
         "oob = true",

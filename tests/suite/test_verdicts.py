@@ -13,6 +13,7 @@ from steps.verdicts import (
     OBSERVED,
     PASS,
     SKIPPED,
+    UNCHECKED,
     UNEXPECTED_PASS,
     WARNING,
     compute_verdicts,
@@ -54,6 +55,14 @@ def verdict_map(scenarios: list[dict[str, Any]], deviations: tuple[str, ...] = (
         ("spec", ["passed"], True, UNEXPECTED_PASS),
         ("rfc", ["failed"], True, EXPECTED_FAILURE),
         ("spec", [], False, NOT_RUN),
+        ("spec", ["passed", "unchecked"], False, UNCHECKED),
+        ("spec", ["unchecked", "failed"], False, FAIL),
+        ("rfc", ["unchecked", "failed"], False, WARNING),
+        ("rfc", ["unchecked"], False, UNCHECKED),
+        ("info", ["unchecked"], False, UNCHECKED),
+        ("spec", ["skipped", "unchecked"], False, UNCHECKED),
+        ("spec", ["unchecked"], True, UNCHECKED),
+        ("spec", ["unchecked", "failed"], True, EXPECTED_FAILURE),
     ],
 )
 def test_decide(level: str, outcomes: list[str], deviation: bool, expected: str) -> None:
@@ -98,6 +107,34 @@ def test_catalogue_objects_with_attributes_work_like_dicts() -> None:
         ([scenario(["TOKEN-NO-STORE"], "failed")], (), True, 1),
         ([scenario(["TOKEN-NO-STORE"], "failed")], ("TOKEN-NO-STORE",), True, 0),
         ([scenario(["TOKEN-FORMAT"], "failed")], (), True, 0),
+        # could not be checked: incomplete (3) unless a spec rule fails (1)
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "unchecked")], (), False, 3),
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "unchecked")], ("TOKEN-CODE-SINGLE-USE",), False, 3),
+        (
+            [
+                scenario(["TOKEN-CODE-SINGLE-USE"], "unchecked"),
+                scenario(["AUTHZ-STATE-ECHO"], "failed"),
+            ],
+            (),
+            False,
+            1,
+        ),
+        ([scenario(["TOKEN-NO-STORE"], "unchecked")], (), False, 2),
+        (
+            [scenario(["TOKEN-NO-STORE"], "unchecked"), scenario(["AUTHZ-STATE-ECHO"], "passed")],
+            (),
+            False,
+            0,
+        ),
+        (
+            [scenario(["TOKEN-NO-STORE"], "unchecked"), scenario(["AUTHZ-STATE-ECHO"], "passed")],
+            (),
+            True,
+            3,
+        ),
+        # a run that checked nothing conforms to nothing
+        ([], (), False, 2),
+        ([scenario(["TOKEN-CODE-SINGLE-USE"], "skipped")], (), False, 2),
     ],
 )
 def test_exit_status(scenarios: list, deviations: tuple, strict: bool, status: int) -> None:
