@@ -12,11 +12,15 @@ from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
 from steps.grants import Authorizer, GrantCache
 from steps.http import HttpLayer
+from steps.isolation import isolation
 from steps.observations import Observations
 from steps.profile import Profile
 from steps.scene import Scene
 from steps.service import Service
 from steps.suite import SuiteState, suite_state
+
+#: Hooks that keep scenarios isolated, and the steps about declared capabilities.
+pytest_plugins = ["steps.isolation", "steps.capabilities"]
 
 
 @pytest.fixture(scope="session")
@@ -85,9 +89,9 @@ def authorizer(
 
 
 @pytest.fixture(scope="session")
-def grants(authorizer: Authorizer, service: Service, clock: Clock) -> GrantCache:
-    """Grants shared by read-only scenarios."""
-    return GrantCache(authorizer, service, clock)
+def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) -> GrantCache:
+    """Grants shared by reader scenarios (steps/isolation.py)."""
+    return GrantCache(authorizer, clock, isolation(pytestconfig))
 
 
 @pytest.fixture
