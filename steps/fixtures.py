@@ -19,9 +19,6 @@ from steps.scene import Scene
 from steps.service import Service
 from steps.suite import SuiteState, suite_state
 
-#: Hooks that keep scenarios isolated, and the steps about declared capabilities.
-pytest_plugins = ["steps.isolation", "steps.capabilities"]
-
 
 @pytest.fixture(scope="session")
 def suite(pytestconfig: pytest.Config) -> SuiteState:

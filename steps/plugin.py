@@ -32,6 +32,8 @@ pytest_plugins = [
     "steps.transport",
     "steps.lifetime",
     "steps.info",
+    "steps.capabilities",
+    "steps.isolation",
 ]
 
 BINDING = Path(__file__).with_name("test_features.py")
