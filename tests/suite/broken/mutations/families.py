@@ -1,4 +1,4 @@
-"""Broken targets that behave as real providers do with token families (issue 9, causes 1 and 6).
+"""Broken targets that behave as real providers do (issue 9: families, premises, vocabulary).
 
 `token-families` acts like the metabrainz.org provider (see the shared reference
 metabrainz-behaviour.md): refresh tokens rotate (the one sent is retired), each refresh ends
@@ -12,10 +12,15 @@ REFRESH-TOKEN-STAYS-VALID.
 
 `online-refresh-survives` hands online web applications a refresh token that outlives the
 revocation of their access token (the whole grant must go).
+
+`metabrainz-scopes` names the MusicBrainz scopes as metabrainz.org does (`musicbrainz:tag`) and
+never shows the email; its profile maps the names (`[scopes]`), so every flow is checked with
+them and only the renaming (SCOPE-IDENTIFIERS) and the missing email fail.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -28,9 +33,10 @@ from tests.suite.broken.exchange import (
     json_response,
 )
 from tests.suite.broken.helpers import grant, set_form_value
-from tests.suite.broken.registry import REVOKE, mutation
+from tests.suite.broken.registry import AUTHORIZE, REVOKE, USERINFO, mutation
 
 MANUAL_REVOKE = "/account/authorized/revoke"
+SPEC_RENAMED = ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
 
 
 def _fake_tokens(refresh_token: str) -> ProxyResponse:
@@ -202,5 +208,60 @@ async def online_refresh_survives(req: ProxyRequest, forward: Forward, ctx: Cont
     if isinstance(data, dict) and "refresh_token" not in data:
         data["refresh_token"] = "online-" + secrets.token_urlsafe(24)
         handed_out.add(data["refresh_token"])
+        resp.set_json(data)
+    return resp
+
+
+#: metabrainz.org's names for the MusicBrainz scopes (profile and email keep theirs).
+PREFIXED = {name: f"musicbrainz:{name}" for name in SPEC_RENAMED}
+MANUAL_LIST = "/account/authorized"
+HIDDEN_SCOPE = re.compile(r'(<input type="hidden" name="scope" value=")([^"]*)(")')
+
+
+def _words(scope: str, table: dict[str, str]) -> str:
+    return " ".join(table.get(word, word) for word in scope.split(" "))
+
+
+def _to_upstream(req: ProxyRequest, sent: set[str]) -> None:
+    """The deployment's names to the upstream's. A bare spec name is unknown, as on
+    metabrainz.org, except in a request the upstream itself sent the browser back with (after
+    login, the consent form): it carries the query the proxy already translated."""
+    if req.raw_query in sent:
+        return
+    back = {own: spec for spec, own in PREFIXED.items()}
+    back |= {spec: f"unknown-{spec}" for spec in PREFIXED}
+    req.query = [(k, _words(v, back) if k == "scope" else v) for k, v in req.query]
+    sent.add(req.query_string())
+
+
+@mutation(
+    "metabrainz-scopes",
+    "MusicBrainz scopes are named musicbrainz:tag etc. (the profile maps them) and the email "
+    "is never shown",
+    breaks={"SCOPE-IDENTIFIERS", "SCOPE-EMAIL-GRANTS-EMAIL"},
+    also={
+        "SCOPE-PROFILE-WITHHELD",
+        "SCOPE-EMAIL-WITHHELD",
+        "SCOPE-CASE-SENSITIVE",
+        "AUTHZ-APPROVAL-AUTO",
+        "AUTHZ-APPROVAL-AUTO-NEW-SCOPES",
+        "USERINFO-ERR-INSUFFICIENT-SCOPE",
+        "REVOKE-MANUAL",
+    },
+    profile={"scopes": PREFIXED},
+)
+async def metabrainz_scopes(req: ProxyRequest, forward: Forward, ctx: Context):
+    if req.path == AUTHORIZE:
+        _to_upstream(req, ctx.state.setdefault("translated", set()))
+    if req.is_("POST", MANUAL_REVOKE) and (scope := _in_form(req, "scope")) is not None:
+        set_form_value(req, "scope", _words(scope, {v: k for k, v in PREFIXED.items()}))
+    resp = await forward(req)
+    if req.is_("GET", MANUAL_LIST):
+        html = resp.body.decode()
+        html = HIDDEN_SCOPE.sub(lambda m: m[1] + _words(m[2], PREFIXED) + m[3], html)
+        resp.body = html.encode()
+    data = resp.json() if req.path == USERINFO and resp.status == 200 else None
+    if isinstance(data, dict) and data.pop("email", None) is not None:
+        data.pop("email_verified", None)
         resp.set_json(data)
     return resp

@@ -1,0 +1,103 @@
+"""What a profile declares never hides a spec violation (issue 9, causes 3 and 4).
+
+Against the bundled server behind the mutating proxy: a deployment with its own scope names is
+checked with them and fails only SCOPE-IDENTIFIERS, with the renaming as the reason; a profile
+declaring no out-of-band support fails the out-of-band rules; one declaring that the website
+offers no way to revoke fails REVOKE-MANUAL. A driver that cannot revoke leaves it unchecked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steps.outcomes import NotChecked
+from steps.profile import parse_profile
+from steps.profiles.writer import write_profile
+from steps.revocation import WebsiteRevocations, revoke_manually
+from steps.scene import Scene
+from tests.suite.broken.harness import (
+    ProxyHandle,
+    Run,
+    bundled_profile,
+    run_against,
+    run_conformance,
+    running_proxy,
+)
+from tests.suite.broken.mutations import MUTATIONS
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxyHandle]:
+    work = tmp_path_factory.mktemp("declared")
+    with bundled_profile(work) as upstream, running_proxy(upstream, work / "proxy") as handle:
+        yield handle
+
+
+def messages(run: Run, rule: str) -> list[str]:
+    """The messages of a rule's scenarios in the run's results."""
+    results = json.loads((run.report_dir / "results.json").read_text())
+    return [s["message"] for s in results["scenarios"] if rule in s["rules"]]
+
+
+def run_declaring(proxy: ProxyHandle, tmp_path: Path, rules: list[str], **capabilities: Any) -> Run:
+    """The transparent proxy, with a profile declaring some capabilities."""
+    proxy.switch("none")
+    profile = proxy.profile(MUTATIONS["none"])
+    profile["capabilities"] = {**profile.get("capabilities", {}), **capabilities}
+    path = write_profile(tmp_path / "profile.toml", profile)
+    args = ["--profile", str(path), "--run-lasting"]
+    for rule in rules:
+        args += ["--rule", rule]
+    return run_conformance(args, tmp_path / "reports")
+
+
+def test_a_renamed_scope_fails_only_scope_identifiers_with_the_renaming_as_reason(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    mutation = MUTATIONS["metabrainz-scopes"]
+    run = run_against(proxy, mutation, tmp_path)
+    assert run.by_rule["SCOPE-IDENTIFIERS"] == "fail", run.summary()
+    [message] = messages(run, "SCOPE-IDENTIFIERS")
+    assert "the deployment names scope tag as musicbrainz:tag" in message
+    assert "the deployment names scope submit_barcode as musicbrainz:submit_barcode" in message
+    passing = mutation.also - {"SCOPE-EMAIL-GRANTS-EMAIL"}
+    assert {rule: run.by_rule[rule] for rule in passing} == dict.fromkeys(passing, "pass")
+
+
+def test_no_out_of_band_support_fails_the_out_of_band_rules(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    rules = ["CODE-OOB-SHOWN", "DESKTOP-OOB", "DESKTOP-LOCALHOST-ANY-PORT"]
+    run = run_declaring(proxy, tmp_path, rules, oob=False)
+    verdicts = {rule: run.by_rule[rule] for rule in rules}
+    assert verdicts == {"CODE-OOB-SHOWN": "fail", "DESKTOP-OOB": "fail",
+                        "DESKTOP-LOCALHOST-ANY-PORT": "pass"}, run.summary()  # fmt: skip
+    assert all(
+        "the profile declares no out-of-band support" in m for m in messages(run, "DESKTOP-OOB")
+    )
+    assert run.exit_code == 1
+
+
+def test_a_website_without_revocation_fails_revoke_manual(proxy: ProxyHandle, tmp_path: Path):
+    run = run_declaring(proxy, tmp_path, ["REVOKE-MANUAL"], manual_revocation="none")
+    assert run.by_rule["REVOKE-MANUAL"] == "fail", run.summary()
+    found = messages(run, "REVOKE-MANUAL")
+    assert len(found) == 2
+    assert all("the profile declares the deployment has no way to revoke" in m for m in found)
+
+
+def test_a_driver_that_cannot_revoke_leaves_revoke_manual_unchecked() -> None:
+    profile = parse_profile(
+        {
+            "base_url": "https://mb.example",
+            "user": {"username": "alice"},
+            "capabilities": {"manual_revocation": False},
+        }
+    )
+    with pytest.raises(NotChecked, match="cannot revoke on the website"):
+        revoke_manually(Scene(), None, profile, WebsiteRevocations())  # type: ignore[arg-type]
