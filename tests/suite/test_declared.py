@@ -1,9 +1,11 @@
-"""What a profile declares never hides a spec violation (issue 9, causes 3 and 4).
+"""What a profile declares, or a premise assumes, never hides a violation (issue 9, causes
+3, 4 and 6).
 
 Against the bundled server behind the mutating proxy: a deployment with its own scope names is
 checked with them and fails only SCOPE-IDENTIFIERS, with the renaming as the reason; a profile
 declaring no out-of-band support fails the out-of-band rules; one declaring that the website
 offers no way to revoke fails REVOKE-MANUAL. A driver that cannot revoke leaves it unchecked.
+A premise that a server without loopback port wildcards would refuse still reaches its check.
 """
 
 from __future__ import annotations
@@ -101,3 +103,14 @@ def test_a_driver_that_cannot_revoke_leaves_revoke_manual_unchecked() -> None:
     )
     with pytest.raises(NotChecked, match="cannot revoke on the website"):
         revoke_manually(Scene(), None, profile, WebsiteRevocations())  # type: ignore[arg-type]
+
+
+def test_the_redirect_uri_premise_reaches_its_check_without_port_wildcards(
+    proxy: ProxyHandle, tmp_path: Path
+) -> None:
+    """On a server that takes only the registered loopback URI, TOKEN-REDIRECT-URI-SAME still
+    gets a code (for the registered URI) and checks its exchange with another one."""
+    rules = ["TOKEN-REDIRECT-URI-SAME", "DESKTOP-LOCALHOST-ANY-PORT"]
+    run = run_against(proxy, MUTATIONS["loopback-port-refused"], tmp_path, rules=rules)
+    assert run.by_rule["DESKTOP-LOCALHOST-ANY-PORT"] == "fail", run.summary()
+    assert run.by_rule["TOKEN-REDIRECT-URI-SAME"] == "pass", run.summary()
