@@ -48,6 +48,7 @@ def website_revocations() -> WebsiteRevocations:
 def revoke(scene: Scene, service: Service, observations: Observations, which: str) -> None:
     """RFC 7009 revocation of one of the grant's tokens."""
     response = scene.keep(service.revoke(scene.app(), _token(scene, which)))
+    scene.revoked.append(which)
     _seen(observations, response.status_code)
 
 
@@ -100,9 +101,9 @@ def revoke_manually(
 
     A profile declaring that the website offers no way to revoke (`manual_revocation =
     "none"`) lets the check fail; a driver that cannot revoke (`false`) leaves it unchecked.
-    When the driver finds no way to revoke this grant although it revoked one before in this
-    run, the website does not offer it (the real musicbrainz-server hides grants whose access
-    token was revoked first): the refresh token check then decides."""
+    When the application revoked the access token first and the driver then finds no way to
+    revoke the grant, although it revoked one in this run before, the website does not offer it
+    (the real musicbrainz-server hides such grants): the refresh token check then decides."""
     capabilities = profile.capabilities
     if capabilities.no_manual_revocation:
         scene.website_revocation_note = "the profile declares the deployment has no way to revoke"
@@ -114,7 +115,7 @@ def revoke_manually(
     try:
         driver.revoke_manually(scene.app().client_id, scope)
     except DriverError as error:
-        if not website_revocations.worked:
+        if not (website_revocations.worked and "access" in scene.revoked):
             raise
         scene.website_revocation_note = f"the website offered no way to revoke it: {error}"
     else:

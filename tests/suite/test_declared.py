@@ -15,13 +15,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from steps.consent.base import DriverError
 from steps.outcomes import NotChecked
-from steps.profile import parse_profile
+from steps.profile import Client, Profile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.revocation import WebsiteRevocations, revoke_manually
+from steps.revocation import WebsiteRevocations, refresh_dead, revoke_manually
 from steps.scene import Scene
+from steps.service import TokenSet
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -114,3 +117,55 @@ def test_the_redirect_uri_premise_reaches_its_check_without_port_wildcards(
     run = run_against(proxy, MUTATIONS["loopback-port-refused"], tmp_path, rules=rules)
     assert run.by_rule["DESKTOP-LOCALHOST-ANY-PORT"] == "fail", run.summary()
     assert run.by_rule["TOKEN-REDIRECT-URI-SAME"] == "pass", run.summary()
+
+
+class GrantNotListed:
+    """A consent driver that finds nothing to revoke on the user's page."""
+
+    def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
+        raise DriverError(f"no revoke form for client {client_id}")
+
+
+class StillRefreshing:
+    """A service whose refresh token outlives everything."""
+
+    def refresh(self, client: Client, token: str) -> httpx.Response:
+        return httpx.Response(200, json={"access_token": "new"})
+
+
+def _revoking_profile() -> Profile:
+    return parse_profile(
+        {
+            "base_url": "https://mb.example",
+            "user": {"username": "alice"},
+            "capabilities": {"manual_revocation": True},
+        }
+    )
+
+
+def _scene(*revoked: str) -> Scene:
+    client = Client("installed", "id", "secret", "http://localhost/callback")
+    tokens = TokenSet(client, "profile collection", "a", "r", {}, "application/json", 0.0)
+    return Scene(client=client, tokens=tokens, revoked=list(revoked))
+
+
+def test_a_grant_hidden_from_the_user_after_its_access_token_was_revoked_fails() -> None:
+    """The real musicbrainz-server: the page lists no grant whose access token was revoked,
+    so the user cannot revoke it and its refresh token keeps working."""
+    scene, profile = _scene("access"), _revoking_profile()
+    revoke_manually(scene, GrantNotListed(), profile, WebsiteRevocations(worked=1))  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match="the website offered no way to revoke it"):
+        refresh_dead(scene, StillRefreshing(), profile)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("revoked", "worked"), [((), 1), (("access",), 0)], ids=["no-access-revoked", "never-worked"]
+)
+def test_a_driver_that_finds_nothing_to_revoke_otherwise_leaves_it_unchecked(
+    revoked: tuple[str, ...], worked: int
+) -> None:
+    """The driver's error goes on (a setup error: helper D makes DriverError a NotChecked)."""
+    with pytest.raises(DriverError):
+        revoke_manually(  # type: ignore[arg-type]
+            _scene(*revoked), GrantNotListed(), _revoking_profile(), WebsiteRevocations(worked)
+        )
