@@ -29,6 +29,9 @@ class Client:
     client_id: str
     client_secret: str
     redirect_uri: str
+    #: Further redirect URIs registered for the application (`more_redirect_uris`): where the
+    #: deployment matches them exactly, port included, the suite needs a second valid one.
+    more_redirect_uris: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ class Profile:
 
 def _client(role: str, table: dict[str, Any]) -> Client:
     try:
-        return Client(role, table["client_id"], table["client_secret"], table["redirect_uri"])
+        more = tuple(str(uri) for uri in table.get("more_redirect_uris", ()))
+        return Client(role, table["client_id"], table["client_secret"], table["redirect_uri"], more)
     except KeyError as exc:
         raise ProfileError(f"[clients.{role}] lacks {exc}") from None
 

@@ -4,6 +4,7 @@ refresh, desktop, lifetime)."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pytest_bdd import parsers, then, when
@@ -168,6 +169,24 @@ def exchange_other_port(
     from steps.authorization import loopback_uri
 
     uri = loopback_uri(scene.app().redirect_uri, port)
+    _exchange(scene, service, clock, observations, http, redirect_uri=uri)
+
+
+@when("the application exchanges the code with another redirect URI it may use")
+def exchange_other_valid_uri(
+    scene: Scene, service: Service, clock: Clock, observations: Observations, http: HttpLayer
+) -> None:
+    """Another URI the application may use than the code was issued for: a further registered
+    one where the profile names one, else its loopback URI on another port (spec 4.1)."""
+    from steps.authorization import loopback_uri
+
+    client, _, issued_for = _code(scene)
+    others = [uri for uri in client.more_redirect_uris if uri != issued_for]
+    if others:
+        uri = others[0]
+    else:
+        port = 49153 if urlsplit(issued_for).port != 49153 else 49154
+        uri = loopback_uri(issued_for, port)
     _exchange(scene, service, clock, observations, http, redirect_uri=uri)
 
 

@@ -25,6 +25,7 @@ from steps.profiles.writer import write_profile
 from steps.revocation import WebsiteRevocations, refresh_dead, revoke_manually
 from steps.scene import Scene
 from steps.service import TokenSet
+from steps.token import exchange_other_valid_uri
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -169,3 +170,32 @@ def test_a_driver_that_finds_nothing_to_revoke_otherwise_leaves_it_unchecked(
         revoke_manually(  # type: ignore[arg-type]
             _scene(*revoked), GrantNotListed(), _revoking_profile(), WebsiteRevocations(worked)
         )
+
+
+class RecordingExchange:
+    """A token endpoint that refuses every exchange and remembers the redirect URI sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def exchange(self, client: Client, code: str, uri: str, overrides: Any) -> httpx.Response:
+        self.sent.append(overrides["redirect_uri"])
+        return httpx.Response(400, json={"error": "invalid_grant"})
+
+
+@pytest.mark.parametrize(
+    ("more", "expected"),
+    [
+        ((), "http://localhost:49153/callback"),
+        (("http://127.0.0.1:8001/auth",), "http://127.0.0.1:8001/auth"),
+    ],
+    ids=["loopback-port", "further-registered-uri"],
+)
+def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
+    more: tuple[str, ...], expected: str
+) -> None:
+    client = Client("installed", "id", "s", "http://localhost/callback", more)
+    scene = Scene(client=client, code="c", code_redirect_uri=client.redirect_uri)
+    service = RecordingExchange()
+    exchange_other_valid_uri(scene, service, None, None, None)  # type: ignore[arg-type]
+    assert service.sent == [expected]

@@ -93,3 +93,10 @@ def test_the_capability_values_are_read_and_checked() -> None:
         capabilities(manual_revocation="sometimes")
     with pytest.raises(ProfileError, match="oob is true or false"):
         capabilities(oob="no")
+
+
+def test_further_registered_redirect_uris_are_read() -> None:
+    web = MINIMAL["clients"]["web"] | {"more_redirect_uris": ["https://c/cb2"]}
+    profile = parse_profile(MINIMAL | {"clients": {"web": web}})
+    assert profile.client("web").more_redirect_uris == ("https://c/cb2",)
+    assert parse_profile(MINIMAL).client("web").more_redirect_uris == ()
