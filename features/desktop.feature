@@ -1,11 +1,12 @@
 Feature: Desktop applications
   An installed application may receive the code out of band (the user copies it from the
-  service's page) or on http://localhost with a port of its choosing.
+  service's page) or on http://localhost with a port of its choosing. The spec requires both:
+  a deployment whose profile declares no out-of-band support fails the out-of-band rules.
 
   @DESKTOP-OOB @CODE-OOB-SHOWN @spec
   Scenario: The user copies the code into the application
     Given an installed application registered with the service
-    And the service offers out-of-band delivery
+    Then the deployment offers out-of-band delivery
     When the application asks for the "profile" scope
     And the request carries the out-of-band redirect URI
     And the user approves the request

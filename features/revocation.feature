@@ -2,7 +2,8 @@ Feature: Revocation
   An application revokes tokens it no longer needs (RFC 7009). Revoking an access token of an
   installed or offline application revokes only that token; revoking a refresh token, or the
   access token of an online application, revokes the whole grant. The user can also revoke an
-  application on the website.
+  application on the website, whatever the application revoked before. Every scenario here
+  changes its grant, so each starts from a grant of its own.
 
   @VERSION-REVOCATION @spec
   Scenario: The deployment offers token revocation
@@ -46,6 +47,7 @@ Feature: Revocation
     Given the user has just granted the web application access to "profile rating"
     When the application revokes the access token
     Then the access token no longer works
+    And no refresh token of the grant works either
 
   @REVOKE-POST-ONLY @spec
   Scenario: The revocation endpoint takes POST only
@@ -56,7 +58,7 @@ Feature: Revocation
 
   @REVOKE-REQUIRED-PARAMS @spec
   Scenario Outline: A revocation without <field> is not answered with success
-    Given the user has granted the web application offline access to "profile email"
+    Given the user has just granted the web application offline access to "profile rating"
     When the application revokes the refresh token without the <field> field
     Then the revocation is not answered with success
     And the refresh token still yields new access tokens
@@ -69,14 +71,14 @@ Feature: Revocation
 
   @AUTH-REVOKE-CLIENT-SECRET @spec
   Scenario: A revocation with the wrong client secret revokes nothing
-    Given the user has granted the web application offline access to "profile email"
+    Given the user has just granted the web application offline access to "profile rating"
     When the application revokes the refresh token with a wrong client secret
     Then the revocation is not answered with success
     And the refresh token still yields new access tokens
 
   @REVOKE-ERR-INVALID-CLIENT @rfc
   Scenario: Wrong client credentials at the revocation endpoint are answered invalid_client
-    Given the user has granted the web application offline access to "profile email"
+    Given the user has just granted the web application offline access to "profile rating"
     When the application revokes the refresh token with a wrong client secret
     Then the revocation endpoint answers with the error "invalid_client" as RFC 7009 describes
 
@@ -97,6 +99,13 @@ Feature: Revocation
   Scenario: The user revokes the application on the website
     Given the user has just granted the installed application offline access to "profile collection"
     When the user revokes the application's access on the website
+    Then the refresh token no longer works
+
+  @REVOKE-MANUAL @spec @lasting
+  Scenario: The user revokes the application on the website after its access token was revoked
+    Given the user has just granted the installed application offline access to "profile collection"
+    When the application revokes the access token
+    And the user revokes the application's access on the website
     Then the refresh token no longer works
 
   @INFO-REVOKE-HEADERS @info

@@ -1,6 +1,8 @@
 Feature: Scopes
   Scopes name what the user lets the application do. The profile scope shows the user's public
-  profile; the email scope shows the user's email. Identifiers are given exactly.
+  profile; the email scope shows the user's email. Identifiers are given exactly: a deployment
+  that names them otherwise (the profile's [scopes]) is checked with its own names everywhere,
+  and fails only the rule that requires the spec's names.
 
   @SCOPE-IDENTIFIERS @spec
   Scenario: All seven scope identifiers are accepted together
@@ -8,6 +10,7 @@ Feature: Scopes
     When the application asks for the "profile email tag rating collection submit_isrc submit_barcode" scopes
     And the user approves the request
     Then the application receives an authorization code
+    And the deployment names every scope as the spec does
 
   @SCOPE-EMAIL-GRANTS-EMAIL @spec
   Scenario: The email scope shows the user's email

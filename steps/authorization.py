@@ -50,13 +50,6 @@ def other_application(scene: Scene, profile: Profile) -> None:
     scene.other = profile.client("other_web")
 
 
-@given("the service offers out-of-band delivery")
-def oob_offered(profile: Profile) -> None:
-    """Skip where the target has no out-of-band redirect."""
-    if not profile.capabilities.oob:
-        pytest.skip("the profile says the target has no out-of-band redirect URI")
-
-
 @then("the two applications have different Client IDs")
 def different_client_ids(scene: Scene) -> None:
     """Client IDs identify applications."""

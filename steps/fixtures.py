@@ -12,6 +12,7 @@ from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
 from steps.grants import Authorizer, GrantCache
 from steps.http import HttpLayer
+from steps.isolation import isolation
 from steps.observations import Observations
 from steps.profile import Profile
 from steps.scene import Scene
@@ -86,9 +87,9 @@ def authorizer(
 
 
 @pytest.fixture(scope="session")
-def grants(authorizer: Authorizer, service: Service, clock: Clock) -> GrantCache:
-    """Grants shared by read-only scenarios."""
-    return GrantCache(authorizer, service, clock)
+def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) -> GrantCache:
+    """Grants shared by reader scenarios (steps/isolation.py)."""
+    return GrantCache(authorizer, clock, isolation(pytestconfig))
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
-"""Getting codes and grants with as few approvals as possible.
+"""Getting codes and grants with as few approvals as possible, without one scenario's
+grant depending on another scenario.
 
 `Authorizer` runs one authorization (through the consent driver) and exchanges the code.
-`GrantCache` shares grants among the scenarios that only read them, keyed by application,
-scopes and access type, renewing them when (test-clock) time has expired their access token
-or a revoking scenario may have touched them. Scenarios that consume or revoke get grants of
-their own from the Authorizer."""
+`GrantCache` shares grants among the reader scenarios, keyed by application, scopes and access
+type, and issues them anew when a writer scenario may have touched them or time has expired
+them. Writer scenarios (refresh, revoke, replay, reuse, cross-client, clock) get grants of their
+own from the Authorizer (steps/isolation.py says which are which, and why that suffices)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 from steps.clock import Clock
 from steps.consent.base import ConsentDriver, RedirectResult
+from steps.isolation import Isolation
 from steps.observations import Observations
 from steps.outcomes import CASCADE, NotChecked
 from steps.profile import Client, Profile
@@ -86,49 +88,38 @@ class Authorizer:
 
 
 class GrantCache:
-    """Grants shared by read-only scenarios, one per (application, scopes, access type)."""
+    """Grants shared by reader scenarios, one per (application, scopes, access type).
 
-    def __init__(self, authorizer: Authorizer, service: Service, clock: Clock) -> None:
+    A shared grant is handed out only in the isolation epoch it was issued in and while its
+    access token has time left; otherwise it is issued anew by an authorization (a refresh
+    would itself change grants on a target that rotates). A writer scenario always gets a
+    grant of its own. Why this keeps every verdict independent: see steps/isolation.py."""
+
+    def __init__(
+        self, authorizer: Authorizer, clock: Clock, isolation: Isolation | None = None
+    ) -> None:
         self.authorizer = authorizer
-        self.service = service
         self.clock = clock
-        self._grants: dict[tuple[str, str, bool], TokenSet] = {}
-        self._unchecked: set[tuple[str, str, bool]] = set()
+        self.isolation = isolation or Isolation()
+        self._grants: dict[tuple[str, str, bool], tuple[int, TokenSet]] = {}
 
     def get(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
-        """The shared grant, renewed when it may no longer work."""
+        """The shared grant (a fresh one for a writer, or when it may no longer work)."""
+        if self.isolation.writer:
+            return self.authorizer.grant(role, scope, offline=offline)
         key = (role, " ".join(sorted(scope.split())), offline)
-        tokens = self._grants.get(key)
-        if tokens is None or not self._usable(key, tokens):
-            stale = tokens
+        epoch = self.isolation.epoch()
+        held = self._grants.get(key)
+        if held is None or held[0] != epoch or self._expiring(held[1]):
             tokens = CASCADE.run(  # a shared grant that failed once is not tried again
                 f"the shared grant {key}",
-                lambda: self._renew(stale) or self.authorizer.grant(role, scope, offline=offline),
+                lambda: self.authorizer.grant(role, scope, offline=offline),
             )
-            self._grants[key] = tokens
-        return tokens
+            held = (epoch, tokens)
+            self._grants[key] = held
+        return held[1]
 
-    def suspect(self) -> None:
-        """A scenario revoked something: check shared grants before handing them out again."""
-        self._unchecked = set(self._grants)
-
-    def _usable(self, key: tuple[str, str, bool], tokens: TokenSet) -> bool:
+    def _expiring(self, tokens: TokenSet) -> bool:
         expires_in = tokens.response.get("expires_in")
         lifetime = expires_in if isinstance(expires_in, int) else 3600
-        if self.clock.now() - tokens.issued_at > lifetime - RENEW_MARGIN:
-            return False
-        if key in self._unchecked:
-            self._unchecked.discard(key)
-            return self.service.userinfo(tokens.access_token).status_code not in (400, 401)
-        return True
-
-    def _renew(self, tokens: TokenSet | None) -> TokenSet | None:
-        if tokens is None or not tokens.refresh_token:
-            return None
-        response = self.service.refresh(tokens.client, tokens.refresh_token)
-        body = json_body(response)
-        if response.status_code != 200 or not body or "access_token" not in body:
-            return None
-        self.service.http.secrets.add(body["access_token"])
-        tokens.renewed(body, self.clock.now())
-        return tokens
+        return self.clock.now() - tokens.issued_at > lifetime - RENEW_MARGIN

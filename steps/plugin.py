@@ -37,6 +37,8 @@ pytest_plugins = [
     "steps.transport",
     "steps.lifetime",
     "steps.info",
+    "steps.capabilities",
+    "steps.isolation",
 ]
 
 BINDING = Path(__file__).with_name("test_features.py")

@@ -29,6 +29,9 @@ class Client:
     client_id: str
     client_secret: str
     redirect_uri: str
+    #: Further redirect URIs registered for the application (`more_redirect_uris`): where the
+    #: deployment matches them exactly, port included, the suite needs a second valid one.
+    more_redirect_uris: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,12 +45,21 @@ class User:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """Optional features of the target; scenarios that need a missing one are skipped."""
+    """What the profile declares of the target and of the suite's means to drive it.
+
+    Declaring absent a capability the spec requires never skips its rules: `oob = false` makes
+    the out-of-band rules fail ("the profile declares no out-of-band support"). The others
+    say what the suite can do: without a `test_clock` path, expiry waits in real time (only
+    with --run-slow); `manual_revocation = false` (the consent driver cannot revoke on the
+    website) makes REVOKE-MANUAL "could not be checked", while `manual_revocation = "none"`
+    declares that the website offers the user no way to revoke, which fails it."""
 
     test_clock: str | None = None
     oob: bool = True
     manual_revocation: bool = False
     plain_http_url: str = ""
+    #: The website gives the user no way to revoke an application (spec 3 requires one).
+    no_manual_revocation: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,9 +92,25 @@ class Profile:
     scope_names: dict[str, str] = field(default_factory=dict)
 
     def scope(self, names: str) -> str:
-        """The deployment's words for a space-separated list of the spec's scope names; a name
-        the profile does not rename (or a deliberately wrong one) is sent as it is."""
-        return " ".join(self.scope_names.get(name, name) for name in names.split(" "))
+        """The deployment's words for a space-separated list of the spec's scope names. A name
+        the profile does not rename (or an unknown one) is sent as it is; a spec name in
+        another case (a deliberate probe) becomes the deployment's name in that case."""
+        return " ".join(self._scope_name(name) for name in names.split(" "))
+
+    def _scope_name(self, name: str) -> str:
+        if name in self.scope_names:
+            return self.scope_names[name]
+        spec = next((s for s in self.scope_names if s.lower() == name.lower()), None)
+        if spec is None:
+            return name
+        own = self.scope_names[spec]
+        if name.isupper():
+            return own.upper()
+        return own.capitalize() if own.capitalize() != own else own.upper()
+
+    def renamed_scopes(self) -> dict[str, str]:
+        """Spec scope names the deployment calls otherwise (spec name: its name)."""
+        return {spec: own for spec, own in self.scope_names.items() if spec != own}
 
     def url(self, endpoint: str) -> str:
         """Absolute URL of a named endpoint (authorize, token, revoke, userinfo)."""
@@ -106,19 +134,47 @@ class Profile:
 
 def _client(role: str, table: dict[str, Any]) -> Client:
     try:
-        return Client(role, table["client_id"], table["client_secret"], table["redirect_uri"])
+        more = tuple(str(uri) for uri in table.get("more_redirect_uris", ()))
+        return Client(role, table["client_id"], table["client_secret"], table["redirect_uri"], more)
     except KeyError as exc:
         raise ProfileError(f"[clients.{role}] lacks {exc}") from None
 
 
 def _capabilities(table: dict[str, Any]) -> Capabilities:
-    clock = table.get("test_clock", False)
+    revocation = table.get("manual_revocation", False)
+    if revocation not in (True, False, "none"):
+        raise ProfileError(
+            "[capabilities] manual_revocation is true (the consent driver can revoke on the "
+            'website), false (it cannot) or "none" (the website offers no way to revoke); '
+            f"not {revocation!r}"
+        )
     return Capabilities(
-        test_clock=clock if isinstance(clock, str) and clock else None,
-        oob=bool(table.get("oob", True)),
-        manual_revocation=bool(table.get("manual_revocation", False)),
+        test_clock=_test_clock(table.get("test_clock", False)),
+        oob=_flag(table, "oob", True),
+        manual_revocation=revocation is True,
         plain_http_url=str(table.get("plain_http_url", "")),
+        no_manual_revocation=revocation == "none",
     )
+
+
+def _test_clock(value: Any) -> str | None:
+    """The test clock's URL path; `false` or "" for none. `true` says nothing about where it
+    is, so it is refused rather than read as "no clock"."""
+    if value is False or value == "":
+        return None
+    if isinstance(value, str) and value.startswith("/"):
+        return value
+    raise ProfileError(
+        "[capabilities] test_clock needs the URL path of the target's test clock "
+        f'(e.g. test_clock = "/_test/clock"), or false for none; not {value!r}'
+    )
+
+
+def _flag(table: dict[str, Any], name: str, default: bool) -> bool:
+    value = table.get(name, default)
+    if not isinstance(value, bool):
+        raise ProfileError(f"[capabilities] {name} is true or false, not {value!r}")
+    return value
 
 
 def _consent(table: dict[str, Any]) -> ConsentSettings:

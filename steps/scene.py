@@ -42,6 +42,12 @@ class Scene:
     tokens: TokenSet | None = None
     first_tokens: TokenSet | None = None
     sent_refresh_token: str | None = None
+    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
+    first_refresh_token: str | None = None
+    #: Which of the grant's tokens the application revoked ("access", "refresh"), in order.
+    revoked: list[str] = field(default_factory=list)
+    #: Why the user's revocation on the website may not have reached the grant.
+    website_revocation_note: str = ""
     response: httpx.Response | None = None
     transport_error: Exception | None = None
     responses: list[httpx.Response] = field(default_factory=list)

@@ -4,12 +4,12 @@ refresh, desktop, lifetime)."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pytest_bdd import parsers, then, when
 
 from steps.clock import Clock
-from steps.grants import GrantCache
 from steps.http import HttpLayer
 from steps.observations import Observations
 from steps.pkce import new_verifier
@@ -79,9 +79,11 @@ def _refreshed(scene: Scene, response: httpx.Response, clock: Clock, http: HttpL
 
 
 def _refresh_token(scene: Scene) -> str:
-    """The grant's refresh token, remembered as the one this refresh sends."""
+    """The grant's refresh token, remembered as the one this refresh sends (and, the first
+    time, as the one the scenario started from)."""
     assert scene.tokens and scene.tokens.refresh_token, "the grant has no refresh token"
     scene.sent_refresh_token = scene.tokens.refresh_token
+    scene.first_refresh_token = scene.first_refresh_token or scene.tokens.refresh_token
     return scene.tokens.refresh_token
 
 
@@ -170,6 +172,24 @@ def exchange_other_port(
     _exchange(scene, service, clock, observations, http, redirect_uri=uri)
 
 
+@when("the application exchanges the code with another redirect URI it may use")
+def exchange_other_valid_uri(
+    scene: Scene, service: Service, clock: Clock, observations: Observations, http: HttpLayer
+) -> None:
+    """Another URI the application may use than the code was issued for: a further registered
+    one where the profile names one, else its loopback URI on another port (spec 4.1)."""
+    from steps.authorization import loopback_uri
+
+    client, _, issued_for = _code(scene)
+    others = [uri for uri in client.more_redirect_uris if uri != issued_for]
+    if others:
+        uri = others[0]
+    else:
+        port = 49153 if urlsplit(issued_for).port != 49153 else 49154
+        uri = loopback_uri(issued_for, port)
+    _exchange(scene, service, clock, observations, http, redirect_uri=uri)
+
+
 @when("the application exchanges the code with the matching code verifier")
 def exchange_matching_verifier(
     scene: Scene, service: Service, clock: Clock, observations: Observations, http: HttpLayer
@@ -251,7 +271,7 @@ def other_grant_type(scene: Scene, service: Service, profile: Profile, grant_typ
         "client_secret": client.client_secret,
         "username": profile.user.username,
         "password": "not-the-password",
-        "scope": "profile",
+        "scope": profile.scope("profile"),
     }
     scene.keep(service.token_request(fields))
 
@@ -263,6 +283,16 @@ def other_grant_type(scene: Scene, service: Service, profile: Profile, grant_typ
 def refresh(scene: Scene, service: Service, clock: Clock, http: HttpLayer) -> None:
     """A plain refresh."""
     response = scene.keep(service.refresh(scene.app(), _refresh_token(scene)))
+    _refreshed(scene, response, clock, http)
+
+
+@when("the application refreshes the access token again with the refresh token it sent first")
+def refresh_with_first(scene: Scene, service: Service, clock: Clock, http: HttpLayer) -> None:
+    """Spec 3: the refresh token stays valid, so the ORIGINAL one still works after a refresh
+    (a server that rotates refresh tokens and retires the old one fails here)."""
+    assert scene.first_refresh_token, "no earlier refresh in this scenario"
+    scene.sent_refresh_token = scene.first_refresh_token
+    response = scene.keep(service.refresh(scene.app(), scene.first_refresh_token))
     _refreshed(scene, response, clock, http)
 
 
@@ -294,11 +324,9 @@ def refresh_token_type(
 
 
 @when("another web application refreshes the access token with its own credentials")
-def refresh_by_other(scene: Scene, service: Service, profile: Profile, grants: GrantCache) -> None:
+def refresh_by_other(scene: Scene, service: Service, profile: Profile) -> None:
     """A refresh token stolen by another registered application."""
-    response = scene.keep(service.refresh(profile.client("other_web"), _refresh_token(scene)))
-    if response.status_code == 200:
-        grants.suspect()
+    scene.keep(service.refresh(profile.client("other_web"), _refresh_token(scene)))
 
 
 @when("the application refreshes with a refresh token the service never issued")

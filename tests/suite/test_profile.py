@@ -56,3 +56,47 @@ def test_a_profile_without_its_essentials_is_refused(missing: str) -> None:
     data = {k: v for k, v in MINIMAL.items() if k != missing}
     with pytest.raises(ProfileError):
         parse_profile(data)
+
+
+def test_scopes_are_sent_in_the_deployment_vocabulary() -> None:
+    profile = parse_profile(MINIMAL | {"scopes": {"tag": "musicbrainz:tag", "email": "email"}})
+    assert profile.scope("profile email tag") == "profile email musicbrainz:tag"
+    assert profile.scope("not-a-scope") == "not-a-scope"
+    assert profile.renamed_scopes() == {"tag": "musicbrainz:tag"}
+    assert parse_profile(MINIMAL).renamed_scopes() == {}
+
+
+def test_a_miscased_spec_name_becomes_the_same_miscasing_of_the_deployment_name() -> None:
+    profile = parse_profile(MINIMAL | {"scopes": {"profile": "mb:profile", "tag": "mb:tag"}})
+    assert profile.scope("Profile") == "Mb:profile"
+    assert profile.scope("TAG") == "MB:TAG"
+    assert profile.scope("Profile") != profile.scope("profile")
+
+
+@pytest.mark.parametrize("value", [True, "clock", 1])
+def test_a_test_clock_without_a_path_is_refused(value: object) -> None:
+    with pytest.raises(ProfileError, match="test_clock needs the URL path"):
+        parse_profile(MINIMAL | {"capabilities": {"test_clock": value}})
+
+
+def test_the_capability_values_are_read_and_checked() -> None:
+    def capabilities(**table: object):
+        return parse_profile(MINIMAL | {"capabilities": table}).capabilities
+
+    assert capabilities(test_clock="/_test/clock").test_clock == "/_test/clock"
+    assert capabilities(test_clock="").test_clock is None
+    assert capabilities(manual_revocation=True).manual_revocation
+    none = capabilities(manual_revocation="none")
+    assert none.no_manual_revocation and not none.manual_revocation
+    assert not capabilities().no_manual_revocation
+    with pytest.raises(ProfileError, match="manual_revocation"):
+        capabilities(manual_revocation="sometimes")
+    with pytest.raises(ProfileError, match="oob is true or false"):
+        capabilities(oob="no")
+
+
+def test_further_registered_redirect_uris_are_read() -> None:
+    web = MINIMAL["clients"]["web"] | {"more_redirect_uris": ["https://c/cb2"]}
+    profile = parse_profile(MINIMAL | {"clients": {"web": web}})
+    assert profile.client("web").more_redirect_uris == ("https://c/cb2",)
+    assert parse_profile(MINIMAL).client("web").more_redirect_uris == ()
