@@ -49,6 +49,15 @@ Feature: Code exchange
     Then the application receives an access token
     And the response carries a refresh token
 
+  @TOKEN-REFRESH-OFFLINE @spec
+  Scenario: Offline access with the default approval prompt gives a refresh token on the first exchange
+    Given a web application registered with the service
+    When the application asks for offline access to scopes the user has not approved before
+    And the user approves the request on the consent page
+    And the application exchanges the code
+    Then the application receives an access token
+    And the response carries a refresh token
+
   @TOKEN-NO-REFRESH-ONLINE @spec
   Scenario: An online web application receives no refresh token
     Given an authorization code issued to the web application
@@ -92,10 +101,20 @@ Feature: Code exchange
     Then the token endpoint answers 400 with the error "invalid_request"
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario: A code exchange with the wrong client secret is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with a wrong client secret
+  Scenario Outline: A code exchange of the <kind> application with <secret> is refused
+    Given an authorization code issued to the <kind> application
+    When the application exchanges the code with <secret>
     Then the exchange is refused
+
+    Examples:
+      | kind      | secret                                            |
+      | web       | a wrong client secret                             |
+      | web       | its client secret with the last character changed |
+      | web       | its client secret without the last character      |
+      | web       | its client secret with a character added          |
+      | web       | an empty client secret                            |
+      | installed | its client secret with the last character changed |
+      | installed | its client secret with a character added          |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
   Scenario: Wrong client credentials are answered invalid_client
@@ -109,6 +128,18 @@ Feature: Code exchange
     When the application exchanges a code the service never issued
     Then the token endpoint answers 400 with the error "invalid_grant"
 
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario Outline: A code that only resembles the issued one is answered invalid_grant: <change>
+    Given an authorization code issued to the web application
+    When the application exchanges the code <change>
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+    Examples:
+      | change                          |
+      | with its last character changed |
+      | without its last character      |
+      | with a character added          |
+
   @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
   Scenario Outline: The grant type "<grant_type>" is answered unsupported_grant_type
     Given a web application registered with the service
@@ -121,10 +152,20 @@ Feature: Code exchange
       | client_credentials |
 
   @TOKEN-REDIRECT-URI-REGISTERED @spec
-  Scenario: A code exchange with a redirect URI other than the registered one is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with the redirect URI "https://attacker.example/callback"
+  Scenario Outline: A code exchange with a redirect URI that is not exactly the registered one is refused: <change>
+    Given an authorization code issued to the <kind> application
+    When the application exchanges the code with the registered redirect URI changed <change>
     Then the exchange is refused
+
+    Examples:
+      | kind      | change                         |
+      | web       | to another host                |
+      | web       | by a path segment added        |
+      | web       | by a trailing slash            |
+      | web       | by an extra query parameter    |
+      | web       | to upper case in its path      |
+      | installed | to another host                |
+      | installed | by a user name before the host |
 
   @TOKEN-REDIRECT-URI-SAME @rfc
   Scenario: A code is exchanged only with the redirect URI it was issued for
