@@ -13,7 +13,7 @@ Feature: Authorization request
 
   @AUTHZ-STATE-ECHO @spec
   Scenario Outline: The state of the request comes back unchanged: <state>
-    Given a web application registered with the service
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries the state "<state>"
     And the user approves the request
@@ -21,10 +21,11 @@ Feature: Authorization request
     And the redirect carries the state "<state>"
 
     Examples:
-      | state                          |
-      | a b&c=d/é~%                    |
-      | 1+1=2 %2B%41%zz #top ?x=&y;z   |
-      | Grüße, 東京 🎵 "quoted"         |
+      | application              | state                          |
+      | a web application        | a b&c=d/é~%                    |
+      | a web application        | 1+1=2 %2B%41%zz #top ?x=&y;z   |
+      | a web application        | Grüße, 東京 🎵 "quoted"         |
+      | an installed application | 1+1=2 %2B%41%zz #top ?x=&y;z   |
 
   @AUTHZ-REQUIRED-PARAMS @spec
   Scenario Outline: A request without <parameter> never yields a code

@@ -27,6 +27,7 @@ APPS = {
     "web": "web",
     "installed application": "installed",
     "installed": "installed",
+    "second web": "other_web",
 }
 
 
@@ -65,12 +66,19 @@ def different_client_ids(scene: Scene) -> None:
     assert scene.app().client_id != scene.other.client_id
 
 
+@then("every registered application has a Client ID of its own")
+def unique_client_ids(profile: Profile) -> None:
+    """Spec 2.1: unique, whatever the application type."""
+    ids = [client.client_id for client in profile.clients.values()]
+    assert len(set(ids)) == len(ids), f"{len(ids)} applications share {len(set(ids))} Client IDs"
+
+
 # --- codes and grants a scenario starts from ---------------------------------------------
 
 
 @given(
     parsers.re(
-        r"an authorization code issued to the (?P<kind>web|installed) application"
+        r"an authorization code issued to the (?P<kind>web|installed|second web) application"
         r"(?P<offline> for offline access)?"
     )
 )

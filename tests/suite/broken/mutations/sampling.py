@@ -159,3 +159,84 @@ async def code_prefix_accepted(req: ProxyRequest, forward: Forward, ctx: Context
     resp = await forward(req)
     remember_code(ctx, req, resp)
     return resp
+
+
+def _role(ctx: Context, client_id: str | None) -> str | None:
+    found = ctx.client_by_id(client_id)
+    return found[0] if found else None
+
+
+@mutation(
+    "expires-in-wrong-online",
+    "an online web application's tokens are said to last 7200 seconds (offline ones 3600)",
+    breaks={"TOKEN-EXPIRES-IN-3600"},
+    also={"TOKEN-RESPONSE-ACCESS-TOKEN", "TOKEN-TYPE-BEARER"},
+)
+async def expires_in_wrong_online(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    if isinstance(data, dict) and "refresh_token" not in data:
+        data["expires_in"] = 7200
+        resp.set_json(data)
+    return resp
+
+
+@mutation(
+    "pkce-ignored-installed",
+    "PKCE is not applied to the installed application (it is to the web application)",
+    breaks={"PKCE-VERIFIER-MISMATCH"},
+    also={"PKCE-S256", "PKCE-PLAIN", "PKCE-VERIFIER-MISSING"},
+)
+async def pkce_ignored_installed(req: ProxyRequest, forward: Forward, ctx: Context):
+    if is_authorize(req) and _role(ctx, req.query_value("client_id")) == "installed":
+        pkce = ("code_challenge", "code_challenge_method")
+        req.query = [(k, v) for k, v in req.query if k not in pkce]
+    elif grant(req) and _role(ctx, req.param("client_id")) == "installed":
+        set_form_value(req, "code_verifier", None)
+    return await forward(req)
+
+
+@mutation(
+    "installed-secret-optional",
+    "the installed application may leave out its client secret",
+    breaks={"TOKEN-REQUIRED-PARAMS"},
+    also={"TOKEN-REFRESH-INSTALLED", "AUTH-TOKEN-CLIENT-SECRET"},
+)
+async def installed_secret_optional(req: ProxyRequest, forward: Forward, ctx: Context):
+    found = ctx.client_by_id(req.param("client_id")) if grant(req) else None
+    if found and found[0] == "installed" and req.param("client_secret") is None:
+        set_form_value(req, "client_secret", found[1]["client_secret"])
+    return await forward(req)
+
+
+@mutation(
+    "code-reusable-installed",
+    "the installed application may exchange a code again (and gets the same tokens)",
+    breaks={"TOKEN-CODE-SINGLE-USE"},
+    also={"TOKEN-CODE-EXCHANGE", "TOKEN-REFRESH-INSTALLED"},
+)
+async def code_reusable_installed(req: ProxyRequest, forward: Forward, ctx: Context):
+    answered = ctx.state.setdefault("answered", {})
+    code = req.param("code") if grant(req) == "authorization_code" else None
+    installed = _role(ctx, req.param("client_id")) == "installed"
+    if code and installed and code in answered:
+        return json_response(200, answered[code])
+    resp = await forward(req)
+    if code and installed and resp.status == 200:
+        answered[code] = resp.json()
+    return resp
+
+
+@mutation(
+    "state-dropped-on-loopback",
+    "a success redirect to a localhost URI leaves out state (one to the web application keeps it)",
+    breaks={"AUTHZ-STATE-ECHO"},
+    also={"AUTHZ-STATE-ON-ERROR", "DESKTOP-LOCALHOST-ANY-PORT"},
+)
+async def state_dropped_on_loopback(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    params = resp.location_params()
+    location = resp.header("location") or ""
+    if is_authorize(req) and "code" in params and urlsplit(location).hostname in LOOPBACK:
+        resp.set_location_params([(k, v) for k, v in params.items() if k != "state"])
+    return resp
