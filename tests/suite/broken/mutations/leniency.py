@@ -30,6 +30,7 @@ from tests.suite.broken.registry import TOKEN, USERINFO, mutation
         "REFRESH-REQUIRED-PARAMS",
         "TOKEN-CROSS-CLIENT-CODE",
         "PKCE-VERIFIER-MISSING",
+        "REVOKE-REFRESH-WHOLE-GRANT",
     },
 )
 async def token_errors_200(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
@@ -49,7 +50,13 @@ async def token_errors_200(req: ProxyRequest, forward: Forward, ctx: Context) ->
         "USERINFO-ERR-INVALID-TOKEN",
         "USERINFO-ERR-INSUFFICIENT-SCOPE",
     },
-    also={"AUTH-BEARER-ONLY", "SCOPE-PROFILE-WITHHELD", "USERINFO-HEADER"},
+    also={
+        "AUTH-BEARER-ONLY",
+        "SCOPE-PROFILE-WITHHELD",
+        "USERINFO-HEADER",
+        "REVOKE-ONLINE-WHOLE-GRANT",
+        "REVOKE-ACCESS-KEEPS-REFRESH",
+    },
 )
 async def userinfo_refusals_200(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
