@@ -67,6 +67,18 @@ Feature: User information
     When the application asks for the user's profile with a token the service never issued
     Then the service answers 401 with a Bearer challenge with the error "invalid_token"
 
+  @USERINFO-ERR-INVALID-TOKEN @rfc
+  Scenario Outline: A token that only resembles an issued one is answered invalid_token: <change>
+    Given the user has granted the web application offline access to "profile email"
+    When the application asks for the user's profile with its access token <change>
+    Then the service answers 401 with a Bearer challenge with the error "invalid_token"
+
+    Examples:
+      | change                          |
+      | with its last character changed |
+      | without its last character      |
+      | with a character added          |
+
   @USERINFO-ERR-INSUFFICIENT-SCOPE @rfc
   Scenario: A token without the profile scope is answered insufficient_scope
     Given the user has granted the web application access to "tag"

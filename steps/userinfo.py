@@ -14,7 +14,7 @@ from steps.observations import Observations
 from steps.profile import Profile
 from steps.scene import Scene
 from steps.service import Service, json_body
-from steps.token import NEVER_ISSUED
+from steps.token import NEVER_ISSUED, near_miss
 
 WAYS = {
     "in the Authorization header": "header",
@@ -61,6 +61,19 @@ def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
 def ask_profile_no_token(scene: Scene, service: Service) -> None:
     """No credentials."""
     scene.keep(service.userinfo(None))
+
+
+@when(
+    parsers.re(
+        r"the application asks for the user's profile with its access token "
+        r"(?P<how>with its last character changed|without its last character"
+        r"|with a character added)"
+    )
+)
+def ask_profile_near_token(scene: Scene, service: Service, how: str) -> None:
+    """A token that shares all but its end with the grant's access token, in the header."""
+    token = near_miss(_access_token(scene), how.replace("its last", "the last"))
+    scene.keep(service.userinfo(token))
 
 
 @when("the application asks for the user's profile with a token the service never issued")
