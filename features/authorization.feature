@@ -12,13 +12,20 @@ Feature: Authorization request
     Then the application receives an authorization code
 
   @AUTHZ-STATE-ECHO @spec
-  Scenario: The state of the request comes back unchanged
-    Given a web application registered with the service
+  Scenario Outline: The state of the request comes back unchanged: <state>
+    Given <application> registered with the service
     When the application asks for the "profile" scope
-    And the request carries the state "a b&c=d/é~%"
+    And the request carries the state "<state>"
     And the user approves the request
     Then the application receives an authorization code
-    And the redirect carries the state "a b&c=d/é~%"
+    And the redirect carries the state "<state>"
+
+    Examples:
+      | application              | state                          |
+      | a web application        | a b&c=d/é~%                    |
+      | a web application        | 1+1=2 %2B%41%zz #top ?x=&y;z   |
+      | a web application        | Grüße, 東京 🎵 "quoted"         |
+      | an installed application | 1+1=2 %2B%41%zz #top ?x=&y;z   |
 
   @AUTHZ-REQUIRED-PARAMS @spec
   Scenario Outline: A request without <parameter> never yields a code
@@ -85,37 +92,67 @@ Feature: Authorization request
 
   @AUTHZ-ERR-BAD-REDIRECT @spec
   Scenario Outline: A redirect URI that is not the registered one is refused: <change>
-    Given a web application registered with the service
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries the registered redirect URI changed <change>
     And the user opens the authorization page
     Then the service shows an error page without sending the user back
 
+    Examples: another URL
+      | application          | change                               |
+      | a web application    | to another host                      |
+      | a web application    | to another path                      |
+      | a web application    | to another scheme                    |
+      | a web application    | to another port                      |
+      | a web application    | to the out-of-band URI               |
+      | a web application    | to a localhost URI                   |
+      | a web application    | to a subdomain of its host           |
+      | a web application    | into the user name of another host   |
+      | an installed application | to another host                  |
+      | an installed application | to another scheme                |
+      | an installed application | to a subdomain of its host       |
+      | an installed application | into the user name of another host |
+
+    Examples: the registered URL plus a suffix is not the registered URL exactly
+      | application          | change                               |
+      | a web application    | by a path segment added              |
+      | a web application    | by a trailing slash                  |
+      | a web application    | by an extra query parameter          |
+      | a web application    | by a fragment                        |
+      | a web application    | by a dot segment in the path         |
+      | a web application    | to upper case in its path            |
+      | a web application    | by a user name before the host       |
+      | an installed application | by a user name before the host   |
+
+  @DESKTOP-LOOPBACK-PATH @spec
+  Scenario Outline: Only the port of the installed application's localhost URI may vary: <change>
+    Given an installed application registered with the service
+    When the application asks for the "profile" scope
+    And the request carries a localhost redirect URI on port 49152 changed <change>
+    And the user opens the authorization page
+    Then the service shows an error page without sending the user back
+
     Examples:
-      | change                   |
-      | to another host          |
-      | to another path          |
-      | to another scheme        |
-      | to another port          |
-      | to the out-of-band URI   |
-      | to a localhost URI       |
+      | change                       |
+      | to another path              |
+      | by a path segment added      |
+      | by a trailing slash          |
+      | by an extra query parameter  |
+      | by a fragment                |
+      | to upper case in its path    |
+      | by a dot segment in the path |
 
   @AUTHZ-REDIRECT-URI-BYPASS @rfc
-  Scenario Outline: A look-alike of the registered redirect URI is refused: <change>
-    Given a web application registered with the service
+  Scenario Outline: A spelling equivalent to the registered redirect URI is refused: <change>
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries the registered redirect URI changed <change>
     And the user opens the authorization page
     Then the service shows an error page without sending the user back
 
     Examples:
-      | change                                 |
-      | by an extra query parameter            |
-      | by a user name before the host         |
-      | into the user name of another host     |
-      | by a fragment                          |
-      | to upper case                          |
-      | by a percent-encoded character         |
-      | by a trailing slash                    |
-      | by a dot segment in the path           |
-      | to a subdomain of its host             |
+      | application              | change                          |
+      | a web application        | to upper case in its host       |
+      | a web application        | by a percent-encoded character  |
+      | an installed application | to upper case in its host       |
+      | an installed application | by a percent-encoded character  |

@@ -26,26 +26,54 @@ Feature: Code exchange
     Given a web application registered with the service
     And another web application registered with the service
     Then the two applications have different Client IDs
+    And every registered application has a Client ID of its own
 
   @TOKEN-RESPONSE-ACCESS-TOKEN @spec
-  Scenario: The token response is a JSON document with an access token
-    Given the user has granted the web application offline access to "profile email"
+  Scenario Outline: The token response is a JSON document with an access token: <grant>
+    Given the user has granted the <grant> to "<scope>"
     Then the code exchange answered a JSON document with the access token as a string
 
+    Examples:
+      | grant                              | scope         |
+      | web application offline access     | profile email |
+      | web application access             | profile       |
+      | installed application access       | profile email |
+
   @TOKEN-EXPIRES-IN-3600 @spec
-  Scenario: The access token of a code exchange lasts 3600 seconds
-    Given the user has granted the web application offline access to "profile email"
+  Scenario Outline: The access token of a code exchange lasts 3600 seconds: <grant>
+    Given the user has granted the <grant> to "<scope>"
     Then the code exchange said the access token lasts 3600 seconds
 
+    Examples:
+      | grant                              | scope         |
+      | web application offline access     | profile email |
+      | web application access             | profile       |
+      | installed application access       | profile email |
+
   @TOKEN-TYPE-BEARER @spec
-  Scenario: The access token of a code exchange is a bearer token
-    Given the user has granted the web application offline access to "profile email"
+  Scenario Outline: The access token of a code exchange is a bearer token: <grant>
+    Given the user has granted the <grant> to "<scope>"
     Then the code exchange said the token type is Bearer
+
+    Examples:
+      | grant                              | scope         |
+      | web application offline access     | profile email |
+      | web application access             | profile       |
+      | installed application access       | profile email |
 
   @TOKEN-REFRESH-OFFLINE @spec
   Scenario: A web application with offline access receives a refresh token
     Given an authorization code issued to the web application for offline access
     When the application exchanges the code
+    Then the application receives an access token
+    And the response carries a refresh token
+
+  @TOKEN-REFRESH-OFFLINE @spec
+  Scenario: Offline access with the default approval prompt gives a refresh token on the first exchange
+    Given a web application registered with the service
+    When the application asks for offline access to scopes the user has not approved before
+    And the user approves the request on the consent page
+    And the application exchanges the code
     Then the application receives an access token
     And the response carries a refresh token
 
@@ -57,11 +85,16 @@ Feature: Code exchange
     And the response carries no refresh token
 
   @TOKEN-CODE-SINGLE-USE @spec
-  Scenario: A code is exchanged only once
-    Given an authorization code issued to the web application
+  Scenario Outline: A code of the <kind> application is exchanged only once
+    Given an authorization code issued to the <kind> application
     When the application exchanges the code
     And the application exchanges the code again
     Then the exchange is refused
+
+    Examples:
+      | kind      |
+      | web       |
+      | installed |
 
   @TOKEN-CODE-REPLAY-REVOKES @rfc
   Scenario: Presenting a used code again revokes the tokens issued from it
@@ -85,6 +118,12 @@ Feature: Code exchange
       | client_secret |
       | redirect_uri  |
 
+  @TOKEN-REQUIRED-PARAMS @spec
+  Scenario: An installed application's code exchange without its client secret is refused
+    Given an authorization code issued to the installed application
+    When the application exchanges the code without the client_secret field
+    Then the exchange is refused
+
   @TOKEN-ERR-INVALID-REQUEST @rfc
   Scenario: A code exchange without a code is answered invalid_request
     Given a web application registered with the service
@@ -92,10 +131,18 @@ Feature: Code exchange
     Then the token endpoint answers 400 with the error "invalid_request"
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario: A code exchange with the wrong client secret is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with a wrong client secret
+  Scenario Outline: A code exchange of the <kind> application with <secret> is refused
+    Given an authorization code issued to the <kind> application
+    When the application exchanges the code with <secret>
     Then the exchange is refused
+
+    Examples:
+      | kind       | secret                                            |
+      | web        | a wrong client secret                             |
+      | second web | its client secret with the last character changed |
+      | second web | its client secret without the last character      |
+      | installed  | its client secret with a character added          |
+      | installed  | its client secret with the last character changed |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
   Scenario: Wrong client credentials are answered invalid_client
@@ -109,6 +156,17 @@ Feature: Code exchange
     When the application exchanges a code the service never issued
     Then the token endpoint answers 400 with the error "invalid_grant"
 
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario Outline: A code that only resembles the issued one is answered invalid_grant: <change>
+    Given an authorization code issued to the installed application
+    When the application exchanges the code <change>
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+    Examples:
+      | change                          |
+      | without its last character      |
+      | with a character added          |
+
   @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
   Scenario Outline: The grant type "<grant_type>" is answered unsupported_grant_type
     Given a web application registered with the service
@@ -121,10 +179,18 @@ Feature: Code exchange
       | client_credentials |
 
   @TOKEN-REDIRECT-URI-REGISTERED @spec
-  Scenario: A code exchange with a redirect URI other than the registered one is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with the redirect URI "https://attacker.example/callback"
+  Scenario Outline: A code exchange with a redirect URI that is not exactly the registered one is refused: <change>
+    Given an authorization code issued to the <kind> application
+    When the application exchanges the code with the registered redirect URI changed <change>
     Then the exchange is refused
+
+    Examples:
+      | kind       | change                         |
+      | web        | to another host                |
+      | second web | by a path segment added        |
+      | second web | by an extra query parameter    |
+      | installed  | to another host                |
+      | installed  | by a user name before the host |
 
   @TOKEN-REDIRECT-URI-SAME @rfc
   Scenario: A code is exchanged only with the redirect URI it was issued for

@@ -12,14 +12,20 @@ Feature: Consent and approval
     Then the application receives the error "access_denied"
 
   @AUTHZ-STATE-ON-ERROR @spec
-  Scenario: The state comes back unchanged with an error
+  Scenario Outline: The state comes back unchanged with every kind of error: <error>
     Given a web application registered with the service
-    When the application asks for the "profile" scope
-    And the request asks to always show the consent page
-    And the request carries the state "refused/é 1"
-    And the user denies the request
-    Then the application receives the error "access_denied"
-    And the redirect carries the state "refused/é 1"
+    When the application asks for the "<scope>" scope
+    And the request <differs>
+    And the request carries the state "<state>"
+    And the user <acts>
+    Then the error redirect carries the state "<state>"
+
+    Examples:
+      | error                     | scope            | differs                                         | acts                         | state                     |
+      | access_denied             | profile          | asks to always show the consent page            | denies the request           | refused/é 1+1=2 %41&x#y   |
+      | invalid_scope             | profile nonsense | asks to always show the consent page            | opens the authorization page | bad scope+%2F &a=b#c ü    |
+      | unsupported_response_type | profile          | uses the response type "token"                  | opens the authorization page | rt+%25 &t=1#f 東京          |
+      | invalid_request           | profile          | carries a code challenge with the method "S512" | opens the authorization page | pkce+%3D &m=S512#x ñ      |
 
   @AUTHZ-APPROVAL-AUTO @spec
   Scenario: A web application that already has consent for the same scopes is not asked again

@@ -31,7 +31,7 @@ Feature: Desktop applications
     Then the application receives an access token
     And the response carries a refresh token
 
-  @DESKTOP-LOOPBACK-PATH @rfc
+  @DESKTOP-LOOPBACK-PATH @spec
   Scenario: A localhost redirect URI with another path is refused
     Given an installed application registered with the service
     When the application asks for the "profile" scope

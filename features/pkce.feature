@@ -12,13 +12,18 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
   @PKCE-S256 @spec
-  Scenario: An S256 challenge is met by its verifier
-    Given a web application registered with the service
+  Scenario Outline: An S256 challenge is met by its verifier (<application>)
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries an S256 code challenge
     And the user approves the request
     And the application exchanges the code with the matching code verifier
     Then the application receives an access token
+
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
 
   @PKCE-PLAIN @spec
   Scenario: A plain challenge is met by its verifier
@@ -39,8 +44,8 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
   @PKCE-VERIFIER-MISMATCH @VERSION-PKCE @spec
-  Scenario Outline: A verifier that does not agree with the <method> challenge is rejected: <verifier>
-    Given a web application registered with the service
+  Scenario Outline: A verifier that does not agree with the <method> challenge is rejected: <verifier> (<application>)
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries a <method> code challenge
     And the user approves the request
@@ -48,10 +53,11 @@ Feature: Proof Key for Code Exchange
     Then the exchange is refused
 
     Examples:
-      | method | verifier                            |
-      | S256   | a different code verifier           |
-      | S256   | the challenge as its code verifier  |
-      | plain  | a different code verifier           |
+      | application              | method | verifier                           |
+      | a web application        | S256   | a different code verifier          |
+      | a web application        | S256   | the challenge as its code verifier |
+      | a web application        | plain  | a different code verifier          |
+      | an installed application | S256   | a different code verifier          |
 
   @PKCE-VERIFIER-MISSING @rfc
   Scenario: A code issued for a challenge is not exchanged without the verifier

@@ -16,7 +16,13 @@ Feature: Transport
       | user information |
 
   @BEARER-HTTP-IGNORED @spec
-  Scenario: A bearer token sent over plain HTTP is ignored
+  Scenario Outline: A bearer token sent over plain HTTP is ignored: the token <way>
     Given the user has just granted the web application access to "profile rating"
-    When the application asks for the user's profile over plain HTTP
+    When the application asks for the user's profile over plain HTTP with the token <way>
     Then the service does not return the user's profile
+
+    Examples:
+      | way                           |
+      | in the Authorization header   |
+      | in a form body                |
+      | in the query string           |

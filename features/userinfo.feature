@@ -33,6 +33,28 @@ Feature: User information
       | Basic  |
       | Token  |
 
+  @SCOPE-PROFILE-WITHHELD @spec
+  Scenario Outline: Without the profile scope the user's profile is not shown, with the token <way>
+    Given the user has granted the web application access to "tag"
+    When the application asks for the user's profile with the token <way>
+    Then the service does not return the user's profile
+
+    Examples:
+      | way                 |
+      | in a form body      |
+      | in the query string |
+
+  @SCOPE-EMAIL-WITHHELD @spec
+  Scenario Outline: Without the email scope the user's email is not shown, with the token <way>
+    Given the user has granted the web application access to "profile"
+    When the application asks for the user's profile with the token <way>
+    Then the user's email is not revealed
+
+    Examples:
+      | way                 |
+      | in a form body      |
+      | in the query string |
+
   @USERINFO-ERR-NO-TOKEN @rfc
   Scenario: A request without a token is challenged
     Given a web application registered with the service
@@ -44,6 +66,18 @@ Feature: User information
     Given a web application registered with the service
     When the application asks for the user's profile with a token the service never issued
     Then the service answers 401 with a Bearer challenge with the error "invalid_token"
+
+  @USERINFO-ERR-INVALID-TOKEN @rfc
+  Scenario Outline: A token that only resembles an issued one is answered invalid_token: <change>
+    Given the user has granted the web application offline access to "profile email"
+    When the application asks for the user's profile with its access token <change>
+    Then the service answers 401 with a Bearer challenge with the error "invalid_token"
+
+    Examples:
+      | change                          |
+      | with its last character changed |
+      | without its last character      |
+      | with a character added          |
 
   @USERINFO-ERR-INSUFFICIENT-SCOPE @rfc
   Scenario: A token without the profile scope is answered insufficient_scope

@@ -14,6 +14,7 @@ from steps.consent import ConsentDriver, RedirectResult, ServicePage
 from steps.grants import Authorizer, GrantCache
 from steps.http import HttpLayer
 from steps.observations import Observations
+from steps.outcomes import NotChecked
 from steps.pkce import challenge_for, malformed_challenge, new_verifier
 from steps.profile import Profile
 from steps.scene import AuthRequest, Scene
@@ -26,6 +27,7 @@ APPS = {
     "web": "web",
     "installed application": "installed",
     "installed": "installed",
+    "second web": "other_web",
 }
 
 
@@ -57,12 +59,19 @@ def different_client_ids(scene: Scene) -> None:
     assert scene.app().client_id != scene.other.client_id
 
 
+@then("every registered application has a Client ID of its own")
+def unique_client_ids(profile: Profile) -> None:
+    """Spec 2.1: unique, whatever the application type."""
+    ids = [client.client_id for client in profile.clients.values()]
+    assert len(set(ids)) == len(ids), f"{len(ids)} applications share {len(set(ids))} Client IDs"
+
+
 # --- codes and grants a scenario starts from ---------------------------------------------
 
 
 @given(
     parsers.re(
-        r"an authorization code issued to the (?P<kind>web|installed) application"
+        r"an authorization code issued to the (?P<kind>web|installed|second web) application"
         r"(?P<offline> for offline access)?"
     )
 )
@@ -117,6 +126,21 @@ def asks_for_new_scopes(scene: Scene, service: Service) -> None:
     """A random scope set; on a long-lived deployment an earlier run may have approved it."""
     scope = " ".join(random.sample(ALL_SCOPES[2:], k=random.randint(3, 5)))
     scene.request = AuthRequest(scene.app(), service.authorize_params(scene.app(), scope))
+
+
+def _new_scope_set() -> str:
+    """A random set with `email` and one to four of the tag-like scopes (perhaps `profile`):
+    one of 60, none of which another scenario approves or expects to be new (those draw from
+    the tag-like scopes alone, or ask for "profile email")."""
+    chosen = random.sample(ALL_SCOPES[2:], k=random.randint(1, 4))
+    return " ".join(["email", *chosen, *(["profile"] if random.random() < 0.5 else [])])
+
+
+@step("the application asks for offline access to scopes the user has not approved before")
+def asks_offline_new_scopes(scene: Scene, service: Service) -> None:
+    """access_type=offline with the default approval prompt (auto), for a new scope set."""
+    params = service.authorize_params(scene.app(), _new_scope_set())
+    scene.request = AuthRequest(scene.app(), params | {"access_type": "offline"})
 
 
 def _request(scene: Scene) -> AuthRequest:
@@ -178,6 +202,19 @@ LOCALHOST_STEP = (
     r"(?:port (?P<port>\d+)|a port of its choosing)"
     r'(?: with the path "(?P<path>[^"]*)")?'
 )
+
+
+@step(
+    parsers.re(
+        r"the request carries a localhost redirect URI on port (?P<port>\d+) changed (?P<change>.+)"
+    )
+)
+def localhost_redirect_changed(scene: Scene, port: str, change: str) -> None:
+    """The registered loopback URI on a port of the application's choosing (allowed), changed
+    in one more way (not allowed: spec 4.1 lets only the port vary)."""
+    request = _request(scene)
+    uri = loopback_uri(request.client.redirect_uri, int(port))
+    request.params["redirect_uri"] = change_uri(uri, change)
 
 
 @step(parsers.re(LOCALHOST_STEP))
@@ -260,6 +297,30 @@ def user_approves(
     _visit(scene, service, observations, http, driver.approve)
 
 
+FIRST_APPROVAL_TRIES = 5
+
+
+@step("the user approves the request on the consent page")
+def user_approves_on_consent_page(
+    scene: Scene,
+    driver: ConsentDriver,
+    service: Service,
+    observations: Observations,
+    http: HttpLayer,
+) -> None:
+    """Approve a scope set the user sees for the first time (spec 4.1: offline access is about
+    the first code exchange for a user). A set approved before (on a long-lived deployment)
+    is given up for another random one; the code issued without the page is left unused."""
+    for _ in range(FIRST_APPROVAL_TRIES):
+        _visit(scene, service, observations, http, driver.approve)
+        outcome = scene.outcome
+        if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
+            return
+        params = _request(scene).params
+        params["scope"] = service.profile.scope(_new_scope_set())
+    raise NotChecked("every scope set tried had been approved before: no first approval")
+
+
 @step("the user denies the request")
 def user_denies(
     scene: Scene,
@@ -331,6 +392,19 @@ def receives_error(scene: Scene, error: str) -> None:
         assert _target_of(redirect.url) == _target_of(expected), (
             f"the error went to {_target_of(redirect.url)}, not to {expected}"
         )
+
+
+@then(parsers.parse('the error redirect carries the state "{state}"'))
+def error_carries_state(scene: Scene, state: str) -> None:
+    """Spec 4.1: a failure redirect carries `error` and the `state` that was sent. Which error
+    the service names is another rule's business; without an error redirect at all there is
+    no state to check (the rule about that kind of error says so)."""
+    outcome = scene.outcome
+    if not (isinstance(outcome, RedirectResult) and outcome.error):
+        raise NotChecked(f"the service sent no error redirect to check the state of: {outcome}")
+    assert outcome.state == state, (
+        f"state came back as {outcome.state!r} with error={outcome.error!r}, sent {state!r}"
+    )
 
 
 @then("the service shows an error page without sending the user back")
@@ -425,6 +499,7 @@ def change_uri(registered: str, change: str) -> str:
     changes = {
         "to another host": lambda: parts._replace(netloc=f"attacker.example{port}"),
         "to another path": lambda: parts._replace(path="/elsewhere"),
+        "by a path segment added": lambda: parts._replace(path=path.rstrip("/") + "/more"),
         "to another scheme": lambda: parts._replace(
             scheme="http" if parts.scheme == "https" else "https"
         ),
@@ -437,7 +512,8 @@ def change_uri(registered: str, change: str) -> str:
             netloc=f"{parts.netloc}@attacker.example"
         ),
         "by a fragment": lambda: parts._replace(fragment="fragment"),
-        "to upper case": lambda: parts._replace(netloc=parts.netloc.upper(), path=path.upper()),
+        "to upper case in its path": lambda: parts._replace(path=path.upper()),
+        "to upper case in its host": lambda: parts._replace(netloc=parts.netloc.upper()),
         "by a percent-encoded character": lambda: parts._replace(path=_encode_first_letter(path)),
         "by a trailing slash": lambda: parts._replace(path=path + "/"),
         "by a dot segment in the path": lambda: parts._replace(

@@ -160,8 +160,11 @@ class Service:
         raise ValueError(f"unknown token transport {how!r}")
 
     def token_works(self, token: str) -> bool:
-        """Whether the service accepts the access token (the user information answers)."""
-        return self.userinfo(token).status_code == 200
+        """Whether the service accepts the access token: the user information answers with the
+        user's name (spec 7.2 does not show the answer to a refused token, so a 200 without
+        the user's data is a refusal too)."""
+        response = self.userinfo(token)
+        return response.status_code == 200 and self.profile.user.username in response.text
 
     def _post(self, endpoint: str, fields: Mapping[str, str], *, in_query: bool) -> httpx.Response:
         url = self.profile.url(endpoint)

@@ -90,7 +90,8 @@ def test_rule_and_level_options_select_scenarios(target: Target, tmp_path: Path)
     )
     assert status == 0, output[-2000:]
     assert sorted(r for s in results["scenarios"] for r in s["rules"]) == [
-        "PKCE-S256",
+        "PKCE-S256",  # the web application
+        "PKCE-S256",  # the installed application
         "USERINFO-QUERY",
     ]
     status, results, _ = run_suite(target, tmp_path, "--level", "info", "features/")

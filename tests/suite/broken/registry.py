@@ -35,6 +35,8 @@ class Mutation:
     also: frozenset[str] = frozenset()
     profile: dict[str, Any] = field(default_factory=dict)  # overrides for this run's profile
     known_gap: str = ""  # why the suite does not catch it yet (the test expects the miss)
+    #: Not broken at all: a way a conforming server may answer that the suite must pass.
+    conforming: bool = False
 
     @property
     def selection(self) -> frozenset[str]:
@@ -58,6 +60,19 @@ def mutation(
     def register(handler: Handler) -> Handler:
         MUTATIONS[name] = Mutation(
             name, summary, handler, frozenset(breaks), frozenset(also), profile or {}, known_gap
+        )
+        return handler
+
+    return register
+
+
+def variant(name: str, summary: str, rules: Iterable[str]) -> Callable[[Handler], Handler]:
+    """Register a conforming variant: a target that answers differently from the bundled
+    server where the spec allows it, on which every one of `rules` must pass."""
+
+    def register(handler: Handler) -> Handler:
+        MUTATIONS[name] = Mutation(
+            name, summary, handler, frozenset(), frozenset(rules), conforming=True
         )
         return handler
 

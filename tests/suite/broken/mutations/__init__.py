@@ -5,8 +5,32 @@ rules the suite must report as failing (spec) or warning (rfc), `also` the rules
 that must still pass. Rule ids are those of features/rules.toml (a test checks they exist).
 """
 
-from tests.suite.broken.mutations import authorize, pkce, revoke, token, transport, userinfo
+from tests.suite.broken.mutations import (
+    authorize,
+    conforming,
+    exact_match,
+    leniency,
+    pkce,
+    revoke,
+    sampling,
+    token,
+    transport,
+    userinfo,
+)
 from tests.suite.broken.mutations import families as _families  # noqa: F401 - issue 9
 from tests.suite.broken.registry import MUTATIONS, Mutation
 
-__all__ = ["MUTATIONS", "Mutation", "authorize", "pkce", "revoke", "token", "transport", "userinfo"]
+__all__ = [
+    "MUTATIONS",
+    "Mutation",
+    "authorize",
+    "conforming",
+    "exact_match",
+    "leniency",
+    "pkce",
+    "revoke",
+    "sampling",
+    "token",
+    "transport",
+    "userinfo",
+]

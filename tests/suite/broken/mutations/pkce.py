@@ -30,10 +30,14 @@ from tests.suite.broken.registry import mutation
 async def pkce_verifier_not_checked(req: ProxyRequest, forward: Forward, ctx: Context):
     """The proxy swaps the challenge for its own, then the verifier for the matching one."""
     verifiers = ctx.state.setdefault("verifier", {})
+    made = ctx.state.setdefault("made", {})  # the proxy's challenges (a consent form posts them)
     own = None
     challenge, method = req.query_value("code_challenge"), req.query_value("code_challenge_method")
-    if is_authorize(req) and challenge and _well_formed(challenge, method):
+    if is_authorize(req) and challenge in made:
+        own = made[challenge]
+    elif is_authorize(req) and challenge and _well_formed(challenge, method):
         own = _proxy_verifier(challenge)
+        made[s256(own)] = own
         drop_query(req, "code_challenge", "code_challenge_method")
         req.query += [("code_challenge", s256(own)), ("code_challenge_method", "S256")]
     if grant(req) == "authorization_code" and req.param("code_verifier") is not None:
