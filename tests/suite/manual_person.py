@@ -57,7 +57,8 @@ class Person:
         self.answered[kind] = self.answered.get(kind, 0) + 1
         if log := os.environ.get("MB_PERSON_LOG"):
             with Path(log).open("a", encoding="utf-8") as handle:
-                handle.write(kind + "\n")
+                test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+                handle.write(f"{kind} {test}\n")
         return answer
 
     def _say(self, outcome: object) -> str:

@@ -3,21 +3,27 @@ drivers against a real bundled server."""
 
 from __future__ import annotations
 
+import os
+import pty
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
+from steps.consent.base import UnrecognisedPage
 from steps.consent.html import find_form, parse_forms
-from steps.consent.manual import Console, ManualDriver
+from steps.consent.manual import Console, ManualDriver, NoTerminal
 from steps.consent.presets import PRESETS, resolve_preset
 from steps.http import HttpLayer
+from steps.outcomes import NotChecked
 from steps.plugin import estimate_approvals
 from steps.profile import ConsentSettings, Profile, load_profile
 from steps.service import Service, json_body
+from tests.suite.mb_pages import OOB, App, Site, serving
 from tests.suite.target import Target, bundled_target
 from tests.support.browser import chromium_path
 
@@ -87,6 +93,9 @@ class ScriptedConsole(Console):
         self.answers = answers
         self.prompts: list[str] = []
 
+    def check(self) -> None:
+        """A script needs no terminal."""
+
     def ask(self, text: str) -> str:
         self.prompts.append(text)
         return self.answers.pop(0)
@@ -97,29 +106,65 @@ def _manual(answers: list[str], profile: Profile) -> tuple[ManualDriver, Scripte
     return ManualDriver(profile, console), console
 
 
-def test_the_manual_driver_reads_a_pasted_redirect_and_counts_down(
+def test_the_manual_driver_reads_a_pasted_redirect_and_numbers_its_prompts(
     minimal_profile: Profile,
 ) -> None:
     driver, console = _manual(
-        ["https://client.example/callback?code=abc&state=s1"], minimal_profile
+        ["https://client.example/callback?code=abc&state=s1", "error"], minimal_profile
     )
-    driver.remaining = 3
     outcome = driver.approve("https://mb.example/oauth2/authorize?x=1")
     assert isinstance(outcome, RedirectResult) and (outcome.code, outcome.state) == ("abc", "s1")
-    assert "about 3 approval(s) left" in console.prompts[0]
+    assert "[prompt 1: approve]" in console.prompts[0]
     assert "https://mb.example/oauth2/authorize?x=1" in console.prompts[0]
-    assert driver.remaining == 2
+    driver.deny("https://mb.example/oauth2/authorize?x=2")
+    assert "[prompt 2: deny]" in console.prompts[1]
+    assert "left" not in " ".join(console.prompts)  # no estimate that can be wrong
+    assert driver.stats == {"approve": 1, "deny": 1, "open": 0, "revoke": 0}
 
 
 def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile: Profile) -> None:
-    driver, _ = _manual(["CoPiEdCoDe", "error", "consent"], minimal_profile)
+    driver, _ = _manual(["CoPiEdCoDe", "error", "consent", ""], minimal_profile)
     code = driver.approve("https://mb.example/a")
     assert isinstance(code, RedirectResult) and code.oob and code.code == "CoPiEdCoDe"
     page = driver.deny("https://mb.example/a")
     assert isinstance(page, ServicePage) and not page.consent
     consent = driver.open("https://mb.example/a")
     assert isinstance(consent, ServicePage) and consent.consent
+    driver.revoke_manually("client-1", "profile")
     assert driver.observes_pages is False
+    assert driver.stats == {"approve": 1, "deny": 1, "open": 1, "revoke": 1}
+    assert driver.prompts == 4
+    assert "4 prompt(s)" in driver.summary()
+
+
+def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
+    minimal_profile: Profile,
+) -> None:
+    driver, _ = _manual(["https://mb.example/oauth2/oob?code=Xy%2B1&state=s"], minimal_profile)
+    outcome = driver.approve("https://mb.example/oauth2/authorize?redirect_uri=urn")
+    assert isinstance(outcome, RedirectResult) and outcome.oob
+    assert (outcome.code, outcome.state) == ("Xy+1", "s")
+
+
+def test_the_console_talks_on_a_real_terminal(tmp_path: Path) -> None:
+    """A pty stands for the person's terminal: one "r+" handle cannot be opened on it."""
+    main, secondary = pty.openpty()
+    try:
+        os.write(main, b"my answer\n")
+        answer = Console(tty=os.ttyname(secondary)).ask("Question?\n> ")
+        shown = os.read(main, 1000).decode()
+    finally:
+        os.close(main)
+        os.close(secondary)
+    assert answer == "my answer"
+    assert "Question?" in shown
+
+
+def test_without_a_terminal_the_manual_driver_is_a_setup_error(minimal_profile: Profile) -> None:
+    console = Console(tty=str(Path("/nonexistent/tty")))
+    with pytest.raises(NoTerminal, match="needs a terminal") as failure:
+        ManualDriver(minimal_profile, console)
+    assert isinstance(failure.value, NotChecked)
 
 
 def fake_driver(profile: Profile, http: HttpLayer) -> ConsentDriver:
@@ -256,5 +301,152 @@ def test_the_browser_driver_gets_through_login_and_consent(
     driver = make_driver(profile, http)
     try:
         _exercise(driver, Service(profile, http), profile)
+    finally:
+        driver.close()
+
+
+def test_the_manual_driver_asks_only_when_the_service_wants_its_user(target: Target) -> None:
+    """Refusals before any login are read anonymously; a login page goes to the person."""
+    profile = _profile(target, "manual")
+    http = HttpLayer(profile.ca_file)
+    service = Service(profile, http)
+    answer = "https://client.example/callback?code=from-the-person"
+    console = ScriptedConsole([answer])
+    driver = make_driver(profile, http, console)
+
+    page = driver.open(
+        _authorize(service, profile, "web", redirect_uri="https://attacker.example/")
+    )
+    assert isinstance(page, ServicePage) and not page.consent and page.status == 400
+    refused = driver.approve(_authorize(service, profile, "web", scope="profile nonsense"))
+    assert isinstance(refused, RedirectResult) and refused.error == "invalid_scope"
+    assert console.prompts == []
+
+    approved = driver.approve(_authorize(service, profile, "web"))
+    assert isinstance(approved, RedirectResult) and approved.code == "from-the-person"
+    assert driver.stats == {"approve": 1, "deny": 0, "open": 0, "revoke": 0}
+
+
+def test_a_login_form_the_preset_does_not_know_is_a_setup_error(target: Target) -> None:
+    """Never the login page returned as "a service page" for error-page checks to accept."""
+    profile = _profile(target, "form")
+    form = {"login_form": "#sign-in"}
+    profile = replace(profile, consent=replace(profile.consent, form=form))
+    http = HttpLayer(profile.ca_file)
+    driver = make_driver(profile, http)
+    try:
+        for visit in (driver.open, driver.approve, driver.deny):
+            with pytest.raises(UnrecognisedPage, match="login form the preset does not recognise"):
+                visit(_authorize(Service(profile, http), profile, "web"))
+    finally:
+        driver.close()
+    assert issubclass(UnrecognisedPage, NotChecked)
+
+
+# --- the musicbrainz preset against pages shaped like musicbrainz-server's -------------------
+
+
+MB_APPS = [
+    App(11, "mb-web-client", "Suite web app", "https://client.example/callback"),
+    App(12, "mb-desktop-client", "Suite desktop app", "http://localhost/callback"),
+]
+
+
+@pytest.fixture(scope="module")
+def mb_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Path]]:
+    work = tmp_path_factory.mktemp("mb-pages")
+    site = Site("alice", "s3cret-pw", list(MB_APPS))
+    with serving(site, work) as (base_url, ca_file):
+        lines = [
+            'name = "musicbrainz-server pages"',
+            f'base_url = "{base_url}"',
+            f'ca_file = "{ca_file}"',
+            '[user]\nusername = "alice"\npassword = "s3cret-pw"',
+            '[clients.web]\nclient_id = "mb-web-client"\nclient_secret = "x"',
+            'redirect_uri = "https://client.example/callback"',
+            '[clients.installed]\nclient_id = "mb-desktop-client"\nclient_secret = "x"',
+            'redirect_uri = "http://localhost/callback"',
+            '[consent]\ndriver = "form"\npreset = "musicbrainz"',
+            '[consent.form.app_names]\nweb = "Suite web app"\ninstalled = "Suite desktop app"',
+        ]
+        (work / "profile.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        yield site, work / "profile.toml"
+
+
+def _mb_url(base: str, client_id: str, redirect_uri: str, **extra: str) -> str:
+    query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri}
+    return f"{base}/oauth2/authorize?" + urlencode(query | {"scope": "profile"} | extra)
+
+
+def test_the_musicbrainz_preset_logs_in_on_the_authorize_page_and_decides(
+    mb_site: tuple[Site, Path],
+) -> None:
+    site, path = mb_site
+    profile = load_profile(path)
+    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    web = ("mb-web-client", "https://client.example/callback")
+    try:
+        approved = driver.approve(_mb_url(profile.base_url, *web, state="s 1"))
+        assert isinstance(approved, RedirectResult) and approved.code in site.codes
+        assert approved.state == "s 1" and approved.consent_shown is True
+        denied = driver.deny(_mb_url(profile.base_url, *web))
+        assert isinstance(denied, RedirectResult) and denied.error == "access_denied"
+        shown = driver.open(_mb_url(profile.base_url, *web))
+        assert isinstance(shown, ServicePage) and shown.consent
+        refused = driver.open(_mb_url(profile.base_url, "mb-web-client", "https://evil.example/"))
+        assert isinstance(refused, ServicePage) and not refused.consent
+        oob = driver.approve(_mb_url(profile.base_url, "mb-desktop-client", OOB))
+        assert isinstance(oob, RedirectResult) and oob.oob and oob.code in site.codes
+    finally:
+        driver.close()
+
+
+def test_the_musicbrainz_preset_revokes_through_the_link_and_its_confirmation(
+    mb_site: tuple[Site, Path],
+) -> None:
+    site, path = mb_site
+    profile = load_profile(path)
+    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    try:
+        for client_id, uri in (("mb-web-client", "https://client.example/callback"),) * 2:
+            driver.approve(_mb_url(profile.base_url, client_id, uri, scope="profile tag"))
+        driver.approve(_mb_url(profile.base_url, "mb-desktop-client", "http://localhost/callback"))
+        assert (11, 5) in site.grants and (12, 1) in site.grants
+        driver.revoke_manually("mb-web-client", "profile tag")
+        assert 11 not in {row for row, _ in site.grants}
+        assert (12, 1) in site.grants  # the other application keeps its access
+    finally:
+        driver.close()
+
+
+def test_the_musicbrainz_preset_needs_the_display_names_to_revoke(
+    mb_site: tuple[Site, Path],
+) -> None:
+    _, path = mb_site
+    profile = load_profile(path)
+    profile = replace(profile, consent=replace(profile.consent, form={}))
+    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    try:
+        driver.approve(
+            _mb_url(profile.base_url, "mb-web-client", "https://client.example/callback")
+        )
+        with pytest.raises(NotChecked, match=r"app_names\] web"):
+            driver.revoke_manually("mb-web-client")
+    finally:
+        driver.close()
+
+
+def test_the_old_musicbrainz_login_selector_is_stuck_and_says_so(
+    mb_site: tuple[Site, Path],
+) -> None:
+    _, path = mb_site
+    profile = load_profile(path)
+    stale = dict(profile.consent.form) | {"login_form": "action:/login"}
+    profile = replace(profile, consent=replace(profile.consent, form=stale))
+    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    url = _mb_url(profile.base_url, "mb-web-client", "https://client.example/callback")
+    try:
+        with pytest.raises(UnrecognisedPage, match=r"login form .* at https://\S+/oauth2/authorize"):
+            driver.open(url)
     finally:
         driver.close()
