@@ -373,17 +373,27 @@ def mb_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Pa
         yield site, work / "profile.toml"
 
 
+def _mb_driver(
+    path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ConsentDriver, Profile]:
+    if kind == "browser":
+        monkeypatch.setenv("MB_OAUTH_CHROMIUM", chromium_path())
+    profile = load_profile(path)
+    profile = replace(profile, consent=replace(profile.consent, driver=kind))
+    return make_driver(profile, HttpLayer(profile.ca_file)), profile
+
+
 def _mb_url(base: str, client_id: str, redirect_uri: str, **extra: str) -> str:
     query = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri}
     return f"{base}/oauth2/authorize?" + urlencode(query | {"scope": "profile"} | extra)
 
 
+@pytest.mark.parametrize("kind", ["form", pytest.param("browser", marks=pytest.mark.browser)])
 def test_the_musicbrainz_preset_logs_in_on_the_authorize_page_and_decides(
-    mb_site: tuple[Site, Path],
+    mb_site: tuple[Site, Path], kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, path = mb_site
-    profile = load_profile(path)
-    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    driver, profile = _mb_driver(path, kind, monkeypatch)
     web = ("mb-web-client", "https://client.example/callback")
     try:
         approved = driver.approve(_mb_url(profile.base_url, *web, state="s 1"))
@@ -401,12 +411,12 @@ def test_the_musicbrainz_preset_logs_in_on_the_authorize_page_and_decides(
         driver.close()
 
 
+@pytest.mark.parametrize("kind", ["form", pytest.param("browser", marks=pytest.mark.browser)])
 def test_the_musicbrainz_preset_revokes_through_the_link_and_its_confirmation(
-    mb_site: tuple[Site, Path],
+    mb_site: tuple[Site, Path], kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     site, path = mb_site
-    profile = load_profile(path)
-    driver = make_driver(profile, HttpLayer(profile.ca_file))
+    driver, profile = _mb_driver(path, kind, monkeypatch)
     try:
         for client_id, uri in (("mb-web-client", "https://client.example/callback"),) * 2:
             driver.approve(_mb_url(profile.base_url, client_id, uri, scope="profile tag"))
@@ -446,7 +456,9 @@ def test_the_old_musicbrainz_login_selector_is_stuck_and_says_so(
     driver = make_driver(profile, HttpLayer(profile.ca_file))
     url = _mb_url(profile.base_url, "mb-web-client", "https://client.example/callback")
     try:
-        with pytest.raises(UnrecognisedPage, match=r"login form .* at https://\S+/oauth2/authorize"):
+        with pytest.raises(
+            UnrecognisedPage, match=r"login form .* at https://\S+/oauth2/authorize"
+        ):
             driver.open(url)
     finally:
         driver.close()
