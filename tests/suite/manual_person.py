@@ -55,10 +55,7 @@ class Person:
 
     def _note(self, kind: str, answer: str) -> str:
         self.answered[kind] = self.answered.get(kind, 0) + 1
-        if log := os.environ.get("MB_PERSON_LOG"):
-            with Path(log).open("a", encoding="utf-8") as handle:
-                test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
-                handle.write(f"{kind} {test}\n")
+        _log("answered", f"{kind} {os.environ.get('PYTEST_CURRENT_TEST', '?').split(' ')[0]}")
         return answer
 
     def _say(self, outcome: object) -> str:
@@ -79,6 +76,13 @@ class Person:
         return sum(self.answered.values())
 
 
+def _log(what: str, text: str) -> None:
+    """With MB_PERSON_LOG set, one line per answer and per message (for tools/bench)."""
+    if log := os.environ.get("MB_PERSON_LOG"):
+        with Path(log).open("a", encoding="utf-8") as handle:
+            handle.write(f"{what} {text}\n")
+
+
 class PersonConsole(Console):
     """A console whose operator is a scripted person (no terminal)."""
 
@@ -92,6 +96,10 @@ class PersonConsole(Console):
 
     def check(self) -> None:
         """No terminal needed."""
+
+    def tell(self, text: str) -> None:
+        """What the run tells its operator (its own prompt count) goes to the person's log."""
+        _log("said", " ".join(text.split()))
 
 
 def person_for(profile: Profile) -> Person:
