@@ -76,7 +76,15 @@ class FormDriver(ConsentDriver):
         if not forms:
             raise DriverError(f"no revoke form for client {client_id} on {page.url}")
         for form in forms:
-            self._submit(form, page.url, self.preset.revoke_button)
+            button = f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else None
+            data = form.submission(button) if button else list(form.fields)
+            self._walk("POST", urljoin(page.url, form.attrs.get("action") or page.url), data)
+
+    def close(self) -> None:
+        """Drop the browsing session."""
+        self.client.close()
+
+    # --- internals ------------------------------------------------------------------------
 
     def _revoke_by_links(self, page: ServicePage, client_id: str) -> None:
         """Rows name the application (no client id on the page): every grant of it goes."""
@@ -115,12 +123,6 @@ class FormDriver(ConsentDriver):
         chosen = button or (f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else "")
         data = form.submission(chosen) if chosen else list(form.fields)
         self._walk("POST", urljoin(page_url, form.attrs.get("action") or page_url), data)
-
-    def close(self) -> None:
-        """Drop the browsing session."""
-        self.client.close()
-
-    # --- internals ------------------------------------------------------------------------
 
     def _grant_of(self, form: Form, client_id: str, scope: str | None) -> bool:
         if form.field(self.preset.revoke_client_field) != client_id:

@@ -2,11 +2,12 @@
 bundled server, and a scripted person reads each prompt from the pane (`capture-pane`), does what
 it asks in their own browser session (the form driver), and types the answer (`send-keys`).
 
-The run must complete with the verdicts of a form-driver run, and the number of prompts the run
-itself reports must be the number the person answered."""
+The run must complete with the verdicts of a form-driver run of the same rules, and the number of
+prompts the run itself reports must be the number the person answered."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -29,6 +30,18 @@ PROMPT = re.compile(r"\[prompt (\d+): (\w+)\]")
 SUMMARY = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^\]]*)\]")
 DEADLINE = 300.0  # the whole dialogue; every wait below is bounded by it
 POLL = 0.05
+#: Rules that ask every kind of prompt (a full run takes over a minute: tools/bench measures
+#: it): approvals (one pasting the out-of-band page's address), a denial, an "open" after an
+#: approval, a manual revocation, and refusals the driver reads without asking anyone.
+RULES = (
+    "CODE-OOB-SHOWN",
+    "DESKTOP-OOB",
+    "AUTHZ-ERR-ACCESS-DENIED",
+    "AUTHZ-APPROVAL-AUTO",
+    "AUTHZ-ERR-BAD-REDIRECT",
+    "REVOKE-MANUAL",
+)
+SELECTION = " ".join(f"--rule {rule}" for rule in RULES)
 
 
 def required_tmux() -> str:
@@ -103,9 +116,8 @@ def _verdicts(report_dir: Path) -> dict[str, str]:
 
 def _run(profile: Path, report_dir: Path) -> subprocess.CompletedProcess[str]:
     command = [str(RUNNER), "--profile", str(profile), "--report-dir", str(report_dir)]
-    return subprocess.run(
-        [*command, "--run-lasting"], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE
-    )
+    command += ["--run-lasting", *SELECTION.split()]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +126,7 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
         yield running
 
 
-def test_a_person_answers_a_full_manual_run_in_a_terminal(target: Target, tmp_path: Path) -> None:
+def test_a_person_answers_a_manual_run_in_a_terminal(target: Target, tmp_path: Path) -> None:
     tmux = required_tmux()
     form_run = _run(target.profile_path, tmp_path / "form")
     assert form_run.returncode == 0, form_run.stdout[-2000:]
@@ -124,7 +136,7 @@ def test_a_person_answers_a_full_manual_run_in_a_terminal(target: Target, tmp_pa
     manual.write_text(text.replace('driver = "form"', 'driver = "manual"'), encoding="utf-8")
     report, output, finished = tmp_path / "manual", tmp_path / "output.txt", tmp_path / "exit"
     command = (
-        f"cd {ROOT} && {RUNNER} --profile {manual} --report-dir {report} --run-lasting "
+        f"cd {ROOT} && {RUNNER} --profile {manual} --report-dir {report} --run-lasting {SELECTION} "
         f"> {output} 2>&1; echo $? > {finished}.tmp; mv {finished}.tmp {finished}; sleep 600"
     )
     person = person_for(load_profile(manual))
@@ -143,7 +155,31 @@ def test_a_person_answers_a_full_manual_run_in_a_terminal(target: Target, tmp_pa
     assert set(person.answered) == {"approve", "deny", "open", "revoke"}
 
     by_form, by_person = _verdicts(tmp_path / "form"), _verdicts(report)
-    differ = {rule: (by_form[rule], by_person.get(rule)) for rule in by_form}
-    differ = {rule: pair for rule, pair in differ.items() if pair[0] != pair[1]}
-    # The one thing a person's answers cannot give: the consent page's response headers.
-    assert differ == {"AUTHZ-FRAMING": ("pass", "skipped")}
+    ran = {rule for rule, verdict in by_form.items() if verdict != "not run"}
+    assert ran == set(RULES), by_form
+    assert by_person == by_form
+
+
+def test_without_a_terminal_a_manual_run_stops_with_a_setup_error(
+    target: Target, tmp_path: Path
+) -> None:
+    """No controlling terminal (a new session): exit 2 and one clear line, no verdicts."""
+    if importlib.util.find_spec("steps.preflight") is None:  # helper A's preflight (issue 9)
+        pytest.skip("needs the runner's preflight (branch wt-a)")
+    manual = tmp_path / "manual.toml"
+    text = target.profile_path.read_text(encoding="utf-8")
+    manual.write_text(text.replace('driver = "form"', 'driver = "manual"'), encoding="utf-8")
+    command = [str(RUNNER), "--profile", str(manual), "--report-dir", str(tmp_path / "report")]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # no controlling terminal: /dev/tty cannot be opened
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "needs a terminal" in done.stderr + done.stdout
+    assert not (tmp_path / "report" / "verdicts.json").exists()
