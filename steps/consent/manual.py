@@ -8,6 +8,7 @@ is. Every prompt is counted by kind (`stats`), and numbered on screen."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,6 +60,7 @@ class Console:
                 "interactive terminal, or choose the form or browser driver"
             ) from None
         with reader, Path(self._tty).open("w", encoding="utf-8") as writer:
+            fcntl.flock(reader, fcntl.LOCK_EX)  # pytest-xdist workers take turns at asking
             yield reader, writer
 
     def tell(self, text: str) -> None:
