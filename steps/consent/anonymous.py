@@ -18,9 +18,16 @@ from steps.consent.html import login_forms
 from steps.http import HttpLayer
 
 MAX_HOPS = 6
-#: Error redirects that mean "a user is needed", not "the request is wrong" (OpenID Connect).
+#: Error redirects that may mean "a user is needed", not "the request is wrong" (OpenID
+#: Connect's, and access_denied: nobody is there to grant anything).
 NEEDS_USER = frozenset(
-    {"login_required", "interaction_required", "consent_required", "account_selection_required"}
+    {
+        "access_denied",
+        "login_required",
+        "interaction_required",
+        "consent_required",
+        "account_selection_required",
+    }
 )
 #: Statuses that may mean "log in first" or "come back later", not "this request is wrong".
 NOT_A_REFUSAL = frozenset({401, 403, 407, 429})

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 
 from steps import outcomes
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
+from steps.consent.anonymous import AnonymousLook
 from steps.consent.base import UnrecognisedPage
 from steps.consent.html import find_form, parse_forms
 from steps.consent.manual import Console, ManualDriver, NoTerminal
@@ -169,6 +171,47 @@ def test_without_a_terminal_the_manual_driver_is_a_setup_error(minimal_profile: 
     with pytest.raises(NoTerminal, match="needs a terminal") as failure:
         ManualDriver(minimal_profile, console)
     assert isinstance(failure.value, NotChecked)
+
+
+@pytest.mark.parametrize(
+    ("location", "decided"),
+    [
+        ("https://app.example/cb?error=invalid_scope&state=s", True),
+        ("https://app.example/cb?error=login_required", False),
+        ("https://app.example/cb?error=access_denied", False),
+        ("https://app.example/cb?code=anonymous", False),
+        ("https://app.example/cb", False),
+    ],
+)
+def test_an_anonymous_redirect_decides_only_a_refusal_of_the_request(
+    location: str, decided: bool
+) -> None:
+    outcome = AnonymousLook._redirect(location)
+    assert (outcome is not None) == decided
+    if outcome is not None:
+        assert isinstance(outcome, RedirectResult) and outcome.consent_shown is False
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "decided"),
+    [
+        (400, "<p>Unknown client</p>", True),
+        (500, "<p>Oops</p>", True),
+        (200, "<p>Hello</p>", False),
+        (401, "<p>Log in first</p>", False),
+        (429, "<p>Slow down</p>", False),
+        (400, '<form method="post"><input type="password" name="p"></form>', False),
+    ],
+)
+def test_an_anonymous_page_decides_only_an_error_page_without_login(
+    status: int, body: str, decided: bool
+) -> None:
+    request = httpx.Request("GET", "https://mb.example/oauth2/authorize")
+    outcome = AnonymousLook._page(httpx.Response(status, text=body, request=request))
+    assert (outcome is not None) == decided
+    if outcome is not None:
+        assert isinstance(outcome, ServicePage) and outcome.status == status
+        assert not outcome.consent
 
 
 def fake_driver(profile: Profile, http: HttpLayer) -> ConsentDriver:
