@@ -55,7 +55,7 @@ def test_forms_are_read_with_fields_and_buttons() -> None:
     assert confirm.buttons == [("confirm.submit", "1")]
 
 
-@pytest.mark.parametrize("selector", ["#login-form", "action:/login"])
+@pytest.mark.parametrize("selector", ["#login-form", "action:/login", "field:password"])
 def test_login_form_selectors(selector: str) -> None:
     form = find_form(PAGE, selector)
     assert form is not None and form.attrs["id"] == "login-form"
