@@ -11,6 +11,9 @@ from steps.outcomes import NotChecked
 
 #: What a person may be asked by the manual driver, the keys of `ConsentDriver.stats`.
 PROMPT_KINDS = ("approve", "deny", "open", "revoke")
+#: Prompts of the drivers closed in this process (the run's figure for its reports: the
+#: session's driver is closed before pytest_sessionfinish).
+RUN_PROMPTS: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
 
 
 class DriverError(NotChecked, RuntimeError):

@@ -16,7 +16,14 @@ from typing import TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from steps.consent.anonymous import AnonymousLook
-from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.base import (
+    RUN_PROMPTS,
+    ConsentDriver,
+    DriverError,
+    Outcome,
+    RedirectResult,
+    ServicePage,
+)
 from steps.consent.presets import Preset
 from steps.http import HttpLayer
 from steps.profile import Profile
@@ -131,7 +138,10 @@ class ManualDriver(ConsentDriver):
         )
 
     def close(self) -> None:
-        """Say how many times the person was asked (the run's own count)."""
+        """Say how many times the person was asked (the run's own count), and add it to the
+        run's figure (`RUN_PROMPTS`)."""
+        for kind, count in self.stats.items():
+            RUN_PROMPTS[kind] += count
         if self.prompts:
             with contextlib.suppress(DriverError):
                 self.console.tell(f"\n{self.summary()}\n")

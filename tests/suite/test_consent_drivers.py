@@ -20,7 +20,7 @@ import pytest
 from steps import outcomes
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.anonymous import AnonymousLook
-from steps.consent.base import UnrecognisedPage
+from steps.consent.base import RUN_PROMPTS, UnrecognisedPage
 from steps.consent.html import find_form, parse_forms
 from steps.consent.manual import Console, ManualDriver, NoTerminal
 from steps.consent.presets import PRESETS, resolve_preset
@@ -98,9 +98,13 @@ class ScriptedConsole(Console):
         super().__init__()
         self.answers = answers
         self.prompts: list[str] = []
+        self.told: list[str] = []
 
     def check(self) -> None:
         """A script needs no terminal."""
+
+    def tell(self, text: str) -> None:
+        self.told.append(text)
 
     def ask(self, text: str) -> str:
         self.prompts.append(text)
@@ -129,7 +133,7 @@ def test_the_manual_driver_reads_a_pasted_redirect_and_numbers_its_prompts(
 
 
 def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile: Profile) -> None:
-    driver, _ = _manual(["CoPiEdCoDe", "error", "consent", ""], minimal_profile)
+    driver, console = _manual(["CoPiEdCoDe", "error", "consent", ""], minimal_profile)
     code = driver.approve("https://mb.example/a")
     assert isinstance(code, RedirectResult) and code.oob and code.code == "CoPiEdCoDe"
     page = driver.deny("https://mb.example/a")
@@ -141,6 +145,10 @@ def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile:
     assert driver.stats == {"approve": 1, "deny": 1, "open": 1, "revoke": 1}
     assert driver.prompts == 4
     assert "4 prompt(s)" in driver.summary()
+    before = dict(RUN_PROMPTS)
+    driver.close()
+    assert {k: RUN_PROMPTS[k] - before[k] for k in before} == driver.stats
+    assert console.told == [f"\n{driver.summary()}\n"]
 
 
 def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
