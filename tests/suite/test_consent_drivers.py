@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -166,12 +167,20 @@ def test_the_console_talks_on_a_real_terminal(tmp_path: Path) -> None:
     try:
         os.write(main, b"my answer\n")
         answer = Console(tty=os.ttyname(secondary)).ask("Question?\n> ")
-        shown = os.read(main, 1000).decode()
+        shown = _read_until(main, "Question?")
     finally:
         os.close(main)
         os.close(secondary)
     assert answer == "my answer"
     assert "Question?" in shown
+
+
+def _read_until(fd: int, text: str, timeout: float = 5.0) -> str:
+    """What the terminal shows, read until `text` appears (echo and output come in pieces)."""
+    shown = ""
+    while text not in shown and select.select([fd], [], [], timeout)[0]:
+        shown += os.read(fd, 1000).decode(errors="replace")
+    return shown
 
 
 def test_without_a_terminal_the_manual_driver_is_a_setup_error(minimal_profile: Profile) -> None:
