@@ -44,5 +44,5 @@ def make_driver(profile: Profile, http: HttpLayer, console: Console | None = Non
     if kind == "manual":
         from steps.consent.manual import ManualDriver
 
-        return ManualDriver(profile, console or Console())
+        return ManualDriver(profile, console or Console(), http, preset)
     raise ValueError(f"unknown consent driver {kind!r} (form, browser, manual or module:callable)")

@@ -7,9 +7,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlsplit
 
+from steps.outcomes import NotChecked
 
-class DriverError(RuntimeError):
-    """The driver could not get through the pages (login refused, form not found, ...)."""
+#: What a person may be asked by the manual driver, the keys of `ConsentDriver.stats`.
+PROMPT_KINDS = ("approve", "deny", "open", "revoke")
+#: Prompts of the drivers closed in this process (the run's figure for its reports: the
+#: session's driver is closed before pytest_sessionfinish).
+RUN_PROMPTS: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
+
+
+class DriverError(NotChecked, RuntimeError):
+    """The driver could not get through the pages (login refused, form not found, ...): the
+    scenario's premise was not established, so its rule could not be checked."""
+
+
+class UnrecognisedPage(DriverError):
+    """The driver stands on a login or consent form its preset does not describe: a setup
+    error (fix the preset), never a page of the service for the scenario to judge."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,8 @@ class ConsentDriver:
 
     def __init__(self) -> None:
         self.remaining: int | None = None  # estimated approvals left in the run (manual runs)
+        #: Prompts a person was shown, per kind (PROMPT_KINDS); zero for automatic drivers.
+        self.stats: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
 
     def open(self, authorize_url: str) -> Outcome:
         """Open the authorization URL as the logged-in user, deciding nothing."""
@@ -94,6 +110,11 @@ class ConsentDriver:
 
     def close(self) -> None:
         """Release whatever the driver holds (sessions, browsers)."""
+
+    @property
+    def prompts(self) -> int:
+        """Prompts a person was shown in this run."""
+        return sum(self.stats.values())
 
     def used_one(self) -> None:
         """Count down the estimate of approvals left."""

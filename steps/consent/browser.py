@@ -7,9 +7,17 @@ from __future__ import annotations
 import os
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
-from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.base import (
+    ConsentDriver,
+    DriverError,
+    Outcome,
+    RedirectResult,
+    ServicePage,
+    UnrecognisedPage,
+)
+from steps.consent.html import describe_forms, parse_rows
 from steps.consent.presets import Preset
 from steps.http import Exchange, HttpLayer
 from steps.profile import Profile
@@ -37,6 +45,11 @@ def css(selector: str) -> str:
     if selector.startswith(("#", ".")):
         return f"form{selector}"
     kind, _, value = selector.partition(":")
+    if kind == "field":
+        return f'form:has([name="{value}"])'
+    if kind == "method":
+        return f'form[method="{value}" i]'
+
     attribute = {"name": "name", "action": "action"}[kind]
     operator = "=" if kind == "name" else "*="
     return f'form[{attribute}{operator}"{value}"]'
@@ -98,6 +111,9 @@ class BrowserDriver(ConsentDriver):
         """Click the revoke button of every matching grant on the user's page."""
         url = self.profile.base_url + self.preset.authorized_apps_path
         self.open(url)
+        if self.preset.revoke_link:
+            self._revoke_by_links(client_id)
+            return
         revoked = 0
         while (form := self._revoke_form(client_id, scope)) is not None:
             self._act(form.locator('[type="submit"], button').first.click)
@@ -105,6 +121,28 @@ class BrowserDriver(ConsentDriver):
             revoked += 1
         if not revoked:
             raise DriverError(f"no revoke form for client {client_id} on {url}")
+
+    def _revoke_by_links(self, client_id: str) -> None:
+        """Rows name the application: follow each of its revoke links and confirm."""
+        role = next((c.role for c in self.profile.clients.values() if c.client_id == client_id), "")
+        name = self.preset.app_names.get(role) or self.preset.app_names.get(client_id)
+        if not name:
+            raise DriverError(f"set [consent.form.app_names] {role or client_id} in the profile")
+        page_url = self._page.url
+        links = [
+            link
+            for row in parse_rows(self._page.content())
+            if name in row.cells
+            for link in row.links
+            if self.preset.revoke_link in link
+        ]
+        if not links:
+            raise DriverError(f"no revoke link for the application {name!r} on {page_url}")
+        for link in links:
+            self._walk(lambda link=link: self._page.goto(urljoin(page_url, link)))
+            form = self._page.locator(css(self.preset.revoke_form)).first
+            clickable = button_css(self.preset.revoke_button) if self.preset.revoke_button else ""
+            self._act(form.locator(clickable or '[type="submit"], button').first.click)
 
     def _revoke_form(self, client_id: str, scope: str | None) -> Any:
         forms = self._page.locator(css(self.preset.revoke_form))
@@ -191,12 +229,22 @@ class BrowserDriver(ConsentDriver):
                 return RedirectResult.from_url(self._captured)
             login = self._page.locator(css(self.preset.login_form))
             if not login.count():
+                self._known_login()
                 return self._page_outcome()
             login.locator(f'[name="{self.preset.username_field}"]').fill(self.profile.user.username)
             login.locator(f'[name="{self.preset.password_field}"]').fill(self.profile.user.password)
             submit = login.locator('[type="submit"], button').first
             self._act(submit.click)
         raise DriverError("the login form keeps coming back: login refused?")
+
+    def _known_login(self) -> None:
+        """A password field outside the preset's login form: stuck, say what is there."""
+        if self._page.locator('form input[type="password"]').count():
+            raise UnrecognisedPage(
+                f"the browser driver is stuck on a login form the preset does not recognise "
+                f"(login_form = {self.preset.login_form!r}) at {self._page.url}; forms on the "
+                f"page: {describe_forms(self._page.content())}"
+            )
 
     def _page_outcome(self) -> Outcome:
         url, html = self._page.url, self._page.content()

@@ -8,8 +8,23 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
 
-from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
-from steps.consent.html import Form, find_form, find_forms
+from steps.consent.base import (
+    ConsentDriver,
+    DriverError,
+    Outcome,
+    RedirectResult,
+    ServicePage,
+    UnrecognisedPage,
+)
+from steps.consent.html import (
+    Form,
+    describe_forms,
+    find_form,
+    find_forms,
+    login_forms,
+    parse_rows,
+    post_forms,
+)
 from steps.consent.presets import Preset
 from steps.http import HttpLayer
 from steps.profile import Profile
@@ -37,7 +52,7 @@ class FormDriver(ConsentDriver):
         outcome = self._walk("GET", authorize_url)
         if isinstance(outcome, RedirectResult):
             return outcome.with_consent(False)
-        return outcome
+        return self._check_decidable(outcome)
 
     def approve(self, authorize_url: str) -> Outcome:
         """Approve on the consent page if it is shown."""
@@ -48,10 +63,14 @@ class FormDriver(ConsentDriver):
         return self._decide(authorize_url, self.preset.deny_button)
 
     def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
-        """Submit the revoke form of every matching grant on the user's page."""
+        """Revoke every matching grant on the user's page: its revoke form, or (link style)
+        its revoke link and the confirmation page behind it."""
         page = self._walk("GET", self.profile.base_url + self.preset.authorized_apps_path)
         if not isinstance(page, ServicePage) or page.status != 200:
             raise DriverError(f"cannot open the authorized applications page: {page}")
+        if self.preset.revoke_link:
+            self._revoke_by_links(page, client_id)
+            return
         candidates = find_forms(page.html, self.preset.revoke_form)
         forms = [f for f in candidates if self._grant_of(f, client_id, scope)]
         if not forms:
@@ -71,6 +90,44 @@ class FormDriver(ConsentDriver):
 
     # --- internals ------------------------------------------------------------------------
 
+    def _revoke_by_links(self, page: ServicePage, client_id: str) -> None:
+        """Rows name the application (no client id on the page): every grant of it goes."""
+        name = self._app_name(client_id)
+        links = [
+            urljoin(page.url, link)
+            for row in parse_rows(page.html)
+            if name in row.cells
+            for link in row.links
+            if self.preset.revoke_link in link
+        ]
+        if not links:
+            raise DriverError(f"no revoke link for the application {name!r} on {page.url}")
+        for link in links:
+            confirm = self._walk("GET", link)
+            form = (
+                find_form(confirm.html, self.preset.revoke_form)
+                if isinstance(confirm, ServicePage)
+                else None
+            )
+            if form is None or not isinstance(confirm, ServicePage):
+                raise DriverError(f"no confirmation form ({self.preset.revoke_form}) at {link}")
+            self._submit(form, confirm.url, self.preset.revoke_button)
+
+    def _app_name(self, client_id: str) -> str:
+        role = next((c.role for c in self.profile.clients.values() if c.client_id == client_id), "")
+        name = self.preset.app_names.get(role) or self.preset.app_names.get(client_id)
+        if not name:
+            raise DriverError(
+                f"the {self.profile.consent.preset} preset revokes by application name: set "
+                f'[consent.form.app_names] {role or client_id} = "<display name>" in the profile'
+            )
+        return name
+
+    def _submit(self, form: Form, page_url: str, button: str) -> None:
+        chosen = button or (f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else "")
+        data = form.submission(chosen) if chosen else list(form.fields)
+        self._walk("POST", urljoin(page_url, form.attrs.get("action") or page_url), data)
+
     def _grant_of(self, form: Form, client_id: str, scope: str | None) -> bool:
         if form.field(self.preset.revoke_client_field) != client_id:
             return False
@@ -82,7 +139,7 @@ class FormDriver(ConsentDriver):
         if isinstance(outcome, RedirectResult):
             return outcome.with_consent(False)
         if not outcome.consent:
-            return outcome
+            return self._check_decidable(outcome)
         form = find_form(outcome.html, self.preset.consent_form)
         assert form is not None
         self.used_one()
@@ -138,5 +195,30 @@ class FormDriver(ConsentDriver):
                 self.http.secrets.add(match.group(1))
                 return RedirectResult(url=url, code=match.group(1).strip(), params=params, oob=True)
         consent = find_form(response.text, self.preset.consent_form) is not None
+        if login_forms(response.text):
+            raise UnrecognisedPage(
+                f"the {self.name} driver is stuck on a login form the preset does not recognise "
+                f"(login_form = {self.preset.login_form!r}) at {url} (status "
+                f"{response.status_code}); forms on the page: {describe_forms(response.text)}"
+            )
         headers = {k.lower(): v for k, v in response.headers.items()}
         return ServicePage(url, response.status_code, headers, response.text, consent)
+
+    def _check_decidable(self, outcome: Outcome) -> Outcome:
+        """Reached from an authorization URL, a page with a form posting back to itself that
+        is not the preset's consent form is a step the preset does not describe: stop."""
+        if not isinstance(outcome, ServicePage) or outcome.consent:
+            return outcome
+        status = outcome.status or 0
+        if status < 400 and any(self._posts_back(f, outcome.url) for f in post_forms(outcome.html)):
+            raise UnrecognisedPage(
+                f"the {self.name} driver is stuck on a form the preset does not recognise "
+                f"(consent_form = {self.preset.consent_form!r}) at {outcome.url} (status "
+                f"{status}); forms on the page: {describe_forms(outcome.html)}"
+            )
+        return outcome
+
+    @staticmethod
+    def _posts_back(form: Form, url: str) -> bool:
+        action = form.attrs.get("action", "")
+        return not action or urlsplit(urljoin(url, action)).path == urlsplit(url).path

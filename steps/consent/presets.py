@@ -3,14 +3,21 @@ key under [consent.form] (or [consent.browser])."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 
 @dataclass(frozen=True)
 class Preset:
     """Page facts a driver needs. Form selectors: `#id`, `.class`, `name:x`, `action:substr`;
-    buttons: `name=value`; `oob_code` is a regular expression whose group 1 is the code."""
+    buttons: `name=value`; `oob_code` is a regular expression whose group 1 is the code.
+
+    Manual revocation comes in two shapes: a form per grant on the list page (`revoke_form`,
+    identified by `revoke_client_field` / `revoke_scope_field`), or, when `revoke_link` is set,
+    a link per grant (its href contains `revoke_link`) in a row naming the application by its
+    display name (`app_names`, by client role), leading to a confirmation page whose
+    `revoke_form` is submitted with `revoke_button` (empty: the form's first button)."""
 
     login_path: str
     login_form: str
@@ -26,6 +33,9 @@ class Preset:
     revoke_client_field: str
     revoke_scope_field: str
     verified: bool = True
+    revoke_link: str = ""
+    revoke_button: str = ""
+    app_names: Mapping[str, str] = field(default_factory=dict)
 
 
 BUNDLED = Preset(
@@ -44,26 +54,30 @@ BUNDLED = Preset(
     revoke_scope_field="scope",
 )
 
-# UNVERIFIED against the live site: assembled from reference/musicbrainz-behaviour.md and the
-# public musicbrainz-server templates (login form posting to /login with username, password and
-# a CSRF token; consent form named "confirm" posting back to the authorize URL with the buttons
-# confirm.submit / confirm.cancel; the out-of-band page showing the code in <code>). Check it
-# once against musicbrainz.org before relying on it, and override keys in [consent.form].
+# From the pages of a running musicbrainz-server (reference/musicbrainz-behaviour.md, "Observed
+# on a running musicbrainz-server"): the login form a driver meets is rendered in place on
+# /oauth2/authorize and posts back to it (so it is found by its password field, not by an
+# action), the consent form is named "confirm" (buttons confirm.submit / confirm.cancel), the
+# out-of-band page shows the code in <code>, and manual revocation is a "Revoke access" link per
+# grant, rows naming the application by display name (set `app_names` under [consent.form]),
+# then a confirmation page with an unnamed post form. Not tried against musicbrainz.org itself.
 MUSICBRAINZ = Preset(
     login_path="/login",
-    login_form="action:/login",
+    login_form="field:password",
     username_field="username",
     password_field="password",  # noqa: S106 - a field name, not a password
     consent_form="name:confirm",
     approve_button="confirm.submit=1",
     deny_button="confirm.cancel=1",
     oob_path="/oauth2/oob",
-    oob_code=r"<code>([^<]+)</code>",
+    oob_code=r"<code\b[^>]*>([^<]+)</code>",
     authorized_apps_path="/account/applications",
-    revoke_form="action:/revoke-access",
+    revoke_form="method:post",
     revoke_client_field="client_id",
     revoke_scope_field="scope",
     verified=False,
+    revoke_link="/account/applications/revoke-access/",
+    revoke_button="confirm.submit=1",
 )
 
 PRESETS = {"bundled": BUNDLED, "musicbrainz": MUSICBRAINZ}

@@ -19,6 +19,11 @@ LABELS = {
 }
 
 
+def _kinds(kinds: dict | None) -> str:
+    """Prompts per kind in a phrase: "approve 56, deny 2, ..."."""
+    return ", ".join(f"{k} {v}" for k, v in (kinds or {}).items()) or "not measured"
+
+
 def _fmt(value, digits: int = 2, suffix: str = "") -> str:
     if value is None:
         return "n/a"
@@ -192,6 +197,9 @@ def render(doc: dict) -> str:
             f"| {_fmt(suite.get('wall_s'), 1)} | {_fmt(suite.get('scenarios'))} |"
             f" {_fmt(suite.get('http_requests'))} | {_fmt(suite.get('consent_approvals'))} |"
             f" {_fmt(suite.get('exit_status'))} |",
+            "",
+            f"Manual prompts per full run (--run-lasting, counted by the run itself): "
+            f"{_fmt(suite.get('manual_prompts'))} ({_kinds(suite.get('manual_prompts_by_kind'))})",
             "",
         ]
     else:

@@ -2,12 +2,16 @@
 
 Wall time of the whole command (it starts and provisions the server itself), HTTP requests
 and consent approvals counted from the evidence in its results.json (secrets are masked there;
-the consent decision is not a secret).
+the consent decision is not a secret). Then a second full run (with --run-lasting) with the
+`manual` driver, a scripted person answering in-process: the prompts a person would be shown,
+as the run itself counts them.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -96,6 +100,57 @@ def run(short: bool, notes: list[str]) -> dict:
             "wall_s": round(wall, 2),
             "exit_status": result.returncode,
             **figures,
+            **manual_prompts(command),
         }
     finally:
         shutil.rmtree(report_dir, ignore_errors=True)
+
+
+SAID = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^\]]*)\]")
+
+
+def manual_prompts(command: list[str]) -> dict:
+    """The prompts of a full manual run, as the run reports them (and as the person counted)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.suite.target import bundled_target  # the suite's own test target
+
+    work = Path(tempfile.mkdtemp(prefix="mb-bench-manual-"))
+    try:
+        with bundled_target(work) as target:
+            text = target.profile_path.read_text(encoding="utf-8")
+            profile = work / "manual.toml"
+            person = 'driver = "tests.suite.manual_person:driver"'
+            profile.write_text(text.replace('driver = "form"', person), encoding="utf-8")
+            log_file = work / "person.log"
+            env = os.environ | {"MB_PERSON_LOG": str(log_file)}
+            args = [
+                "--profile",
+                str(profile),
+                "--report-dir",
+                str(work / "report"),
+                "--run-lasting",
+            ]
+            log("running the suite with the manual driver (a scripted person answers)")
+            done = subprocess.run(
+                [*command, *args],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                check=False,
+            )
+        lines = log_file.read_text(encoding="utf-8").splitlines() if log_file.exists() else []
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    said = next((m for line in lines if (m := SAID.search(line))), None)
+    if said is None:
+        return {"manual_available": False, "manual_exit_status": done.returncode}
+    kinds = {k: int(v) for k, v in (pair.split(" ") for pair in said.group(2).split(", "))}
+    return {
+        "manual_prompts": int(said.group(1)),
+        "manual_prompts_by_kind": kinds,
+        "manual_prompts_answered": sum(1 for line in lines if line.startswith("answered ")),
+        "manual_exit_status": done.returncode,
+    }

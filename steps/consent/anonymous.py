@@ -1,0 +1,74 @@
+"""A look at an authorization URL without any session, so that a person is asked only when the
+service really wants its user.
+
+A service that refuses a request before anyone logs in (unknown client, bad redirect URI: an
+error page; bad response_type, scope or challenge: an error redirect) refuses it the same way
+for a logged-in user, so that outcome stands for the user's. Anything that may depend on the
+user is left to the person: a login form, a page that is not an error, a redirect that carries
+a code or says a login is needed."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from steps.consent.base import Outcome, RedirectResult, ServicePage
+from steps.consent.html import login_forms
+from steps.http import HttpLayer
+
+MAX_HOPS = 6
+#: Error redirects that may mean "a user is needed", not "the request is wrong" (OpenID
+#: Connect's, and access_denied: nobody is there to grant anything).
+NEEDS_USER = frozenset(
+    {
+        "access_denied",
+        "login_required",
+        "interaction_required",
+        "consent_required",
+        "account_selection_required",
+    }
+)
+#: Statuses that may mean "log in first" or "come back later", not "this request is wrong".
+NOT_A_REFUSAL = frozenset({401, 403, 407, 429})
+
+
+class AnonymousLook:
+    """Follows an authorization URL as a visitor without cookies; every request is evidence."""
+
+    def __init__(self, http: HttpLayer, base_url: str) -> None:
+        self.http = http
+        self._netloc = urlsplit(base_url).netloc
+
+    def outcome(self, url: str) -> Outcome | None:
+        """The outcome when the service decides before any login, else None (ask the user)."""
+        client = self.http.new_client()
+        try:
+            for _ in range(MAX_HOPS):
+                if urlsplit(url).netloc != self._netloc:
+                    return self._redirect(url)
+                response = self.http.request("GET", url, client=client)
+                location = response.headers.get("location")
+                if not (response.is_redirect and location):
+                    return self._page(response)
+                url = urljoin(str(response.url), location)
+        finally:
+            client.close()
+        return None
+
+    @staticmethod
+    def _redirect(url: str) -> Outcome | None:
+        result = RedirectResult.from_url(url)
+        if result.code or not result.error or result.error in NEEDS_USER:
+            return None
+        return result.with_consent(False)
+
+    @staticmethod
+    def _page(response: httpx.Response) -> Outcome | None:
+        """An error page (a 4xx refusal or a 500) without a login form is the outcome."""
+        status, html = response.status_code, response.text
+        refused = 400 <= status < 500 and status not in NOT_A_REFUSAL
+        if not (refused or status == 500) or login_forms(html):
+            return None
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        return ServicePage(str(response.url), status, headers, html, consent=False)

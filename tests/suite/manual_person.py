@@ -1,0 +1,116 @@
+"""A scripted person for the `manual` driver: reads a prompt, does what it asks on the bundled
+server with the project's form driver (their own browser), and answers as a person would.
+
+Used in-process (a profile naming `tests.suite.manual_person:driver`) and by the tmux test,
+which feeds it the text it reads from a real terminal."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+from steps.consent.base import ConsentDriver, RedirectResult, ServicePage
+from steps.consent.form import FormDriver
+from steps.consent.manual import Console, ManualDriver
+from steps.consent.presets import resolve_preset
+from steps.http import HttpLayer
+from steps.profile import Profile
+
+URL = re.compile(r"^\s+(https?://\S+)\s*$", re.MULTILINE)
+REVOKE = re.compile(r"Client ID (\S+?)(?: \(scopes: ([^)]*)\))?\. Press Enter")
+
+
+@dataclass
+class Person:
+    """Answers prompts with the form driver; `answered` counts prompts by kind."""
+
+    browser: ConsentDriver
+    base_url: str
+    paste_oob_address: bool = True
+    answered: dict[str, int] = field(default_factory=dict)
+
+    def answer(self, prompt: str) -> str:
+        """The line the person types for a prompt."""
+        if "revoke the access" in prompt:
+            return self._revoke(prompt)
+        urls = URL.findall(prompt)
+        if not urls:
+            raise AssertionError(f"a prompt without a URL: {prompt!r}")
+        url = urls[-1]
+        if "APPROVE" in prompt:
+            return self._note("approve", self._say(self.browser.approve(url)))
+        if "DENY" in prompt:
+            return self._note("deny", self._say(self.browser.deny(url)))
+        return self._note("open", self._say(self.browser.open(url)))
+
+    def _revoke(self, prompt: str) -> str:
+        match = REVOKE.search(prompt)
+        if match is None:
+            raise AssertionError(f"cannot read the revocation prompt: {prompt!r}")
+        self.browser.revoke_manually(match.group(1), match.group(2))
+        return self._note("revoke", "")
+
+    def _note(self, kind: str, answer: str) -> str:
+        self.answered[kind] = self.answered.get(kind, 0) + 1
+        _log("answered", f"{kind} {os.environ.get('PYTEST_CURRENT_TEST', '?').split(' ')[0]}")
+        return answer
+
+    def _say(self, outcome: object) -> str:
+        if isinstance(outcome, RedirectResult) and outcome.oob:
+            if not self.paste_oob_address:
+                return outcome.code or ""
+            query = urlencode({"code": outcome.code or ""})
+            parts = urlsplit(outcome.url or self.base_url)
+            return f"{parts.scheme}://{parts.netloc}{parts.path}?{query}"
+        if isinstance(outcome, RedirectResult):
+            return outcome.url or ""
+        assert isinstance(outcome, ServicePage)
+        return "consent" if outcome.consent else "error"
+
+    @property
+    def total(self) -> int:
+        """Prompts answered."""
+        return sum(self.answered.values())
+
+
+def _log(what: str, text: str) -> None:
+    """With MB_PERSON_LOG set, one line per answer and per message (for tools/bench)."""
+    if log := os.environ.get("MB_PERSON_LOG"):
+        with Path(log).open("a", encoding="utf-8") as handle:
+            handle.write(f"{what} {text}\n")
+
+
+class PersonConsole(Console):
+    """A console whose operator is a scripted person (no terminal)."""
+
+    def __init__(self, person: Person) -> None:
+        super().__init__()
+        self.person = person
+
+    def ask(self, text: str) -> str:
+        """Hand the prompt to the person."""
+        return self.person.answer(text)
+
+    def check(self) -> None:
+        """No terminal needed."""
+
+    def tell(self, text: str) -> None:
+        """What the run tells its operator (its own prompt count) goes to the person's log."""
+        _log("said", " ".join(text.split()))
+
+
+def person_for(profile: Profile) -> Person:
+    """A person using their own browser session (the form driver, bundled preset)."""
+    http = HttpLayer(profile.ca_file)
+    browser = FormDriver(profile, http, resolve_preset(profile.consent.preset, {}))
+    return Person(browser, profile.base_url)
+
+
+def driver(profile: Profile, http: HttpLayer) -> ConsentDriver:
+    """The manual driver answered in-process by a scripted person (profile `module:callable`):
+    what `make_driver` builds for `driver = "manual"`, with the person instead of a terminal."""
+    preset = resolve_preset(profile.consent.preset, profile.consent.form)
+    return ManualDriver(profile, PersonConsole(person_for(profile)), http, preset)
