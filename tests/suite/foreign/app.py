@@ -81,7 +81,7 @@ def problem_of(store: Store, q: dict[str, str]) -> tuple[str, str] | None:
     if not q.get("scope") or not set(q["scope"].split(" ")) <= SCOPES:
         return "invalid_scope", "unknown scope"
     method, challenge = q.get("code_challenge_method"), q.get("code_challenge")
-    if method and not challenge or method not in (None, "plain", "S256"):
+    if (method and not challenge) or method not in (None, "plain", "S256"):
         return "invalid_request", "unsupported code_challenge_method"
     if challenge and not CHALLENGE.fullmatch(challenge):
         return "invalid_request", "malformed code_challenge"

@@ -11,8 +11,7 @@ from starlette.responses import HTMLResponse
 
 NAV = "".join(
     f'<li class="nav-item"><a class="nav-link" href="/{name.lower()}">{name}</a></li>\n'
-    for name in ("Projects", "Datasets", "Supporters", "Sponsors", "Team", "Conduct", "About")
-    * 12
+    for name in ("Projects", "Datasets", "Supporters", "Sponsors", "Team", "Conduct", "About") * 12
 )
 FOOTER = "".join(
     f'<p class="footer-line">MetaBrainz-like provider, section {n}: '

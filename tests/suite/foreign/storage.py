@@ -131,8 +131,7 @@ class Store:
 
     def live_access(self, token: str) -> sqlite3.Row | None:
         sql = "SELECT * FROM tokens WHERE token = ? AND kind = 'access' AND revoked = 0"
-        row = self.one(sql + " AND expires > ?", token, self.clock.now())
-        return row
+        return self.one(sql + " AND expires > ?", token, self.clock.now())
 
     def revoke(self, token: str) -> None:
         self.run("UPDATE tokens SET revoked = 1 WHERE token = ?", token)

@@ -94,7 +94,9 @@ def exchange(store: Store, client_id: str, form: dict[str, str]) -> Response:
     return token_response(store, pair, code["scopes"])  # access_type ignored: always a refresh
 
 
-def pkce_problem(challenge: str | None, method: str | None, verifier: str | None) -> Response | None:
+def pkce_problem(
+    challenge: str | None, method: str | None, verifier: str | None
+) -> Response | None:
     if not challenge and not verifier:
         return None
     if not challenge or not verifier:
