@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,6 @@ class SuiteRun:
 class Runs:
     full: SuiteRun
     alone: SuiteRun
-    full_target: ForeignTarget
 
 
 def _full_run(target: ForeignTarget, report_dir: Path) -> subprocess.Popen[str]:
@@ -80,10 +80,10 @@ def _full_run(target: ForeignTarget, report_dir: Path) -> subprocess.Popen[str]:
     return _start([*command, "--report-dir", str(report_dir)])
 
 
-def _alone_runs(target: ForeignTarget, report_dir: Path) -> subprocess.Popen[str]:
+def _alone_runs(target: ForeignTarget, report_dir: Path, rules: list[str]) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "tests.suite.foreign.alone"]
     command += ["--profile", str(target.profile_path), "--report-dir", str(report_dir)]
-    return _start([*command, *RULES])
+    return _start([*command, *rules])
 
 
 def _start(command: list[str]) -> subprocess.Popen[str]:
@@ -114,28 +114,34 @@ def _read_full(report_dir: Path, code: int, output: str) -> SuiteRun:
     return SuiteRun(verdicts, messages, code, output)
 
 
-def _read_alone(report_dir: Path, code: int, output: str) -> SuiteRun:
-    alone_file = report_dir / "alone.json"
-    assert code == 0 and alone_file.exists(), output[-3000:]
-    found = json.loads(alone_file.read_text())
+def _read_alone(batches: list[tuple[Path, int, str]]) -> SuiteRun:
+    found: dict[str, Any] = {}
+    for report_dir, code, output in batches:
+        alone_file = report_dir / "alone.json"
+        assert code == 0 and alone_file.exists(), output[-3000:]
+        found |= json.loads(alone_file.read_text())
     verdicts = {rule: entry["verdict"] for rule, entry in found.items()}
     messages = {rule: entry["messages"] for rule, entry in found.items()}
-    return SuiteRun(verdicts, messages, code, output)
+    return SuiteRun(verdicts, messages, 0, "")
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
-    """Both runs at once, each against a provider of its own."""
+    """The full run and two halves of the rule-alone runs at once, each against a provider of
+    its own (the two cores are used; a test clock move reaches no other run)."""
     work = tmp_path_factory.mktemp("foreign")
-    with foreign_target(work / "a") as full_target, foreign_target(work / "b") as alone_target:
-        full = _full_run(full_target, work / "full-report")
-        alone = _alone_runs(alone_target, work / "alone-report")
-        full_result, alone_result = _finish(full), _finish(alone)
-        yield Runs(
-            _read_full(work / "full-report", *full_result),
-            _read_alone(work / "alone-report", *alone_result),
-            full_target,
+    with ExitStack() as stack:
+        full_target, *alone_targets = (
+            stack.enter_context(foreign_target(work / name)) for name in ("full", "odd", "even")
         )
+        full = _full_run(full_target, work / "full-report")
+        halves = [
+            (work / f"alone-{i}", _alone_runs(target, work / f"alone-{i}", RULES[i::2]))
+            for i, target in enumerate(alone_targets)
+        ]
+        full_run = _read_full(work / "full-report", *_finish(full))
+        alone = _read_alone([(report_dir, *_finish(process)) for report_dir, process in halves])
+        yield Runs(full_run, alone)
 
 
 # --- the table ------------------------------------------------------------------------------
@@ -203,9 +209,15 @@ class Probe:
         return response.status_code, json_body(response) or {}
 
 
+@pytest.fixture(scope="module")
+def probe_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForeignTarget]:
+    with foreign_target(tmp_path_factory.mktemp("probed")) as target:
+        yield target
+
+
 @pytest.fixture
-def probe(runs: Runs) -> Iterator[Probe]:
-    probing = Probe(runs.full_target)
+def probe(probe_target: ForeignTarget) -> Iterator[Probe]:
+    probing = Probe(probe_target)
     yield probing
     probing.driver.close()
     probing.http.close()

@@ -26,6 +26,7 @@ def run_alone(profile: Path, report_dir: Path, rule: str) -> dict[str, Any]:
     """One rule alone: its verdict and the messages of its scenarios."""
     options = RunOptions(report_dir=report_dir, profile=profile, rules=(rule,), run_lasting=True)
     args = [*(f"-p{p}" for p in PYTEST_PLUGINS), "-q", "--tb=no", "--no-header"]
+    args += ["-pno:unraisableexception", "-pno:threadexception"]  # a gc.collect() per run
     with Path(os.devnull).open("w") as quiet, contextlib.redirect_stdout(quiet):
         status = pytest.main([*args, *suite_arguments(options), str(COLLECT_TARGET)])
     try:
