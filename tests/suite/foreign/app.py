@@ -203,8 +203,14 @@ def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     base_url = f"https://127.0.0.1:{sock.getsockname()[1]}"
-    config = uvicorn.Config(secured(app), ssl_certfile=str(tls.cert), ssl_keyfile=str(tls.key),
-                            log_level="warning", access_log=False)  # fmt: skip
+    config = uvicorn.Config(
+        secured(app),
+        ssl_certfile=str(tls.cert),
+        ssl_keyfile=str(tls.key),
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
 
     class Announcing(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:

@@ -62,7 +62,11 @@ def foreign_target(work: Path) -> Iterator[ForeignTarget]:
         yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"])
     finally:
         os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=15)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def _wait_ready(process: subprocess.Popen[bytes], ready: Path) -> dict[str, Any]:
