@@ -161,7 +161,10 @@ async def test_clock(request: Request) -> Response:
     """GET: the provider's time; POST advance=SECONDS moves it forward."""
     clock: Clock = request.app.state.store.clock
     if request.method == "POST":
-        clock.offset += float((await tokens.form_of(request)).get("advance") or 0)
+        advance = (await tokens.form_of(request)).get("advance", "")
+        if not advance.isdigit():
+            return JSONResponse({"error": "advance=SECONDS expected"}, status_code=400)
+        clock.offset += int(advance)
     return JSONResponse({"now": clock.now(), "offset": clock.offset})
 
 
