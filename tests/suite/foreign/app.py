@@ -1,0 +1,229 @@
+"""The provider's web side: authorization endpoint (login, consent, error pages), the user's
+applications page with its revoke form, a test clock, security headers, and serving over TLS.
+
+`python -m tests.suite.foreign.app --data-dir DIR` provisions a user and three confidential
+clients on first start, serves on a free loopback port, and writes DIR/ready.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import secrets
+import socket
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from reference_server.tls import ensure_certificates
+from tests.suite.foreign import pages, tokens
+from tests.suite.foreign.storage import Clock, Store
+
+SCOPES = {"profile", "email", "openid"} | {
+    f"musicbrainz:{name}"
+    for name in ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
+}
+CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+SECURITY_HEADERS = [
+    (b"cache-control", b"no-store"),
+    (b"pragma", b"no-cache"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+CLIENTS = {  # every client confidential; several exact redirect URIs; no port wildcard
+    "web": ("Foreign web app", ["https://client.example/callback", "https://client.example/alt"]),
+    "installed": (
+        "Foreign desktop app",
+        ["http://localhost/callback"] + [f"http://127.0.0.1:{p}/auth" for p in range(8000, 8021)],
+    ),
+    "other_web": ("Foreign other web app", ["https://other.example/cb"]),
+}
+
+
+def secured(app: ASGIApp) -> ASGIApp:
+    """Cache-Control, Pragma, X-Frame-Options and Referrer-Policy on every response."""
+
+    async def wrapper(scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await app(scope, receive, send_secured)
+
+    return wrapper
+
+
+def browser_session(request: Request) -> tuple[Store, dict]:
+    store: Store = request.app.state.store
+    return store, dict(store.session(request.cookies.get("session")))
+
+
+def with_cookie(response: Response, session: dict) -> Response:
+    response.set_cookie("session", session["sid"], httponly=True, secure=True, samesite="lax")
+    return response
+
+
+def problem_of(store: Store, q: dict[str, str]) -> tuple[str, str] | None:
+    """What is wrong with an authorization request, checked in the provider's order."""
+    if store.client(q.get("client_id")) is None:
+        return "invalid_client", "unknown or missing client_id"
+    if not store.registered(q["client_id"], q.get("redirect_uri")):
+        return "invalid_request", "redirect_uri is not registered for this client"
+    if q.get("response_type") != "code":
+        return "unsupported_response_type", "only response_type=code"
+    if not q.get("scope") or not set(q["scope"].split(" ")) <= SCOPES:
+        return "invalid_scope", "unknown scope"
+    method, challenge = q.get("code_challenge_method"), q.get("code_challenge")
+    if (method and not challenge) or method not in (None, "plain", "S256"):
+        return "invalid_request", "unsupported code_challenge_method"
+    if challenge and not CHALLENGE.fullmatch(challenge):
+        return "invalid_request", "malformed code_challenge"
+    return None
+
+
+async def authorize(request: Request) -> Response:
+    store, session = browser_session(request)
+    if session["user_id"] is None:
+        target = request.url.path + "?" + request.url.query
+        return with_cookie(RedirectResponse("/login?next=" + quote(target, safe=""), 302), session)
+    q = dict(request.query_params)
+    problem = problem_of(store, q)
+    if problem:
+        return pages.error_page(*problem)
+    if request.method == "POST":
+        form = await tokens.form_of(request)
+        if not secrets.compare_digest(str(form.get("csrf_token", "")), session["csrf"]):
+            return pages.error_page("invalid_request", "CSRF token mismatch")
+        if form.get("confirm") != "yes":
+            return RedirectResponse(q["redirect_uri"] + "?error=access_denied", 302)  # no state
+        return issue_code(store, session, q)
+    scopes = set(q["scope"].split(" "))
+    if q.get("approval_prompt") != "force" and store.covered(
+        q["client_id"], session["user_id"], scopes
+    ):
+        return issue_code(store, session, q)
+    client = store.client(q["client_id"])
+    submission = "/oauth2/authorize?" + request.url.query
+    return pages.consent_page(session["csrf"], submission, client["name"], sorted(scopes))
+
+
+def issue_code(store: Store, session: dict, q: dict[str, str]) -> Response:
+    challenge = q.get("code_challenge")
+    pkce = (challenge, q.get("code_challenge_method") or "plain") if challenge else (None, None)
+    scopes = " ".join(sorted(set(q["scope"].split(" "))))
+    code = store.new_code(q["client_id"], session["user_id"], q["redirect_uri"], scopes, pkce)
+    query = {"code": code} | ({"state": q["state"]} if "state" in q else {})
+    return RedirectResponse(q["redirect_uri"] + "?" + urlencode(query) + "#_", 302)
+
+
+async def login(request: Request) -> Response:
+    store, session = browser_session(request)
+    submission = "/login?" + request.url.query
+    if request.method == "GET":
+        return with_cookie(pages.login_page(session["csrf"], submission), session)
+    form = await tokens.form_of(request)
+    user_id = store.login(str(form.get("username", "")), str(form.get("password", "")))
+    csrf_ok = secrets.compare_digest(str(form.get("csrf_token", "")), session["csrf"])
+    if user_id is None or not csrf_ok:
+        return with_cookie(pages.login_page(session["csrf"], submission, failed=True), session)
+    store.sign_in(session["sid"], user_id)
+    target = request.query_params.get("next", "/")
+    safe = target.startswith("/") and not target.startswith("//")
+    return with_cookie(RedirectResponse(target if safe else "/", 302), session)
+
+
+async def applications(request: Request) -> Response:
+    """The user's authorized applications, each with a revoke form (revoke_url + client_id)."""
+    store, session = browser_session(request)
+    if session["user_id"] is None:
+        return RedirectResponse("/login?next=/account/applications", 302)
+    if request.method == "POST":
+        form = await tokens.form_of(request)
+        if not secrets.compare_digest(str(form.get("csrf_token", "")), session["csrf"]):
+            return pages.error_page("invalid_request", "CSRF token mismatch")
+        store.revoke_family(str(form.get("client_id", "")), session["user_id"])
+        return RedirectResponse("/account/applications", 302)
+    apps = [
+        {"client_id": row["client_id"], "name": row["name"], "revoke_url": "/account/applications"}
+        for row in store.authorized(session["user_id"])
+    ]
+    return pages.applications_page(session["csrf"], apps)
+
+
+async def test_clock(request: Request) -> Response:
+    """GET: the provider's time; POST advance=SECONDS moves it forward."""
+    clock: Clock = request.app.state.store.clock
+    if request.method == "POST":
+        advance = (await tokens.form_of(request)).get("advance", "")
+        if not advance.isdigit():
+            return JSONResponse({"error": "advance=SECONDS expected"}, status_code=400)
+        clock.offset += int(advance)
+    return JSONResponse({"now": clock.now(), "offset": clock.offset})
+
+
+def create_app(database: Path) -> Starlette:
+    app = Starlette(
+        routes=[
+            Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
+            Route("/oauth2/token", tokens.token, methods=["POST"]),
+            Route("/oauth2/revoke", tokens.revoke, methods=["POST"]),
+            Route("/oauth2/userinfo", tokens.userinfo, methods=["GET", "POST"]),
+            Route("/login", login, methods=["GET", "POST"]),
+            Route("/account/applications", applications, methods=["GET", "POST"]),
+            Route("/_test/clock", test_clock, methods=["GET", "POST"]),
+        ]
+    )
+    app.state.store = Store(database, Clock())
+    return app
+
+
+def provision(store: Store, data_dir: Path) -> dict:
+    """The test user and the three clients, once; their credentials in DIR/provisioned.json."""
+    done = data_dir / "provisioned.json"
+    if not done.exists():
+        password = secrets.token_urlsafe(12)
+        store.add_user("alice", password, "alice@example.org")
+        clients = {role: store.add_client(*spec) for role, spec in CLIENTS.items()}
+        done.write_text(json.dumps({"password": password, "clients": clients}))
+    return json.loads(done.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    data_dir = parser.parse_args().data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tls = ensure_certificates(data_dir, "127.0.0.1")
+    app = create_app(data_dir / "provider.sqlite3")
+    accounts = provision(app.state.store, data_dir)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    base_url = f"https://127.0.0.1:{sock.getsockname()[1]}"
+    config = uvicorn.Config(
+        secured(app),
+        ssl_certfile=str(tls.cert),
+        ssl_keyfile=str(tls.key),
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            ready = {"base_url": base_url, "ca_file": str(tls.ca)} | accounts
+            (data_dir / "ready.tmp").write_text(json.dumps(ready))
+            (data_dir / "ready.tmp").replace(data_dir / "ready.json")
+
+    Announcing(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
