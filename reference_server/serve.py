@@ -10,7 +10,7 @@ import json
 import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import uvicorn
@@ -33,7 +33,7 @@ class ServeOptions:
     test_clock: bool = False
     workers: int = 1
     public_url: str | None = None  # where users reach the server; default: where it listens
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
     purge_interval: float = 60.0
 
 
