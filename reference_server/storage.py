@@ -94,12 +94,13 @@ CREATE TABLE IF NOT EXISTS form_tokens (
     fingerprint  TEXT NOT NULL,
     expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
--- Failed client authentications per client and time window (RFC 6749 2.3.1 brute force).
-CREATE TABLE IF NOT EXISTS auth_failures (
-    client_id    TEXT NOT NULL,
-    window_start INTEGER NOT NULL,
-    failures     INTEGER NOT NULL,
-    PRIMARY KEY (client_id, window_start)
+-- Failed guesses per source address and name (guard.py): passwords, secrets, codes.
+DROP TABLE IF EXISTS auth_failures;
+CREATE TABLE IF NOT EXISTS throttle (
+    key           TEXT PRIMARY KEY,      -- "<address> <user:name or client_id>"
+    failures      INTEGER NOT NULL,
+    blocked_until INTEGER NOT NULL,      -- no further try before this time
+    last_at       INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS settings (
     key   TEXT PRIMARY KEY,

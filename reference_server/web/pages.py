@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ..accounts import authenticate_user, user_by_name
-from ..oauth.errors import OAuthError
+from .. import guard
 from ..state import server
 from . import sessions
 from .forms import FormRejected, checked_form
@@ -63,19 +63,19 @@ async def login(request: Request) -> Response:
         fresh = sessions.load_or_create(state, request)
         return _login_form(fresh, returnto, str(error), status=error.status)
     name, password = form.get("username", ""), form.get("password", "")
-    throttle_key = "user:" + name  # ':' never occurs in a client_id: no clash with clients
-    try:
-        state.guard.check(state, throttle_key)  # before the scrypt work: a locked name is cheap
-    except OAuthError as error:
-        wait = error.headers.get("Retry-After", "60")
-        message = f"Too many failed logins for this user; try again in {wait} s."
+    # ':' never occurs in a client_id: no clash with clients. The slot is reserved before the
+    # scrypt work (a waiting address costs nothing) and given back if the password is right.
+    throttle_key = guard.key(request, "user:" + name)
+    wait = state.guard.reserve(state, throttle_key)
+    if wait is not None:
+        message = f"Too many failed logins from here for this user; try again in {wait} s."
         response = _login_form(session, returnto, message, status=429)
-        response.headers.update(error.headers)
+        response.headers["Retry-After"] = str(wait)
         return response
     user = await run_in_threadpool(authenticate_user, state.store, name, password)
     if user is None:
-        state.guard.record_failure(state, throttle_key)
         return _login_form(session, returnto, "Incorrect username or password.", status=401)
+    state.guard.release(state, throttle_key)
     new_session = sessions.log_in(state, session, user)
     return sessions.attach(RedirectResponse(returnto, status_code=303), new_session)
 
