@@ -8,8 +8,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from ..accounts import authenticate_user, user_by_name
 from .. import guard
+from ..accounts import authenticate_user, user_by_name
 from ..state import server
 from . import sessions
 from .forms import FormRejected, checked_form
