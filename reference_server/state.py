@@ -12,6 +12,7 @@ from .guard import Guard
 from .storage import Store
 
 CLOCK_OFFSET_KEY = "test_clock_offset"
+DEFAULT_PUBLIC_URL = "https://localhost"
 
 
 @dataclass
@@ -20,23 +21,29 @@ class ServerState:
     clock: Clock
     test_clock: TestClock | None = None
     guard: Guard = field(default_factory=Guard)
+    public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
 
     def now(self) -> int:
         return self.clock.now()
 
     @classmethod
     def open(
-        cls, database: Path, test_clock: bool = False, *, serving: bool = False
+        cls,
+        database: Path,
+        test_clock: bool = False,
+        *,
+        serving: bool = False,
+        public_url: str = DEFAULT_PUBLIC_URL,
     ) -> ServerState:
         """`serving`: for a process that answers requests (WAL checkpoints in a thread)."""
         store = Store(database, background_checkpoints=serving)
         if not test_clock:
-            return cls(store, SystemClock())
+            return cls(store, SystemClock(), public_url=public_url)
         clock = TestClock(
             lambda: int(store.setting(CLOCK_OFFSET_KEY, "0") or 0),
             lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
         )
-        return cls(store, clock, clock)
+        return cls(store, clock, clock, public_url=public_url)
 
 
 def server(request: Request) -> ServerState:

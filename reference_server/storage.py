@@ -7,6 +7,7 @@ workers on the same file cannot both redeem one code or both revoke and refresh 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -152,6 +153,15 @@ class Checkpointer:
         self._thread.join(timeout=15)
 
 
+def _private_file(path: Path) -> None:
+    """The database holds password and token hashes: 0600 whatever the umask or folder.
+
+    SQLite gives its -wal and -shm files the database file's mode.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    path.chmod(0o600)
+
+
 class Store:
     """A connection to the server's database, one per process, used from one thread.
 
@@ -161,6 +171,7 @@ class Store:
 
     def __init__(self, path: Path, *, background_checkpoints: bool = False) -> None:
         self.path = path
+        _private_file(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA busy_timeout = 10000")
