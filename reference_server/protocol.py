@@ -35,6 +35,7 @@ from .limits import Limits
 IDLE, HEAD, BODY, BUSY = "idle", "head", "body", "busy"
 _WAITING = (IDLE, HEAD)  # no request in the application: may be evicted at the cap
 _GRACE = 1.0  # seconds a refused client has to read our answer before the socket goes
+_DRAIN_LIMIT = 1024 * 1024  # bytes we drop for a refused client before cutting it off
 _LIMITS: Limits | None = None
 _SWEEPS: dict[int, asyncio.TimerHandle] = {}
 
@@ -67,6 +68,8 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         self._hosts = 0
         self._authorizations = 0
         self._refusal: tuple[int, str] = (400, "Invalid HTTP request.")
+        self._draining = False  # refused: what still arrives is dropped, then we close
+        self._drained = 0
 
     # connection ------------------------------------------------------------------------
 
@@ -99,7 +102,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         return None  # the application is working on a request
 
     def _expire(self) -> None:
-        if self.transport.is_closing():
+        if self.transport.is_closing() or self._draining:
             return
         if self._phase == IDLE or (self._phase == HEAD and self._head_bytes == 0):
             self.transport.close()  # nothing asked, nothing to answer: a clean close
@@ -107,9 +110,17 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._refuse(408, "The request was not received in time.")
 
     def _refuse(self, status: int, message: str) -> None:
-        if self.transport.is_closing():
+        """Answer and stop reading; the socket closes once the client had time to read it.
+
+        Closing at once would reset a connection whose client is still sending (a long
+        head, a body), and the reset discards our answer before the client reads it: so we
+        drain what still comes, up to a bound, for a short grace (a "lingering close").
+        """
+        if self._draining or self.transport.is_closing():
             return
-        if self.cycle is None or not self.cycle.response_started:
+        self._draining = True
+        cycle = self.cycle  # the current request's, or the previous one's on a kept connection
+        if cycle is None or cycle.response_complete or not cycle.response_started:
             body = json.dumps({"error": "invalid_request", "error_description": message})
             self.transport.write(
                 b"".join(
@@ -122,14 +133,18 @@ class LimitedHttpProtocol(HttpToolsProtocol):
                     ]
                 )
             )
-        self.transport.close()
-        # A TLS close waits for the peer's close_notify, reading (and dropping) whatever it
-        # still sends: a client that goes on sending is cut off after a short grace.
+        if self.cycle is not None:
+            self.cycle.keep_alive = False
         self.loop.call_later(_GRACE, self.transport.abort)
 
     # reading ---------------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
+        if self._draining:
+            self._drained += len(data)
+            if self._drained > _DRAIN_LIMIT:
+                self.transport.abort()
+            return
         if self._phase in _WAITING:
             room = self.limits.header_total - self._head_bytes
             if len(data) > room:

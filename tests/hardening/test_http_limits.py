@@ -226,3 +226,12 @@ def test_an_idle_keep_alive_connection_outlives_the_header_timeout(server: Serve
 def test_the_default_keep_alive_suits_desktop_clients():
     """Picard 3 (Qt 6) reuses an idle connection after ~20 s; common servers keep 60-75 s."""
     assert Limits().idle_timeout >= 60
+
+
+def test_a_refusal_on_a_kept_connection_is_answered_too(server: ServerProcess):
+    """The second request of a keep-alive connection gets its 431 like a first one."""
+    with _connect(server) as conn:
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _status(_one_response(conn)) == 200
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 9000 + b"\r\n\r\n")
+        assert _status(_answer(conn)) == 431
