@@ -65,10 +65,17 @@ async def _client_gone(request: Request, _: Exception) -> Response:
 
 
 def create_app(
-    data_dir: Path, test_clock: bool = False, public_url: str = DEFAULT_PUBLIC_URL
+    data_dir: Path,
+    test_clock: bool = False,
+    public_url: str = DEFAULT_PUBLIC_URL,
+    purge_interval: float | None = None,
 ) -> Starlette:
     state = ServerState.open(
-        data_dir / DATABASE_NAME, test_clock=test_clock, serving=True, public_url=public_url
+        data_dir / DATABASE_NAME,
+        test_clock=test_clock,
+        serving=True,
+        public_url=public_url,
+        purge_interval=purge_interval,
     )
     app = Starlette(
         routes=routes(test_clock),
@@ -85,4 +92,5 @@ def app_from_environment() -> Starlette:
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),
         test_clock=os.environ.get("MB_OAUTH_SERVER_TEST_CLOCK") == "1",
         public_url=os.environ.get("MB_OAUTH_SERVER_PUBLIC_URL", DEFAULT_PUBLIC_URL),
+        purge_interval=float(os.environ.get("MB_OAUTH_SERVER_PURGE_INTERVAL", "60")),
     )

@@ -213,6 +213,28 @@ def add_user(
         click.echo(f"Created user {user.name} (id {user.id}).")
 
 
+@main.command()
+@data_dir_option
+@click.option(
+    "--test-clock", is_flag=True, help="Use the test clock's offset (a --test-clock server)."
+)
+def purge(data_dir: Path, test_clock: bool) -> None:
+    """Remove expired and revoked rows now (a running server also does it every minute)."""
+    import sqlite3
+
+    from .purge import purge_once, purge_time
+
+    store = _open_store(data_dir)  # creates the schema if needed
+    store.close()
+    db = sqlite3.connect(data_dir / "server.sqlite3", isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        removed = purge_once(db, purge_time(db, test_clock))
+    finally:
+        db.close()
+    click.echo("Removed " + ", ".join(f"{n} {table}" for table, n in removed.items()) + ".")
+
+
 @main.command("add-app")
 @data_dir_option
 @click.option("--owner", required=True, help="User name of the application's owner.")

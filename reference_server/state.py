@@ -9,6 +9,7 @@ from starlette.requests import Request
 
 from .clock import Clock, SystemClock, TestClock
 from .guard import Guard
+from .purge import Purger
 from .storage import Store
 
 CLOCK_OFFSET_KEY = "test_clock_offset"
@@ -22,6 +23,7 @@ class ServerState:
     test_clock: TestClock | None = None
     guard: Guard = field(default_factory=Guard)
     public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
+    purger: Purger | None = None
 
     def now(self) -> int:
         return self.clock.now()
@@ -34,16 +36,21 @@ class ServerState:
         *,
         serving: bool = False,
         public_url: str = DEFAULT_PUBLIC_URL,
+        purge_interval: float | None = None,
     ) -> ServerState:
-        """`serving`: for a process that answers requests (WAL checkpoints in a thread)."""
+        """`serving`: for a process that answers requests (WAL checkpoints in a thread).
+
+        `purge_interval`: seconds between purges of ended rows (purge.py), None for none.
+        """
         store = Store(database, background_checkpoints=serving)
+        purger = Purger(database, purge_interval, test_clock) if purge_interval else None
         if not test_clock:
-            return cls(store, SystemClock(), public_url=public_url)
+            return cls(store, SystemClock(), public_url=public_url, purger=purger)
         clock = TestClock(
             lambda: int(store.setting(CLOCK_OFFSET_KEY, "0") or 0),
             lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
         )
-        return cls(store, clock, clock, public_url=public_url)
+        return cls(store, clock, clock, public_url=public_url, purger=purger)
 
 
 def server(request: Request) -> ServerState:
