@@ -262,18 +262,21 @@ def access_grant_and_user(
 def has_consent(store: Store, user: User, app: Application, scope: str, now: int) -> bool:
     """A standing consent for exactly this scope set: approval_prompt=auto skips the page.
 
-    It stands only while a grant it led to is live (a refresh token, or an unexpired access
-    token): once the user revoked it on the authorized-applications page, or all its tokens
-    expired or were revoked, the user is asked again. So every consent in force is a line of
-    that page, where the user can end it.
+    It stands while a grant of it is live (a refresh token, or an unexpired access token), or
+    before any grant exists (a code still on its way). Once the user revoked it on the
+    authorized-applications page (the row goes), or every grant of it ended (revoked by the
+    application, or all tokens expired), the user is asked again. So a consent in force is
+    always a line of that page, where the user can end it.
     """
     row = store.one(
         "SELECT 1 FROM consents c WHERE c.user_id = ? AND c.application_id = ? AND c.scope = ?"
-        " AND EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
+        " AND (EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
         "  AND g.application_id = c.application_id AND g.scope = c.scope"
         "  AND g.revoked_at IS NULL AND (g.refresh_hash IS NOT NULL OR EXISTS ("
         "   SELECT 1 FROM access_tokens t WHERE t.grant_id = g.id AND t.revoked_at IS NULL"
-        "   AND t.expires_at > ?)))",
+        "   AND t.expires_at > ?)))"
+        " OR NOT EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
+        "  AND g.application_id = c.application_id AND g.scope = c.scope))",
         user.id,
         app.id,
         scope,
