@@ -107,21 +107,45 @@ class Guard:
     def authenticate(
         self, state: ServerState, request: Request, client_id: str, secret: str
     ) -> Application:
-        """The client, if not waiting and the secret is right; one query reads both."""
-        throttle_key = key(request, client_id)
+        """The client, if not waiting and the secret is right; one query reads both.
+
+        A success clears this address's failures for the client (a write only when there
+        were any): the rightful client that mistyped its secret is not slowed later.
+        """
+        return self.authenticate_for(state, request, client_id, secret)[0]
+
+    def authenticate_for(
+        self, state: ServerState, request: Request, client_id: str, secret: str
+    ) -> tuple[Application, bool]:
+        """`authenticate`, also checking the client's guesses of codes and refresh tokens.
+
+        Returns the client and whether its grant key has failures (to clear on a success).
+        """
+        client_key, grant_key = key(request, client_id), grant_key_of(request, client_id)
         now = state.now()
         row = state.store.one(
-            "SELECT (SELECT blocked_until FROM throttle WHERE key = ?) AS blocked_until, a.*"
+            "SELECT (SELECT blocked_until FROM throttle WHERE key = ?) AS client_until,"
+            " (SELECT blocked_until FROM throttle WHERE key = ?) AS grant_until, a.*"
             " FROM (SELECT 1) LEFT JOIN applications a ON a.client_id = ?",
-            throttle_key,
+            client_key,
+            grant_key,
             client_id,
         )
         assert row is not None  # the outer SELECT 1 always yields one row
-        if row["blocked_until"] is not None and row["blocked_until"] > now:
-            raise self.refusal(row["blocked_until"] - now)
+        for until in (row["client_until"], row["grant_until"]):
+            if until is not None and until > now:
+                raise self.refusal(until - now)
         app = Application.from_row(row) if row["id"] is not None else None
         try:
-            return clients.check_secret(app, secret)
+            found = clients.check_secret(app, secret)
         except OAuthError:
-            self.record_failure(state, throttle_key)
+            self.record_failure(state, client_key)
             raise
+        if row["client_until"] is not None:
+            self.release(state, client_key)
+        return found, row["grant_until"] is not None
+
+
+def grant_key_of(request: Request, client_id: str) -> str:
+    """Guessed codes and refresh tokens count apart from bad secrets (both per address)."""
+    return key(request, "grant:" + client_id)
