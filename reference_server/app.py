@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from .oauth.authorize import authorize, out_of_band
 from .oauth.revoke import revoke
 from .oauth.token import token
 from .oauth.userinfo import userinfo
-from .state import ServerState
+from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, pages
 from .web.html import stylesheet
@@ -50,9 +53,35 @@ def routes(test_clock: bool) -> list[Route]:
     return table
 
 
-def create_app(data_dir: Path, test_clock: bool = False) -> Starlette:
-    state = ServerState.open(data_dir / DATABASE_NAME, test_clock=test_clock, serving=True)
-    app = Starlette(routes=routes(test_clock), middleware=[Middleware(SecurityHeaders)])
+_log = logging.getLogger("uvicorn.error")
+
+
+async def _client_gone(request: Request, _: Exception) -> Response:
+    """A client that closes before its body is complete: a normal event, one log line."""
+    _log.warning(
+        "client left before its request was complete: %s %s", request.method, request.url.path
+    )
+    return Response(status_code=400)  # nobody reads it: the connection is gone
+
+
+def create_app(
+    data_dir: Path,
+    test_clock: bool = False,
+    public_url: str = DEFAULT_PUBLIC_URL,
+    purge_interval: float | None = None,
+) -> Starlette:
+    state = ServerState.open(
+        data_dir / DATABASE_NAME,
+        test_clock=test_clock,
+        serving=True,
+        public_url=public_url,
+        purge_interval=purge_interval,
+    )
+    app = Starlette(
+        routes=routes(test_clock),
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={ClientDisconnect: _client_gone},
+    )
     app.state.server = state
     return app
 
@@ -62,4 +91,6 @@ def app_from_environment() -> Starlette:
     return create_app(
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),
         test_clock=os.environ.get("MB_OAUTH_SERVER_TEST_CLOCK") == "1",
+        public_url=os.environ.get("MB_OAUTH_SERVER_PUBLIC_URL", DEFAULT_PUBLIC_URL),
+        purge_interval=float(os.environ.get("MB_OAUTH_SERVER_PURGE_INTERVAL", "60")),
     )

@@ -6,8 +6,11 @@ import json
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
+
+from .limits import Limits
 
 DEFAULT_DATA_DIR = Path("mb-oauth-server-data")
 
@@ -52,6 +55,46 @@ def main() -> None:
     help="Enable POST /_test/clock, which moves the server's clock forward.",
 )
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--public-url",
+    help="The URL users reach the server at (userinfo's profile links); "
+    "default: the URL it serves. Never taken from the Host header.",
+)
+@click.option(
+    "--header-timeout",
+    default=Limits.header_timeout,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds a client has to send a request head.",
+)
+@click.option(
+    "--body-timeout",
+    default=Limits.body_timeout,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds a client has to send a request body.",
+)
+@click.option(
+    "--idle-timeout",
+    default=Limits.idle_timeout,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds an idle keep-alive connection stays open.",
+)
+@click.option(
+    "--max-connections",
+    default=Limits.max_connections,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Open connections per worker; past it the longest-waiting idle one is closed.",
+)
+@click.option(
+    "--purge-interval",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds between purges of expired and revoked rows.",
+)
 def run(
     data_dir: Path,
     host: str,
@@ -60,17 +103,46 @@ def run(
     key: Path | None,
     test_clock: bool,
     workers: int,
+    public_url: str | None,
+    header_timeout: float,
+    body_timeout: float,
+    idle_timeout: float,
+    max_connections: int,
+    purge_interval: float,
 ) -> None:
     """Serve the OAuth endpoints and the web pages over HTTPS."""
     if (cert is None) != (key is None):
         raise click.UsageError("--cert and --key go together")
+    if public_url is not None and not _is_base_url(public_url):
+        raise click.BadParameter(
+            "an https URL without query or fragment", param_hint="--public-url"
+        )
     from .serve import ServeOptions, serve
 
-    options = ServeOptions(data_dir, host, port, cert, key, test_clock, workers)
+    limits = Limits(max_connections=max_connections).with_timeouts(
+        header_timeout, body_timeout, idle_timeout
+    )
+    options = ServeOptions(
+        data_dir,
+        host,
+        port,
+        cert,
+        key,
+        test_clock,
+        workers,
+        public_url=public_url,
+        limits=limits,
+        purge_interval=purge_interval,
+    )
     try:
         serve(options, announce=lambda line: click.echo(line, err=True))
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
+
+
+def _is_base_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "https" and bool(parts.hostname) and not (parts.query or parts.fragment)
 
 
 def _open_store(data_dir: Path):
@@ -139,6 +211,28 @@ def add_user(
         click.echo(json.dumps({"id": user.id, "name": user.name}))
     else:
         click.echo(f"Created user {user.name} (id {user.id}).")
+
+
+@main.command()
+@data_dir_option
+@click.option(
+    "--test-clock", is_flag=True, help="Use the test clock's offset (a --test-clock server)."
+)
+def purge(data_dir: Path, test_clock: bool) -> None:
+    """Remove expired and revoked rows now (a running server also does it every minute)."""
+    import sqlite3
+
+    from .purge import purge_once, purge_time
+
+    store = _open_store(data_dir)  # creates the schema if needed
+    store.close()
+    db = sqlite3.connect(data_dir / "server.sqlite3", isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        removed = purge_once(db, purge_time(db, test_clock))
+    finally:
+        db.close()
+    click.echo("Removed " + ", ".join(f"{n} {table}" for table, n in removed.items()) + ".")
 
 
 @main.command("add-app")

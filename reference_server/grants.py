@@ -77,6 +77,16 @@ def issue_code(store: Store, now: int, request: CodeRequest) -> str:
     return code
 
 
+def code_is_pending(store: Store, now: int, code: str) -> bool:
+    """Was this code issued here, and is it still waiting to be exchanged?"""
+    row = store.one(
+        "SELECT 1 FROM codes WHERE code_hash = ? AND redeemed_at IS NULL AND expires_at > ?",
+        credentials.token_hash(code),
+        now,
+    )
+    return row is not None
+
+
 def _pkce_problem(code: Row, verifier: str | None) -> OAuthError | None:
     if code["challenge"] is None:
         if verifier is not None:
@@ -249,12 +259,28 @@ def access_grant_and_user(
 # consent (approval_prompt=auto) ---------------------------------------------------------
 
 
-def has_consent(store: Store, user: User, app: Application, scope: str) -> bool:
+def has_consent(store: Store, user: User, app: Application, scope: str, now: int) -> bool:
+    """A standing consent for exactly this scope set: approval_prompt=auto skips the page.
+
+    It stands while a grant of it is live (a refresh token, or an unexpired access token), or
+    before any grant exists (a code still on its way). Once the user revoked it on the
+    authorized-applications page (the row goes), or every grant of it ended (revoked by the
+    application, or all tokens expired), the user is asked again. So a consent in force is
+    always a line of that page, where the user can end it.
+    """
     row = store.one(
-        "SELECT 1 FROM consents WHERE user_id = ? AND application_id = ? AND scope = ?",
+        "SELECT 1 FROM consents c WHERE c.user_id = ? AND c.application_id = ? AND c.scope = ?"
+        " AND (EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
+        "  AND g.application_id = c.application_id AND g.scope = c.scope"
+        "  AND g.revoked_at IS NULL AND (g.refresh_hash IS NOT NULL OR EXISTS ("
+        "   SELECT 1 FROM access_tokens t WHERE t.grant_id = g.id AND t.revoked_at IS NULL"
+        "   AND t.expires_at > ?)))"
+        " OR NOT EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
+        "  AND g.application_id = c.application_id AND g.scope = c.scope))",
         user.id,
         app.id,
         scope,
+        now,
     )
     return row is not None
 

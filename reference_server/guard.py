@@ -1,13 +1,26 @@
-"""Brute-force protection for client credentials and codes (RFC 6749 2.3.1, 10.10).
+"""Throttling of guesses: passwords, client secrets, codes and refresh tokens (RFC 6749 10.10).
 
-Failures are counted per client_id in fixed windows, in the database so every worker sees
-them. A client past the limit is refused until its window ends; other clients are unaffected.
+Throttle the attacker, not the victim (RFC 6819 5.1.4.2.3): a lock per user name or client_id
+lets anyone who knows the name (every authorization URL shows a client_id) lock its owner out.
+So failures are counted per source address *and* name, in the database so that every worker
+sees them: the guessing address slows down while the owner, elsewhere, is untouched. After
+FREE failures each further one makes that address wait before its next try for that name:
+60 s, then 120, 240, ... up to an hour; never a permanent lock, and a quiet day forgets.
+An IPv6 address counts by its /64 (one subscriber's block).
+
+Race-free: a login reserves its slot (counts a failure) in one transaction *before* the slow
+password hash and gives it back when the password is right, so of any number of concurrent
+attempts at most the free ones are checked. Client secrets, codes and refresh tokens are
+checked in microseconds with no await between check and record: atomic within a worker.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from starlette.requests import Request
 
 from .accounts import Application
 from .oauth import clients
@@ -16,64 +29,123 @@ from .oauth.errors import OAuthError
 if TYPE_CHECKING:
     from .state import ServerState
 
+MAX_NAME = 256
+
+
+def source(request: Request) -> str:
+    """Who is guessing: the peer's address (a /64 for IPv6). The server has no proxy."""
+    host = request.client.host if request.client else "unknown"
+    if ":" not in host:
+        return host
+    try:
+        return str(ipaddress.IPv6Network(f"{host}/64", strict=False).network_address) + "/64"
+    except ValueError:
+        return host
+
+
+def key(request: Request, name: str) -> str:
+    return f"{source(request)} {name[:MAX_NAME]}"
+
 
 @dataclass
 class Guard:
-    limit: int = 20  # failed attempts per client and window
-    window: int = 60  # seconds
+    free: int = 20  # failures per address and name before any delay
+    base_delay: int = 60  # seconds after the free ones; doubled at each further failure
+    max_delay: int = 3600
+    forget_after: int = 86400  # a key quiet this long starts over
 
-    def _window_start(self, now: int) -> int:
-        return now - now % self.window
+    def delay(self, failures: int) -> int:
+        if failures < self.free:
+            return 0
+        return min(self.base_delay << min(failures - self.free, 16), self.max_delay)
 
-    def check(self, state: ServerState, client_id: str) -> None:
-        now = state.now()
-        start = self._window_start(now)
-        row = state.store.one(
-            "SELECT failures FROM auth_failures WHERE client_id = ? AND window_start = ?",
-            client_id[:256],
-            start,
+    def refusal(self, retry: int) -> OAuthError:
+        error = OAuthError(
+            "invalid_client",
+            f"too many failed attempts from this address; retry in {retry} s",
+            status=429,
         )
-        self._refuse_if_locked(row["failures"] if row is not None else None, start, now)
+        error.headers = {"Retry-After": str(retry)}
+        return error
 
-    def _refuse_if_locked(self, failures: int | None, start: int, now: int) -> None:
-        if failures is not None and failures >= self.limit:
-            retry = start + self.window - now
-            error = OAuthError(
-                "invalid_client",
-                f"too many failed attempts for this client; retry in {retry} s",
-                status=429,
-            )
-            error.headers = {"Retry-After": str(retry)}
-            raise error
-
-    def record_failure(self, state: ServerState, client_id: str) -> None:
-        now = state.now()
-        start = self._window_start(now)
+    def _count(self, state: ServerState, throttle_key: str, only_if_free: bool) -> int | None:
+        """Count one failure; with `only_if_free`, none while the key waits (its Retry-After)."""
         store = state.store
-        store.run("DELETE FROM auth_failures WHERE window_start < ?", start)
-        store.run(
-            "INSERT INTO auth_failures (client_id, window_start, failures) VALUES (?, ?, 1)"
-            " ON CONFLICT DO UPDATE SET failures = failures + 1",
-            client_id[:256],
-            start,
-        )
+        with store.transaction():
+            now = state.now()
+            row = store.one(
+                "SELECT failures, blocked_until, last_at FROM throttle WHERE key = ?",
+                throttle_key,
+            )
+            if row is not None and only_if_free and row["blocked_until"] > now:
+                return row["blocked_until"] - now
+            fresh = row is None or now - row["last_at"] >= self.forget_after
+            failures = 1 if fresh else row["failures"] + 1
+            until = max(now + self.delay(failures), 0 if fresh else row["blocked_until"])
+            store.run(
+                "INSERT INTO throttle (key, failures, blocked_until, last_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET failures = excluded.failures,"
+                " blocked_until = excluded.blocked_until, last_at = excluded.last_at",
+                throttle_key,
+                failures,
+                until,
+                now,
+            )
+        return None
 
-    def authenticate(self, state: ServerState, client_id: str, secret: str) -> Application:
-        """`check`, then `clients.authenticate`; one query reads the failures and the client."""
+    def reserve(self, state: ServerState, throttle_key: str) -> int | None:
+        """Before a slow check: a slot (counted as a failure), or the seconds to wait."""
+        return self._count(state, throttle_key, only_if_free=True)
+
+    def release(self, state: ServerState, throttle_key: str) -> None:
+        """The check succeeded: this address is the rightful party for this name."""
+        state.store.run("DELETE FROM throttle WHERE key = ?", throttle_key)
+
+    def record_failure(self, state: ServerState, throttle_key: str) -> None:
+        self._count(state, throttle_key, only_if_free=False)
+
+    def authenticate(
+        self, state: ServerState, request: Request, client_id: str, secret: str
+    ) -> Application:
+        """The client, if not waiting and the secret is right; one query reads both.
+
+        A success clears this address's failures for the client (a write only when there
+        were any): the rightful client that mistyped its secret is not slowed later.
+        """
+        return self.authenticate_for(state, request, client_id, secret)[0]
+
+    def authenticate_for(
+        self, state: ServerState, request: Request, client_id: str, secret: str
+    ) -> tuple[Application, bool]:
+        """`authenticate`, also checking the client's guesses of codes and refresh tokens.
+
+        Returns the client and whether its grant key has failures (to clear on a success).
+        """
+        client_key, grant_key = key(request, client_id), grant_key_of(request, client_id)
         now = state.now()
-        start = self._window_start(now)
         row = state.store.one(
-            "SELECT (SELECT failures FROM auth_failures WHERE client_id = ? AND window_start = ?)"
-            " AS failures, a.* FROM (SELECT 1) LEFT JOIN applications a ON a.client_id = ?",
-            client_id[:256],
-            start,
+            "SELECT (SELECT blocked_until FROM throttle WHERE key = ?) AS client_until,"
+            " (SELECT blocked_until FROM throttle WHERE key = ?) AS grant_until, a.*"
+            " FROM (SELECT 1) LEFT JOIN applications a ON a.client_id = ?",
+            client_key,
+            grant_key,
             client_id,
         )
         assert row is not None  # the outer SELECT 1 always yields one row
-        self._refuse_if_locked(row["failures"], start, now)
+        for until in (row["client_until"], row["grant_until"]):
+            if until is not None and until > now:
+                raise self.refusal(until - now)
         app = Application.from_row(row) if row["id"] is not None else None
         try:
-            return clients.check_secret(app, secret)
+            found = clients.check_secret(app, secret)
         except OAuthError:
-            self.record_failure(state, client_id)
+            self.record_failure(state, client_key)
             raise
+        if row["client_until"] is not None:
+            self.release(state, client_key)
+        return found, row["grant_until"] is not None
+
+
+def grant_key_of(request: Request, client_id: str) -> str:
+    """Guessed codes and refresh tokens count apart from bad secrets (both per address)."""
+    return key(request, "grant:" + client_id)

@@ -32,12 +32,14 @@ class ServerProcess:
         workers: int = 1,
         host: str = "127.0.0.1",
         port: int = 0,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = Path(data_dir)
         self.test_clock = test_clock
         self.workers = workers
         self.host = host
         self.port = port
+        self.extra_args = extra_args  # more `run` options: timeouts, --public-url, ...
         self.process: subprocess.Popen[bytes] | None = None
         self.base_url = ""
         self.ca_file = ""
@@ -54,6 +56,7 @@ class ServerProcess:
         args += ["--port", str(self.port), "--workers", str(self.workers)]
         if self.test_clock:
             args.append("--test-clock")
+        args += self.extra_args
         log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
         self.process = subprocess.Popen(
             self._command(*args), stdout=log, stderr=log, start_new_session=True

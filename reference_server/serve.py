@@ -10,12 +10,13 @@ import json
 import os
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import uvicorn
 
 from .app import DATABASE_NAME
+from .limits import Limits
 from .state import ServerState
 from .tls import TlsFiles, ensure_certificates
 
@@ -31,6 +32,9 @@ class ServeOptions:
     key: Path | None = None
     test_clock: bool = False
     workers: int = 1
+    public_url: str | None = None  # where users reach the server; default: where it listens
+    limits: Limits = field(default_factory=Limits)
+    purge_interval: float = 60.0
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -73,14 +77,21 @@ def serve(options: ServeOptions, announce=print) -> None:
     ServerState.open(data_dir / DATABASE_NAME, options.test_clock).store.close()  # schema
     os.environ["MB_OAUTH_SERVER_DATA_DIR"] = str(data_dir)
     os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
+    os.environ["MB_OAUTH_SERVER_PURGE_INTERVAL"] = str(options.purge_interval)
     sock = _bind(options.host, options.port)
     url = base_url(options.host, sock.getsockname()[1])
+    os.environ["MB_OAUTH_SERVER_PUBLIC_URL"] = (options.public_url or url).rstrip("/")
+    options.limits.to_environment()
     config = uvicorn.Config(
         "reference_server.app:app_from_environment",
         factory=True,
         ssl_certfile=str(tls.cert),
         ssl_keyfile=str(tls.key),
         workers=options.workers,
+        # httptools with the limits it lacks (reference_server/protocol.py); no WebSockets.
+        http="reference_server.protocol:LimitedHttpProtocol",
+        ws="none",
+        timeout_keep_alive=int(options.limits.idle_timeout),
         log_level="warning",
         access_log=False,  # URLs can carry codes and tokens: nothing of a request is logged
         server_header=False,

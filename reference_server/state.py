@@ -9,9 +9,11 @@ from starlette.requests import Request
 
 from .clock import Clock, SystemClock, TestClock
 from .guard import Guard
+from .purge import Purger
 from .storage import Store
 
 CLOCK_OFFSET_KEY = "test_clock_offset"
+DEFAULT_PUBLIC_URL = "https://localhost"
 
 
 @dataclass
@@ -20,23 +22,35 @@ class ServerState:
     clock: Clock
     test_clock: TestClock | None = None
     guard: Guard = field(default_factory=Guard)
+    public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
+    purger: Purger | None = None
 
     def now(self) -> int:
         return self.clock.now()
 
     @classmethod
     def open(
-        cls, database: Path, test_clock: bool = False, *, serving: bool = False
+        cls,
+        database: Path,
+        test_clock: bool = False,
+        *,
+        serving: bool = False,
+        public_url: str = DEFAULT_PUBLIC_URL,
+        purge_interval: float | None = None,
     ) -> ServerState:
-        """`serving`: for a process that answers requests (WAL checkpoints in a thread)."""
+        """`serving`: for a process that answers requests (WAL checkpoints in a thread).
+
+        `purge_interval`: seconds between purges of ended rows (purge.py), None for none.
+        """
         store = Store(database, background_checkpoints=serving)
+        purger = Purger(database, purge_interval, test_clock) if purge_interval else None
         if not test_clock:
-            return cls(store, SystemClock())
+            return cls(store, SystemClock(), public_url=public_url, purger=purger)
         clock = TestClock(
             lambda: int(store.setting(CLOCK_OFFSET_KEY, "0") or 0),
             lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
         )
-        return cls(store, clock, clock)
+        return cls(store, clock, clock, public_url=public_url, purger=purger)
 
 
 def server(request: Request) -> ServerState:

@@ -7,6 +7,7 @@ workers on the same file cannot both redeem one code or both revoke and refresh 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -94,12 +95,13 @@ CREATE TABLE IF NOT EXISTS form_tokens (
     fingerprint  TEXT NOT NULL,
     expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
--- Failed client authentications per client and time window (RFC 6749 2.3.1 brute force).
-CREATE TABLE IF NOT EXISTS auth_failures (
-    client_id    TEXT NOT NULL,
-    window_start INTEGER NOT NULL,
-    failures     INTEGER NOT NULL,
-    PRIMARY KEY (client_id, window_start)
+-- Failed guesses per source address and name (guard.py): passwords, secrets, codes.
+DROP TABLE IF EXISTS auth_failures;
+CREATE TABLE IF NOT EXISTS throttle (
+    key           TEXT PRIMARY KEY,      -- "<address> <user:name or client_id>"
+    failures      INTEGER NOT NULL,
+    blocked_until INTEGER NOT NULL,      -- no further try before this time
+    last_at       INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS settings (
     key   TEXT PRIMARY KEY,
@@ -151,6 +153,15 @@ class Checkpointer:
         self._thread.join(timeout=15)
 
 
+def _private_file(path: Path) -> None:
+    """The database holds password and token hashes: 0600 whatever the umask or folder.
+
+    SQLite gives its -wal and -shm files the database file's mode.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    path.chmod(0o600)
+
+
 class Store:
     """A connection to the server's database, one per process, used from one thread.
 
@@ -160,6 +171,7 @@ class Store:
 
     def __init__(self, path: Path, *, background_checkpoints: bool = False) -> None:
         self.path = path
+        _private_file(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA busy_timeout = 10000")

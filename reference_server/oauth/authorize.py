@@ -193,7 +193,7 @@ async def authorize(request: Request) -> Response:
     if (
         authz.web
         and auto
-        and grants.has_consent(state.store, session.user, authz.application, scope)
+        and grants.has_consent(state.store, session.user, authz.application, scope, state.now())
     ):
         # Consent given before for exactly this scope set: no page, and no refresh token.
         return _issue(state, authz, session.user, scope, offline=False)
@@ -266,20 +266,23 @@ def _consent_page(
 
 
 async def out_of_band(request: Request) -> Response:
-    """The page that shows an out-of-band code for the user to copy (spec 2.2)."""
-    params = dict(parse_qsl(request.url.query))
-    code = params.get("code")
-    if not code:
-        return error_page("There is no authorization code to show.", status=400)
-    state_line = (
-        f'<p>State: <code id="oob-state">{esc(params["state"])}</code></p>'
-        if "state" in params
-        else ""
-    )
+    """The page that shows an out-of-band code for the user to copy (spec 2.2).
+
+    Only a code this server issued, unused and unexpired, is shown: the page is on the
+    service's own origin, and arbitrary text from the query would let anyone put words in its
+    mouth (content spoofing). The state is not shown for the same reason.
+    """
+    state = server(request)
+    code = request.query_params.get("code")
+    if not code or not grants.code_is_pending(state.store, state.now(), code):
+        return error_page(
+            "There is no authorization code to show: it is unknown, used or expired. Go back "
+            "to the application and start again.",
+            status=400,
+        )
     body = f"""
 <p>Copy this code and paste it into the application:</p>
 <code class="code-box" id="oob-code">{esc(code)}</code>
-{state_line}
 <p>The code works once, for ten minutes.</p>
 """
     return page("Authorization code", body)

@@ -1,7 +1,9 @@
 """Client authentication at the token and revoke endpoints (spec 5.1, RFC 6749 2.3.1).
 
 The spec puts client_id and client_secret in the body; HTTP Basic is accepted as well, but not
-both at once (RFC 6749 2.3: one method per request).
+both at once (RFC 6749 2.3: one method per request). Any other Authorization scheme is not a
+client authentication method and is ignored, as musicbrainz.org does: MusicBrainz Picard sends
+its `Bearer` access token along with body credentials when it revokes (logs out).
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ from .errors import invalid_client, invalid_request
 _DUMMY_HASH = credentials.token_hash(credentials.new_token())
 
 
-def _basic_credentials(header: str) -> tuple[str, str]:
+def _basic_header(request: Request) -> str | None:
+    """The credentials part of an `Authorization: Basic` header; None for any other header."""
+    header = request.headers.get("authorization")
+    if not header:
+        return None
     scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        raise invalid_client("only HTTP Basic or body credentials identify a client")
+    return encoded if scheme.lower() == "basic" else None
+
+
+def _basic_credentials(encoded: str) -> tuple[str, str]:
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
@@ -35,9 +43,9 @@ def _basic_credentials(header: str) -> tuple[str, str]:
 
 
 def client_credentials(request: Request, params: dict[str, str]) -> tuple[str, str]:
-    header = request.headers.get("authorization")
-    if header:
-        client_id, secret = _basic_credentials(header)
+    encoded = _basic_header(request)
+    if encoded is not None:
+        client_id, secret = _basic_credentials(encoded)
         if "client_secret" in params:
             raise invalid_request("send the client secret either in the body or with Basic")
         if params.get("client_id", client_id) != client_id:

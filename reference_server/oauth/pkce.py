@@ -8,8 +8,9 @@ import hmac
 import re
 
 METHODS = ("plain", "S256")
-_PLAIN = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
-_S256 = re.compile(r"^[A-Za-z0-9_-]{43}$")
+# Used with fullmatch only: `$` would accept a trailing newline.
+_PLAIN = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+_S256 = re.compile(r"[A-Za-z0-9_-]{43}")
 _VERIFIER = _PLAIN
 
 
@@ -23,13 +24,13 @@ def challenge_problem(challenge: str | None, method: str | None) -> str | None:
     if method not in METHODS:
         return "code_challenge_method must be 'plain' or 'S256'"
     pattern = _S256 if method == "S256" else _PLAIN
-    if not pattern.match(challenge):
+    if not pattern.fullmatch(challenge):
         return f"the code_challenge is not a valid {method} challenge (RFC 7636 4.2)"
     return None
 
 
 def verifier_matches(verifier: str, challenge: str, method: str) -> bool:
-    if not _VERIFIER.match(verifier):
+    if not _VERIFIER.fullmatch(verifier):
         return False
     if method == "S256":
         digest = hashlib.sha256(verifier.encode("ascii")).digest()

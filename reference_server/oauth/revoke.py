@@ -18,7 +18,7 @@ async def revoke(request: Request) -> Response:
         params = await read_parameters(request)
         token = required(params, "token")
         client_id, secret = clients.client_credentials(request, params)
-        app = state.guard.authenticate(state, client_id, secret)
+        app = state.guard.authenticate(state, request, client_id, secret)
     except OAuthError as error:
         return error.response()
     grants.revoke(state.store, state.now(), app, token)

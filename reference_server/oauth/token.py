@@ -9,7 +9,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .. import grants
+from .. import grants, guard
 from ..accounts import Application
 from ..state import ServerState, server
 from . import clients
@@ -47,13 +47,16 @@ async def token(request: Request) -> Response:
         params = await read_parameters(request)
         client_id, secret = clients.client_credentials(request, params)
         grant_type = required(params, "grant_type")
-        app = state.guard.authenticate(state, client_id, secret)
+        app, guessed_before = state.guard.authenticate_for(state, request, client_id, secret)
         check_token_type(params)
         tokens = _grant(state, app, grant_type, params)
     except OAuthError as error:
         if error.error == "invalid_grant" and client_id is not None:
-            state.guard.record_failure(state, client_id)  # guessing codes or refresh tokens
+            # guessing codes or refresh tokens: counted apart from bad secrets
+            state.guard.record_failure(state, guard.grant_key_of(request, client_id))
         return error.response()
+    if guessed_before:
+        state.guard.release(state, guard.grant_key_of(request, client_id))
     return JSONResponse(tokens.as_json(), headers=NO_STORE)
 
 

@@ -87,28 +87,4 @@ async def userinfo(request: Request) -> Response:
         return _challenge(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         return _challenge(401, "invalid_token", "the token's user no longer exists")
-    return JSONResponse(profile(user, _base_url(request), grant.scope), headers=NO_STORE)
-
-
-_BASE_URLS: dict[tuple, str] = {}
-
-
-def _base_url(request: Request) -> str:
-    """`str(request.base_url)` without the final slash, remembered by what it is built from.
-
-    Starlette builds it from the scheme, the server address, the Host header and the root
-    path; building it costs more than the rest of a successful answer. A few hosts at most
-    are ever seen, and the table is emptied if junk Host headers fill it.
-    """
-    scope = request.scope
-    host = next((value for name, value in scope["headers"] if name == b"host"), None)
-    server = scope.get("server")
-    root = scope.get("app_root_path", scope.get("root_path", ""))
-    key = (scope.get("scheme"), tuple(server) if server else None, host, root)
-    found = _BASE_URLS.get(key)
-    if found is None:
-        found = str(request.base_url).rstrip("/")
-        if len(_BASE_URLS) >= 64:
-            _BASE_URLS.clear()
-        _BASE_URLS[key] = found
-    return found
+    return JSONResponse(profile(user, state.public_url, grant.scope), headers=NO_STORE)

@@ -8,8 +8,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from .. import credentials, guard
 from ..accounts import authenticate_user, user_by_name
-from ..oauth.errors import OAuthError
+from ..oauth.params import ParameterError, form_params
 from ..state import server
 from . import sessions
 from .forms import FormRejected, checked_form
@@ -29,55 +30,60 @@ def safe_return_path(value: str | None) -> str:
 
 
 def _login_form(
-    session: sessions.Session, returnto: str, message: str = "", status: int = 200
+    token: str, fresh: bool, returnto: str, message: str = "", status: int = 200
 ) -> Response:
     notice = f'<p class="error" id="error-message">{esc(message)}</p>' if message else ""
     action = "/login?returnto=" + quote(returnto, safe="")
     body = f"""{notice}
 <form id="login-form" method="post" action="{esc(action)}">
-{hidden("csrf_token", session.csrf)}
+{hidden("csrf_token", token)}
 <label for="username">Username</label>
 <input type="text" id="username" name="username" autocomplete="username" required autofocus>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit" class="primary">Log in</button>
 </form>"""
-    return sessions.attach(page("Log in", body, status=status), session)
+    response = page("Log in", body, status=status)
+    return sessions.attach_login_token(response, token) if fresh else response
 
 
 async def login_page(request: Request) -> Response:
     state = server(request)
-    session = sessions.load_or_create(state, request)
+    session = sessions.load(state, request)
     returnto = safe_return_path(request.query_params.get("returnto"))
-    if session.user is not None:
+    if session is not None and session.user is not None:
         return RedirectResponse(returnto, status_code=303)
-    return _login_form(session, returnto)
+    return _login_form(*sessions.login_token(request), returnto)
 
 
 async def login(request: Request) -> Response:
     state = server(request)
     returnto = safe_return_path(request.query_params.get("returnto"))
     try:
-        session, form = await checked_form(state, request, login_required=False)
-    except FormRejected as error:
-        fresh = sessions.load_or_create(state, request)
-        return _login_form(fresh, returnto, str(error), status=error.status)
+        form = await form_params(request)
+    except ParameterError as error:
+        return _login_form(*sessions.login_token(request), returnto, str(error), error.status)
+    if not sessions.login_token_ok(request, form.get("csrf_token")):
+        message = "This form has expired (or did not come from this site). Try again."
+        return _login_form(credentials.new_token(), True, returnto, message, status=403)
+    token = form["csrf_token"]
     name, password = form.get("username", ""), form.get("password", "")
-    throttle_key = "user:" + name  # ':' never occurs in a client_id: no clash with clients
-    try:
-        state.guard.check(state, throttle_key)  # before the scrypt work: a locked name is cheap
-    except OAuthError as error:
-        wait = error.headers.get("Retry-After", "60")
-        message = f"Too many failed logins for this user; try again in {wait} s."
-        response = _login_form(session, returnto, message, status=429)
-        response.headers.update(error.headers)
+    # ':' never occurs in a client_id: no clash with clients. The slot is reserved before the
+    # scrypt work (a waiting address costs nothing) and given back if the password is right.
+    throttle_key = guard.key(request, "user:" + name)
+    wait = state.guard.reserve(state, throttle_key)
+    if wait is not None:
+        message = f"Too many failed logins from here for this user; try again in {wait} s."
+        response = _login_form(token, False, returnto, message, status=429)
+        response.headers["Retry-After"] = str(wait)
         return response
     user = await run_in_threadpool(authenticate_user, state.store, name, password)
     if user is None:
-        state.guard.record_failure(state, throttle_key)
-        return _login_form(session, returnto, "Incorrect username or password.", status=401)
-    new_session = sessions.log_in(state, session, user)
-    return sessions.attach(RedirectResponse(returnto, status_code=303), new_session)
+        return _login_form(token, False, returnto, "Incorrect username or password.", 401)
+    state.guard.release(state, throttle_key)
+    new_session = sessions.log_in(state, sessions.load(state, request), user)
+    response = RedirectResponse(returnto, status_code=303)
+    return sessions.forget_login_token(sessions.attach(response, new_session))
 
 
 async def logout(request: Request) -> Response:

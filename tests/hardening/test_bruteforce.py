@@ -1,8 +1,8 @@
 """Brute force at the token and revoke endpoints (RFC 6749 2.3.1, 10.10).
 
-The server's guard allows 20 failures per client in a fixed 60 s window, then answers 429 with
-Retry-After until the window ends. Each test uses fresh applications so the lockout it causes
-touches nobody else, and aligns the test clock so the window cannot end half way.
+The server's guard allows 20 failures per source address and client, then answers 429 with
+Retry-After (60 s, doubling with each further failure). Each test uses fresh applications so
+the delay it causes touches nobody else (test_throttle.py: other addresses are untouched).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_repeated_bad_secrets_lock_out_that_client_only(
     _assert_locked_out(revoke(client, attacked, "some-token"))
     # ... while another client is not slowed at all.
     assert _healthy(client, bystander)
-    # When the window ends the client is back.
+    # When the delay ends the client is back.
     client.post("/_test/clock", data={"advance": str(retry)})
     assert _healthy(client, attacked)
 

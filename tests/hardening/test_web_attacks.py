@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
@@ -332,9 +333,15 @@ def test_control_local_returnto_is_kept(site: Site, victim: UserAgent):
 
 
 def test_login_replaces_the_session_no_fixation(site: Site, agent: UserAgent):
-    """A session id planted before login (session fixation) must not become a logged-in one."""
-    agent.http.get("/login")
-    planted = agent.http.cookies["__Host-mb-session"]
+    """A session id planted before login (session fixation) must not become a logged-in one.
+
+    No session exists before login (no row per anonymous visit): the planted id is one the
+    attacker made up, or one of their own earlier sessions.
+    """
+    planted = secrets.token_urlsafe(24)
+    host = site.server.base_url.removeprefix("https://").rsplit(":", 1)[0]
+    agent.http.cookies.set("__Host-mb-session", planted, domain=host, path="/")
+    assert agent.http.get("/login").status_code == 200
     agent.log_in()
     assert agent.http.cookies["__Host-mb-session"] != planted
     with site.http() as attacker:

@@ -26,7 +26,7 @@ CASES = [
     ("POST", "/login", b"username=%ff", FORM, 400),
     ("POST", "/login", b"x" * 100_000, FORM, 413),
     ("POST", "/account/applications", b"name=%ff", FORM, 400),
-    ("GET", "/oauth2/oob?code=%ff", b"", {}, 200),
+    ("GET", "/oauth2/oob?code=%ff", b"", {}, 400),
     ("PUT", "/oauth2/token", b"", {}, 405),
     ("DELETE", "/oauth2/revoke", b"", {}, 405),
     ("GET", "/user/%ff", b"", {}, 404),

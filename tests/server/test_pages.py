@@ -13,7 +13,6 @@ PAGES = [
     "/account/authorized",
     "/account/applications",
     "/user/alice",
-    "/oauth2/oob?code=abc",
 ]
 
 
@@ -184,10 +183,12 @@ class TestRegisteredApplications:
         assert (status(old), status(new)) == (401, 200)
 
 
-def test_oob_page_escapes_what_it_shows(http):
+def test_oob_page_shows_no_text_from_the_query(http):
+    """Only a code the server issued is shown (issue 13, 10): no content spoofing."""
     response = http.get("/oauth2/oob", params={"code": "<b>x</b>", "state": "\"'><i>"})
-    assert "<b>x</b>" not in response.text and "<i>" not in response.text
-    assert "&lt;b&gt;x&lt;/b&gt;" in response.text
+    assert response.status_code == 400
+    assert "x</b>" not in response.text and "&lt;b&gt;" not in response.text
+    assert "<i>" not in response.text and 'id="oob-code"' not in response.text
 
 
 def test_public_profile_page(http):

@@ -49,7 +49,14 @@ def test_server_section(run) -> None:
         return
     assert server["available"]
     table = server["keepalive"]["workers_1"]
-    assert set(table) == {"baseline", "userinfo", "refresh", "code_exchange", "revoke"}
+    assert set(table) == {
+        "baseline",
+        "baseline_limits",
+        "userinfo",
+        "refresh",
+        "code_exchange",
+        "revoke",
+    }
     for name, row in table.items():
         assert set(row) >= SAMPLE_KEYS, name
         assert row["requests"] > 0, name

@@ -19,6 +19,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--limited", action="store_true", help="with the reference server's HTTP limits"
+    )
     args = parser.parse_args()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -36,6 +39,13 @@ def main() -> None:
         server_header=False,
         proxy_headers=False,
         timeout_graceful_shutdown=2,
+        # --limited: the same app behind reference_server/protocol.py, so that the cost of
+        # the head limits, timeouts and cap is one ratio (baseline_limits / baseline).
+        **(
+            {"http": "reference_server.protocol:LimitedHttpProtocol", "ws": "none"}
+            if args.limited
+            else {}
+        ),
     )
     try:
         if args.workers > 1:

@@ -12,6 +12,7 @@ KIT_TOKEN_RATIO = 1.3
 SCALING_RATIO = 1.2
 LABELS = {
     "baseline": "baseline (bare Starlette, GET JSON)",
+    "baseline_limits": "baseline behind the server's HTTP limits",
     "userinfo": "GET /oauth2/userinfo (bearer)",
     "refresh": "POST /oauth2/token refresh",
     "code_exchange": "POST /oauth2/token code exchange",

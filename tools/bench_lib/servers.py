@@ -30,8 +30,17 @@ class PinnedServer(ServerProcess):
 class BaselineServer:
     """`baseline_app` on the reference server's uvicorn settings and certificate."""
 
-    def __init__(self, cert: Path, key: Path, cpus: str | None, workers: int, log: Path) -> None:
+    def __init__(
+        self,
+        cert: Path,
+        key: Path,
+        cpus: str | None,
+        workers: int,
+        log: Path,
+        limited: bool = False,
+    ) -> None:
         self.cert, self.key, self.cpus, self.workers, self.log = cert, key, cpus, workers, log
+        self.limited = limited  # served by reference_server/protocol.py
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -55,6 +64,7 @@ class BaselineServer:
             str(self.port),
             "--workers",
             str(self.workers),
+            *(["--limited"] if self.limited else []),
         ]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(

@@ -20,13 +20,15 @@ from .servers import BaselineServer, PinnedServer
 # name -> (method, path, mode of the lines file)
 ENDPOINTS: dict[str, tuple[str, str, str]] = {
     "baseline": ("GET", "/", "cycle"),
+    # The baseline app behind the reference server's HTTP limits (reference_server/protocol.py)
+    "baseline_limits": ("GET", "/", "cycle"),
     "userinfo": ("GET", "/oauth2/userinfo", "cycle"),
     "refresh": ("POST", "/oauth2/token", "cycle"),
     "code_exchange": ("POST", "/oauth2/token", "unique"),
     "revoke": ("POST", "/oauth2/revoke", "unique"),
 }
 # hey sends one body again and again: single-use codes cannot be measured with it.
-HEY_ENDPOINTS = ("baseline", "userinfo", "refresh", "revoke")
+HEY_ENDPOINTS = ("baseline", "baseline_limits", "userinfo", "refresh", "revoke")
 FIRST_GUESS_RPS = 6000  # codes/tokens to mint before a rate is known, per second of load
 
 
@@ -52,6 +54,7 @@ class Target:
     client: Client
     server: PinnedServer
     baseline: BaselineServer
+    limited: BaselineServer
     files: dict[str, Path] = field(default_factory=dict)
     singles: dict[str, str] = field(default_factory=dict)  # what hey sends
     spare_refresh: list[str] = field(default_factory=list)
@@ -67,6 +70,7 @@ def _start(workers: int, pinning: Pinning, root: Path) -> Target:
     refresh, bearer = pool.refresh_tokens[:256], pool.access_tokens[300:364]
     files = {
         "baseline": write_lines(folder / "baseline.txt", [""]),
+        "baseline_limits": write_lines(folder / "baseline-limits.txt", [""]),
         "userinfo": write_lines(folder / "bearer.txt", bearer),
         "refresh": write_lines(
             folder / "refresh.txt",
@@ -87,12 +91,30 @@ def _start(workers: int, pinning: Pinning, root: Path) -> Target:
         workers,
         folder / "baseline.log",
     )
+    limited = BaselineServer(
+        data / "server.pem",
+        data / "server-key.pem",
+        pinning.server,
+        workers,
+        folder / "baseline-limits.log",
+        limited=True,
+    )
     try:
         baseline.start()
+        limited.start()
     except Exception:
         server.stop()
+        baseline.stop()
         raise
-    return Target(workers, pinning, folder, client, server, baseline, files, singles)
+    return Target(workers, pinning, folder, client, server, baseline, limited, files, singles)
+
+
+def _url(target: Target, endpoint: str) -> str:
+    if endpoint == "baseline":
+        return target.baseline.base_url
+    if endpoint == "baseline_limits":
+        return target.limited.base_url
+    return target.server.base_url
 
 
 def _unique_lines(target: Target, endpoint: str, count: int) -> Path:
@@ -108,7 +130,7 @@ def _wrk_once(
     wrk: str, target: Target, endpoint: str, settings: Settings, guess: float, threads: int
 ) -> Sample:
     method, path, mode = ENDPOINTS[endpoint]
-    url = target.baseline.base_url if endpoint == "baseline" else target.server.base_url
+    url = _url(target, endpoint)
     for attempt in range(2):
         if mode == "unique":
             count = math.ceil(guess * settings.duration * (1.6 if attempt == 0 else 4))
@@ -138,7 +160,7 @@ def _wrk_once(
 
 def _hey_once(hey: str, target: Target, endpoint: str, settings: Settings) -> Sample:
     method, path, _ = ENDPOINTS[endpoint]
-    url = (target.baseline.base_url if endpoint == "baseline" else target.server.base_url) + path
+    url = _url(target, endpoint) + path
     body = target.singles.get(endpoint) if method == "POST" else None
     bearer = target.singles["bearer"] if endpoint == "userinfo" else None
     pgid = _pgid(target, endpoint)
@@ -159,7 +181,9 @@ def _hey_once(hey: str, target: Target, endpoint: str, settings: Settings) -> Sa
 
 
 def _pgid(target: Target, endpoint: str) -> int:
-    process = target.baseline.process if endpoint == "baseline" else target.server.process
+    process = {"baseline": target.baseline, "baseline_limits": target.limited}.get(
+        endpoint, target.server
+    ).process
     assert process is not None
     return process.pid  # both are started in a new session: their group id is their pid
 
@@ -289,6 +313,7 @@ def run(settings: Settings, wrk: str | None, hey: str | None, notes: list[str]) 
             for target in targets:
                 target.server.stop()
                 target.baseline.stop()
+                target.limited.stop()
     if hey:
         notes.append(
             "new connection per request: hey -disable-keepalive (full TLS handshake each time); "
