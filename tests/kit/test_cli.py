@@ -282,7 +282,7 @@ def test_debug_logging_masks_tokens(env, store, mock) -> None:
 def test_ctrl_c_during_login_exit_6(env, monkeypatch) -> None:
     import client_kit.session as session_module
 
-    def interrupted(results, timeout):
+    def interrupted(results, timeout, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(session_module, "_wait", interrupted)

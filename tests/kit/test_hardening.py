@@ -502,7 +502,7 @@ def test_interrupted_login_through_click_keeps_the_file(tmp_path, monkeypatch) -
     FileStore(tmp_path / "store").save(StoreKey(BASE, CLIENT_ID), make_tokens())
     before = file_bytes(tmp_path / "store")
 
-    def interrupted(results, timeout):
+    def interrupted(results, timeout, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(session_module, "_wait", interrupted)
