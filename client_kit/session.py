@@ -77,11 +77,19 @@ class Session:
         ui: UserInterface | None = None,
         app_name: str = "the application",
         clock: Callable[[], float] = time.time,
+        broker_url: str | None = None,
     ) -> None:
+        """``broker_url``: send code exchange, refresh and revocation to the application's
+        own back end, which holds the client secret (see :mod:`client_kit.broker`)."""
         if not client_id:
             raise ConfigurationError(
                 "no client id; pass --client-id, set MB_OAUTH_CLIENT_ID or add client_id to "
                 "the config file"
+            )
+        if broker_url and client_secret:
+            raise ConfigurationError(
+                "broker mode keeps the client secret on the broker: pass client_secret or "
+                "broker_url, not both"
             )
         if store is None:
             from client_kit.storage import KeyringStore
@@ -92,7 +100,7 @@ class Session:
         self.ui: UserInterface = ui or Console()
         self.app_name = app_name
         self.key = StoreKey(profile.base_url, client_id, account)
-        self.endpoints = Endpoints(profile, Client(client_id, client_secret))
+        self.endpoints = Endpoints(profile, Client(client_id, client_secret), broker_url)
         self.engine = RefreshEngine(self.endpoints, store, self.key, clock=clock)
         self._http: httpx.Client | None = None
         self._listeners: dict[str, LoopbackListener] = {}
@@ -149,7 +157,8 @@ class Session:
         """Run a desktop login (``loopback`` or ``oob``); save and return the tokens.
 
         Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`.
-        ``check``: ask the authorization endpoint first and fail at once on an error page.
+        ``check``: before the browser, ask the authorization endpoint (fail at once on its
+        error page or error redirect) and check the client secret where that is cheap.
         """
         emit = self._emitter(on_event)
         request: AuthorizationRequest | None = None
@@ -163,9 +172,10 @@ class Session:
                 pages=pages,
             )
             if check:
-                from client_kit.preflight import check_authorization
+                from client_kit.preflight import check_authorization, check_secret
 
                 check_authorization(self, request)
+                check_secret(self)
             opened = open_browser and self.ui.open_browser(request.url)
             results = self._inputs.get(request.state)
             paste = results is not None and not opened and reads_concurrently(self.ui)

@@ -54,7 +54,8 @@ class LoginProcess:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.stderr_lines.append(line)
-            if "/oauth2/authorize?" in line and self._url is None:
+            # the URL alone on its line (not a --debug log line of the preflight request)
+            if line.startswith("https://") and "/oauth2/authorize?" in line and not self._url:
                 self._url = line.strip()
                 self._found.set()
         self._found.set()
