@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from client_kit.tokens import TokenSet
 
 DEFAULT_TIMEOUT = 300.0
+#: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
+CANCEL_GRACE = 5.0
 
 
 class LoginHandle:
@@ -201,12 +203,18 @@ async def await_handle(
     loop = asyncio.get_running_loop()
     finished: asyncio.Future[None] = loop.create_future()
 
+    def call(func: Callable[..., Any], *args: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(func, *args)
+        except RuntimeError:  # the loop is closed: nobody is listening any more
+            pass
+
     def relay(event: LoginEvent) -> None:
         if on_event is not None:
-            loop.call_soon_threadsafe(on_event, event)
+            call(on_event, event)
 
     def wake(_handle: LoginHandle) -> None:
-        loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
+        call(lambda: finished.done() or finished.set_result(None))
 
     handle = LoginHandle(session, scopes, on_event=relay, **options)
     handle.add_done_callback(wake)
@@ -215,5 +223,7 @@ async def await_handle(
         await finished
     except asyncio.CancelledError:
         handle.cancel()
+        # let the worker close the listener (it notices within a fraction of a second)
+        await asyncio.wait([finished], timeout=CANCEL_GRACE)
         raise
     return handle.result()
