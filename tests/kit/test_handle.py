@@ -9,8 +9,15 @@ import pytest
 
 from client_kit import LoginHandle, Session, errors
 from client_kit.flow import KINDS
-from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, http_get, make_tokens
-from tests.kit.helpers import redirect_with, wait_for
+from tests.kit.helpers import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    FakeUI,
+    http_get,
+    make_tokens,
+    redirect_with,
+    wait_for,
+)
 from tests.kit.test_integration import driver, new_session
 from tests.kit.test_login import server  # noqa: F401 - the recording token endpoint
 

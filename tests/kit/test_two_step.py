@@ -15,7 +15,9 @@ from tests.kit.test_login import server  # noqa: F401 - the recording token endp
 
 
 def test_oob_request_survives_a_restart_and_completes_from_a_pasted_code(
-    mb_profile, tmp_path, server  # noqa: F811
+    mb_profile,
+    tmp_path,
+    server,  # noqa: F811
 ) -> None:
     store = FileStore(tmp_path / "tokens")
     with Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=store, ui=FakeUI()) as first:
