@@ -14,6 +14,7 @@ emit a signal; Tk and GTK: use :meth:`LoginHandle.poll` from a timer instead).
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -204,10 +205,9 @@ async def await_handle(
     finished: asyncio.Future[None] = loop.create_future()
 
     def call(func: Callable[..., Any], *args: Any) -> None:
-        try:
+        # a closed loop: nobody is listening any more
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(func, *args)
-        except RuntimeError:  # the loop is closed: nobody is listening any more
-            pass
 
     def relay(event: LoginEvent) -> None:
         if on_event is not None:
