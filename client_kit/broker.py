@@ -97,8 +97,14 @@ class _Broker:
 
 
 async def _form(request: Request) -> dict[str, str]:
-    form = await request.form()
-    return {key: str(value) for key, value in form.items()}
+    """The url-encoded body (stdlib parsing: no multipart dependency). A repeated
+    parameter leaves the form empty, which every route refuses."""
+    from urllib.parse import parse_qsl
+
+    body = (await request.body()).decode("utf-8", "replace")
+    pairs = parse_qsl(body, keep_blank_values=True)
+    form = dict(pairs)
+    return form if len(form) == len(pairs) else {}
 
 
 def _pick(form: dict[str, str], fields: tuple[str, ...]) -> dict[str, str]:
