@@ -33,6 +33,7 @@ from client_kit.errors import (
 from client_kit.flow import (
     AUTHORIZATION_URL,
     DONE,
+    FAILED,
     INPUT_REJECTED,
     PASTE_ATTEMPTS,
     SCOPES_DIFFER,
@@ -176,33 +177,40 @@ class Session:
 
                 check_authorization(self, request)
                 check_secret(self)
-            opened = open_browser and self.ui.open_browser(request.url)
-            results = self._inputs.get(request.state)
-            paste = results is not None and not opened and reads_concurrently(self.ui)
-            self._show_url(request.url, opened, paste=paste)
-            emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
-            if results is None:
-                next_input = self._console_paste
-                emit(LoginEvent(WAITING, "Waiting for the code.", accepts_paste=True))
-            else:
-                if paste:
-                    _start_paste_reader(self.ui, results)
-                self._show_waiting(timeout)
-                emit(
-                    LoginEvent(
-                        WAITING, "Waiting for the browser.", remaining=timeout, accepts_paste=paste
-                    )
-                )
-                next_input = _waiter(results, emit)
+            next_input = self._announce(request, open_browser, timeout, emit)
             run = LoginRun(
                 self, request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
             )
             return run.run()
         except KeyboardInterrupt:
+            emit(LoginEvent(FAILED, "Login interrupted.", reason="login interrupted"))
             raise LoginCancelled("login interrupted") from None
+        except KitError as exc:
+            emit(LoginEvent(FAILED, f"Login failed: {exc}", reason=str(exc), error=exc))
+            raise
         finally:
             if request is not None:
                 self.cancel_login(request)
+
+    def _announce(
+        self, request: AuthorizationRequest, open_browser: bool, timeout: float, emit: Emit
+    ) -> Callable[[float], tuple[str, dict[str, str]]]:
+        """Open the browser, tell the user what happens now; the source of the answer."""
+        opened = open_browser and self.ui.open_browser(request.url)
+        results = self._inputs.get(request.state)
+        paste = results is not None and not opened and reads_concurrently(self.ui)
+        self._show_url(request.url, opened, paste=paste)
+        emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
+        if results is None:
+            emit(LoginEvent(WAITING, "Waiting for the code.", accepts_paste=True))
+            return self._console_paste
+        if paste:
+            _start_paste_reader(self.ui, results)
+        self._show_waiting(timeout)
+        emit(
+            LoginEvent(WAITING, "Waiting for the browser.", remaining=timeout, accepts_paste=paste)
+        )
+        return _waiter(results, emit)
 
     def start_login(self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Any) -> LoginHandle:
         """A login running in the background that a GUI observes and cancels (see handle)."""
