@@ -134,6 +134,24 @@ class LoopbackListener:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _own_page(self, ok: bool, params: dict[str, str]) -> tuple[HTTPStatus, bytes]:
+        """The application's page, or a 303 to its URL (the callback is delivered either way)."""
+        assert self.pages is not None
+        url = self.pages.url(ok)
+        if url:
+            self.location = url
+            return HTTPStatus.OK, b""
+        body = self.pages.html(ok)
+        if body is not None:
+            return HTTPStatus.OK, body
+        if ok:
+            return HTTPStatus.OK, render_page(
+                "Authorization received",
+                [f"You can close this tab and return to {self.app_name}."],
+                ok=True,
+            )
+        return HTTPStatus.OK, _failure_page(params, self.app_name)
+
     # -- one request -------------------------------------------------------------------
 
     def handle(self, target: str, peer: str = LOOPBACK_HOST) -> tuple[HTTPStatus, bytes]:
@@ -207,24 +225,6 @@ class LoopbackListener:
             [f"You can close this tab and return to {self.app_name}."],
             ok=True,
         )
-
-    def _own_page(self, ok: bool, params: dict[str, str]) -> tuple[HTTPStatus, bytes]:
-        """The application's page, or a 303 to its URL (the callback is delivered either way)."""
-        assert self.pages is not None
-        url = self.pages.url(ok)
-        if url:
-            self.location = url
-            return HTTPStatus.OK, b""
-        body = self.pages.html(ok)
-        if body is not None:
-            return HTTPStatus.OK, body
-        if ok:
-            return HTTPStatus.OK, render_page(
-                "Authorization received",
-                [f"You can close this tab and return to {self.app_name}."],
-                ok=True,
-            )
-        return HTTPStatus.OK, _failure_page(params, self.app_name)
 
     def _acceptable(self, params: dict[str, str]) -> bool:
         state = params.get("state")

@@ -15,6 +15,7 @@ from tests.kit.helpers import (
     FakeUI,
     http_get,
     make_tokens,
+    query,
     redirect_with,
     wait_for,
 )
@@ -142,3 +143,26 @@ def test_cancelling_the_alogin_task_cancels_the_login(mb_profile, memory_store, 
 
     asyncio.run(main())
     assert memory_store.load(session.key) == before and server["token"] == []
+
+
+def test_a_blocking_login_never_reads_a_gui_in_a_thread_of_its_own(
+    mb_profile,
+    memory_store,
+    server,  # noqa: F811
+) -> None:
+    def browser(url: str) -> None:
+        http_get(redirect_with(url, code="CODE-1", state=query(url)["state"]))
+
+    ui = NoReadingUI(browser=None)
+    session = Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=ui)
+    events = []
+
+    def on_event(event) -> None:
+        events.append(event)
+        if event.kind == "authorization_url":  # no browser: the app shows the URL itself
+            threading.Thread(target=browser, args=(event.url,), daemon=True).start()
+
+    tokens = session.login(["profile"], open_browser=False, on_event=on_event, timeout=30)
+    assert tokens.access_token == "access-1"
+    waiting = next(e for e in events if e.kind == "waiting")
+    assert waiting.accepts_paste is False  # nobody reads pasted input behind the app's back
