@@ -6,7 +6,33 @@
     with httpx.Client(auth=session.auth()) as http:     # bearer token, refreshed as needed
         http.get("https://musicbrainz.org/ws/2/tag?...")
 
-Names are imported on first use so that ``mb-oauth token`` starts quickly.
+Public names (imported on first use, so that ``mb-oauth token`` starts quickly):
+
+Session
+    one user's login to one service: ``login``, ``alogin`` (asyncio), ``start_login``
+    (a :class:`LoginHandle` for GUIs), ``begin_login`` + ``complete_login`` (start now,
+    finish later), ``access_token``, ``auth()``, ``userinfo``, ``refresh``, ``revoke``,
+    ``logout``, ``status``. ``broker_url=`` sends token requests to the app's back end.
+AuthorizationRequest
+    step one of a login: the URL, ``state``, PKCE verifier, redirect URI; ``to_json``.
+LoginHandle, LoginEvent
+    a login beside a GUI's event loop (start, ``poll()`` events as data, ``submit``,
+    ``cancel``), and one step of it (``authorization_url``, ``waiting``, ``received``,
+    ``scopes_differ``, ``failed``, ``done``...).
+LoopbackPages
+    the application's own page, or a redirect to its URL, after the loopback login.
+Profile, profiles
+    where a service lives: ``profiles.musicbrainz()``, ``metabrainz()``, ``custom(url)``.
+TokenSet
+    the tokens of a grant; ``scopes`` are those the service granted.
+KeyringStore, FileStore, MemoryStore, StoreKey
+    where tokens are kept (the system keyring by default).
+BearerAuth
+    the ``httpx.Auth`` of ``session.auth()``.
+KitError and its subclasses
+    one exception per thing a caller can act on, each with an ``exit_code``.
+broker
+    the module of the reference token broker (``client_kit.broker.create_app``).
 """
 
 from __future__ import annotations
@@ -17,7 +43,9 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "AccessDenied",
     "AuthorizationError",
+    "AuthorizationRequest",
     "BearerAuth",
+    "CertificateRejected",
     "ClientRejected",
     "ConfigurationError",
     "FileStore",
@@ -26,7 +54,10 @@ __all__ = [
     "KeyringTimeout",
     "KitError",
     "LoginCancelled",
+    "LoginEvent",
+    "LoginHandle",
     "LoginRequired",
+    "LoopbackPages",
     "MemoryStore",
     "NoKeyringBackend",
     "Profile",
@@ -40,6 +71,10 @@ __all__ = [
 ]
 
 _WHERE = {
+    "AuthorizationRequest": "client_kit.authorization",
+    "LoginEvent": "client_kit.flow",
+    "LoginHandle": "client_kit.handle",
+    "LoopbackPages": "client_kit.pages",
     "BearerAuth": "client_kit.auth",
     "Session": "client_kit.session",
     "Profile": "client_kit.profiles",
@@ -54,9 +89,11 @@ _WHERE = {
 if TYPE_CHECKING:
     from client_kit import profiles
     from client_kit.auth import BearerAuth
+    from client_kit.authorization import AuthorizationRequest
     from client_kit.errors import (
         AccessDenied,
         AuthorizationError,
+        CertificateRejected,
         ClientRejected,
         ConfigurationError,
         InsecureTransportError,
@@ -69,6 +106,9 @@ if TYPE_CHECKING:
         StorageError,
         TemporaryFailure,
     )
+    from client_kit.flow import LoginEvent
+    from client_kit.handle import LoginHandle
+    from client_kit.pages import LoopbackPages
     from client_kit.profiles import Profile
     from client_kit.session import Session
     from client_kit.storage import FileStore, KeyringStore, MemoryStore, StoreKey
@@ -82,3 +122,8 @@ def __getattr__(name: str) -> Any:
     value = module if name == "profiles" else getattr(module, name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """``dir(client_kit)`` lists the public names, imported or not yet."""
+    return sorted(set(globals()) | set(__all__))

@@ -3,26 +3,56 @@
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pkce
 
-from client_kit.errors import StateMismatch, authorization_error
+from client_kit.errors import ConfigurationError, StateMismatch, authorization_error
 from client_kit.profiles import Profile
 
 
 @dataclass(frozen=True)
 class AuthorizationRequest:
-    """One login attempt: the URL to open and what is needed to finish it."""
+    """One login attempt: the URL to open and what is needed to finish it.
+
+    Plain data: an application may persist it (:meth:`to_json`, :meth:`from_json`) and
+    finish the login later with ``Session.complete_login``. It holds the PKCE verifier and
+    ``state``, so keep it where you would keep a password, and only until the login ends.
+    """
 
     url: str
     redirect_uri: str
     state: str = field(repr=False)
     code_verifier: str | None = field(default=None, repr=False)
     scopes: tuple[str, ...] = ()
+
+    @property
+    def method(self) -> str:
+        """``oob`` (the user pastes a code) or ``loopback`` (a redirect to this machine)."""
+        from client_kit.profiles import OOB_REDIRECT_URI
+
+        return "oob" if self.redirect_uri == OOB_REDIRECT_URI else "loopback"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> AuthorizationRequest:
+        try:
+            data = json.loads(text)
+            return cls(
+                url=str(data["url"]),
+                redirect_uri=str(data["redirect_uri"]),
+                state=str(data["state"]),
+                code_verifier=data.get("code_verifier"),
+                scopes=tuple(data.get("scopes") or ()),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigurationError("not a saved authorization request") from exc
 
 
 def build_request(

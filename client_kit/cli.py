@@ -130,6 +130,10 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except errors.KitError as exc:
+            if kwargs.get("as_json"):
+                from client_kit.cli_output import error_json
+
+                click.echo(error_json(exc))  # scripts that asked for JSON get JSON
             click.echo(f"Error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
@@ -230,18 +234,24 @@ def login(
     state.options["no_browser"] = no_browser
     session = state.session()
     wanted = list(scopes) or list(state.settings.get("scopes", ["profile"]))
+    from client_kit import preflight
+    from client_kit.cli_output import epoch
+
+    preflight.check_store(session)  # the server, client id and secret: in login(check=True)
     tokens = session.login(
         wanted,
         method="oob" if oob else "loopback",
         ports=parse_ports(ports),
         open_browser=not no_browser,
         timeout=timeout,
+        check=True,
     )
     who = tokens.username or "unknown user"
     data = {
         "username": tokens.username,
         "scopes": session.profile.short_scopes(tokens.scopes),
-        "expires_at": tokens.expires_at,
+        "requested_scopes": session.profile.short_scopes(session.profile.wire_scopes(wanted)),
+        "expires_at": epoch(tokens.expires_at),
         "store": session.store.describe(),
     }
     emit(
@@ -271,33 +281,30 @@ def logout(state: Context, local_only: bool) -> None:
 
 
 @cli.command()
+@click.option("--check", is_flag=True, help="Ask the service whether the login still works.")
 @json_option
 @pass_state
 @handle_errors
-def status(state: Context, as_json: bool) -> None:
+def status(state: Context, check: bool, as_json: bool) -> None:
     """Who is logged in, with which scopes, until when, stored where."""
-    info = state.session().status()
+    from client_kit.cli_output import status_data, status_text
 
-    def text(d: dict[str, Any]) -> str:
-        lines = [
-            f"service:  {d['service']} ({d['base_url']})",
-            f"client:   {d['client_id']}  account: {d['account']}",
-            f"store:    {d['store']}",
-        ]
-        if not d["logged_in"]:
-            return "\n".join([*lines, "Not logged in. Run `mb-oauth login`."])
-        expiry = "expired" if d["expired"] else f"in {d['expires_in']} s"
-        lines += [
-            f"user:     {d.get('username') or 'unknown'}",
-            f"scopes:   {' '.join(d['scopes'])}",
-            f"expires:  {_when(d['expires_at'])} ({expiry}); refresh token: "
-            f"{'yes' if d['has_refresh_token'] else 'no'}",
-        ]
-        return "\n".join(lines)
-
-    emit(info, as_json, text)
-    if not info["logged_in"]:
+    session = state.session()
+    info = session.status()
+    if check and info["logged_in"]:
+        info.update(check_login(session))
+    emit(status_data(info), as_json, status_text)
+    if not info["logged_in"] or info.get("valid") is False:
         sys.exit(errors.EXIT_LOGIN_REQUIRED)
+
+
+def check_login(session: Session) -> dict[str, Any]:
+    """Use the login once (user information, refreshing if refused): does it still work?"""
+    try:
+        session.userinfo()
+    except errors.LoginRequired as exc:
+        return {"checked": True, "valid": False, "problem": str(exc)}
+    return {"checked": True, "valid": True}
 
 
 @cli.command()
@@ -331,7 +338,9 @@ def whoami(state: Context, as_json: bool) -> None:
 def refresh(state: Context, as_json: bool) -> None:
     """Get a new access token now."""
     tokens = state.session().refresh()
-    data = {"expires_at": tokens.expires_at, "has_refresh_token": bool(tokens.refresh_token)}
+    from client_kit.cli_output import epoch
+
+    data = {"expires_at": epoch(tokens.expires_at), "has_refresh_token": bool(tokens.refresh_token)}
     emit(
         data,
         as_json,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from client_kit import redaction
 from client_kit.errors import (
+    CertificateRejected,
     ClientRejected,
     KitError,
     LoginRequired,
@@ -47,11 +48,27 @@ class Client:
 
 
 class Endpoints:
-    """Builds requests for one profile and client; classifies the answers."""
+    """Builds requests for one profile and client; classifies the answers.
 
-    def __init__(self, profile: Profile, client: Client) -> None:
+    With ``broker_url`` (broker mode) the code exchange, refresh and revocation go to the
+    application's own back end (``{broker_url}/token``, ``{broker_url}/revoke``), which adds
+    the client secret and forwards them to the service: see :mod:`client_kit.broker`.
+    """
+
+    def __init__(self, profile: Profile, client: Client, broker_url: str | None = None) -> None:
         self.profile = profile
         self.client = client
+        self.broker_url = broker_url.rstrip("/") if broker_url else None
+        if self.broker_url:
+            require_https(self.broker_url, "the broker URL")
+
+    @property
+    def token_url(self) -> str:
+        return f"{self.broker_url}/token" if self.broker_url else self.profile.token_url
+
+    @property
+    def revoke_url(self) -> str:
+        return f"{self.broker_url}/revoke" if self.broker_url else self.profile.revoke_url
 
     # -- requests ----------------------------------------------------------------------
 
@@ -78,7 +95,7 @@ class Endpoints:
         }
         if code_verifier:
             data["code_verifier"] = code_verifier
-        return self._form(self.profile.token_url, data)
+        return self._form(self.token_url, data)
 
     def refresh_request(self, refresh_token: str) -> httpx.Request:
         redaction.register(refresh_token)
@@ -87,11 +104,11 @@ class Endpoints:
             "refresh_token": refresh_token,
             **self.client.credentials(),
         }
-        return self._form(self.profile.token_url, data)
+        return self._form(self.token_url, data)
 
     def revoke_request(self, token: str) -> httpx.Request:
         redaction.register(token)
-        return self._form(self.profile.revoke_url, {"token": token, **self.client.credentials()})
+        return self._form(self.revoke_url, {"token": token, **self.client.credentials()})
 
     def userinfo_request(self, access_token: str) -> httpx.Request:
         import httpx
@@ -212,9 +229,41 @@ def _matches(error: str, description: str, known: tuple[tuple[str, str], ...]) -
     return any(error == name and fragment.lower() in words for name, fragment in known)
 
 
-def transport_failure(exc: Exception) -> TemporaryFailure:
-    """A network problem (DNS, refused, TLS, timeout): temporary, tokens are kept."""
+def transport_failure(exc: Exception) -> KitError:
+    """A network problem (DNS, refused, timeout): temporary, tokens are kept.
+
+    A certificate that fails verification is no network hiccup: retrying will not help, so
+    it is a configuration error (the CA bundle, the clock or the URL is wrong).
+    """
+    if _certificate_failed(exc):
+        return CertificateRejected(
+            f"the service's TLS certificate failed verification ({_reason(exc)}); check the "
+            "URL, the system clock and --ca-bundle / MB_OAUTH_CA_BUNDLE (a CA file that "
+            "signed the service's certificate)"
+        )
     return TemporaryFailure(
         f"cannot reach the service ({type(exc).__name__}: {redaction.redact(str(exc))}); "
         "check the network, proxy and CA bundle, then try again"
     )
+
+
+def _certificate_failed(exc: BaseException | None) -> bool:
+    import ssl
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return True
+        if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _reason(exc: BaseException) -> str:
+    text = redaction.redact(str(exc))
+    marker = "certificate verify failed:"
+    if marker in text:
+        return text.split(marker, 1)[1].split("(_ssl")[0].strip(" )")
+    return text or type(exc).__name__

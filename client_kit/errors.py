@@ -52,6 +52,10 @@ class ClientRejected(ConfigurationError):
     """The server rejected the client id or secret (``invalid_client``)."""
 
 
+class CertificateRejected(ConfigurationError):
+    """The service's TLS certificate failed verification, or the CA file is unusable."""
+
+
 class InsecureTransportError(ConfigurationError):
     """A token or secret would travel over plain HTTP; the kit refuses."""
 

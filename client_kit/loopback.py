@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.errors import ConfigurationError, PortUnavailable
+from client_kit.pages import LoopbackPages
 from client_kit.redaction import get_logger
 
 log = get_logger("client_kit.loopback")
@@ -70,6 +71,7 @@ class LoopbackListener:
         results: queue.Queue[tuple[str, dict[str, str]]] | None = None,
         app_name: str = "the application",
         redirect_host: str = "localhost",
+        pages: LoopbackPages | None = None,
     ) -> None:
         if redirect_host not in REDIRECT_HOSTS:
             raise ConfigurationError(
@@ -81,6 +83,10 @@ class LoopbackListener:
         self.results = results if results is not None else queue.Queue()
         self.app_name = app_name
         self.expected_state: str | None = None
+        #: the application's own page or redirect after the login (None: the kit's pages)
+        self.pages = pages
+        #: where the browser is sent (303) once decided, when ``pages`` asks for a redirect
+        self.location: str | None = None
         self._done = threading.Event()
         self._decide_lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None  # the 127.0.0.1 one
@@ -144,6 +150,24 @@ class LoopbackListener:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _own_page(self, ok: bool, params: dict[str, str]) -> tuple[HTTPStatus, bytes]:
+        """The application's page, or a 303 to its URL (the callback is delivered either way)."""
+        assert self.pages is not None
+        url = self.pages.url(ok)
+        if url:
+            self.location = url
+            return HTTPStatus.OK, b""
+        body = self.pages.html(ok)
+        if body is not None:
+            return HTTPStatus.OK, body
+        if ok:
+            return HTTPStatus.OK, render_page(
+                "Authorization received",
+                [f"You can close this tab and return to {self.app_name}."],
+                ok=True,
+            )
+        return HTTPStatus.OK, _failure_page(params, self.app_name)
 
     # -- one request -------------------------------------------------------------------
 
@@ -211,6 +235,8 @@ class LoopbackListener:
                 ok=False,
             )
         self._done.set()
+        if self.pages is not None:
+            return self._own_page(ok="error" not in params, params=params)
         if "error" in params:
             return HTTPStatus.OK, _failure_page(params, self.app_name)
         return HTTPStatus.OK, render_page(
@@ -316,7 +342,12 @@ def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
                 deliver()  # after the page is out: the login may end (and the process exit)
 
         def _answer(self, status: HTTPStatus, body: bytes) -> None:
-            self.send_response(status)
+            if status is HTTPStatus.OK and not body and listener.location:
+                status = HTTPStatus.SEE_OTHER  # the application's own page elsewhere
+                self.send_response(status)
+                self.send_header("Location", listener.location)
+            else:
+                self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")

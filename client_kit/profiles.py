@@ -123,7 +123,7 @@ class Profile:
         import ssl  # only commands that talk to the network need it
 
         if self.ca_bundle:
-            return ssl.create_default_context(cafile=self.ca_bundle)
+            return _context_from_ca_file(self.ca_bundle)
         try:
             import certifi
 
@@ -150,6 +150,29 @@ class Profile:
         import httpx
 
         return httpx.AsyncClient(**self.client_options())
+
+
+def _context_from_ca_file(path: str) -> ssl.SSLContext:
+    """A context trusting ``path``; a missing or unreadable file is a clear message."""
+    import ssl
+
+    from client_kit.errors import CertificateRejected
+
+    try:
+        return ssl.create_default_context(cafile=path)
+    except FileNotFoundError:
+        problem = "does not exist"
+    except IsADirectoryError:
+        problem = "is a folder, not a file"
+    except PermissionError:
+        problem = "cannot be read (permission denied)"
+    except (ssl.SSLError, ValueError, UnicodeDecodeError):
+        problem = "does not hold a PEM certificate (-----BEGIN CERTIFICATE-----)"
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror or exc})"
+    raise CertificateRejected(
+        f"the CA file {path} {problem}; check --ca-bundle / MB_OAUTH_CA_BUNDLE / ca_bundle"
+    )
 
 
 def require_https(url: str, what: str) -> None:

@@ -7,10 +7,17 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from client_kit.flow import LoginEvent
 
 
 class UserInterface(Protocol):
+    """What the kit needs from the person's side. Optional extras: ``event(LoginEvent)``
+    receives each step of a login as data; ``concurrent_read = True`` allows ``read_line``
+    in a thread of the kit's own (only the console says so)."""
+
     def show(self, message: str) -> None:
         """Tell the user something (never a secret)."""
 
@@ -40,10 +47,18 @@ def browser_available() -> bool:
 
 
 class Console:
-    """stderr for messages and prompts (stdout stays clean for scripts), stdin for input."""
+    """stderr for messages and prompts (stdout stays clean for scripts), stdin for input.
+
+    On a terminal it also counts down while waiting for the browser; on a pipe it prints
+    nothing more than the messages.
+    """
+
+    #: the kit may read a pasted URL in a thread of its own while the listener waits
+    concurrent_read = True
 
     def __init__(self, use_browser: bool = True) -> None:
         self.use_browser = use_browser
+        self._counting = False
 
     def show(self, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -57,6 +72,19 @@ class Console:
             return bool(webbrowser.open(url, new=1, autoraise=True))
         except webbrowser.Error:
             return False
+
+    def event(self, event: LoginEvent) -> None:
+        """A countdown on a terminal while waiting for the browser (not while reading)."""
+        if event.kind == "waiting":
+            self._counting = not event.accepts_paste and sys.stderr.isatty()
+        elif event.kind == "tick" and self._counting and event.remaining is not None:
+            left = int(event.remaining)
+            sys.stderr.write(f"\r  {left // 60}:{left % 60:02d} left  ")
+            sys.stderr.flush()
+        elif self._counting:
+            sys.stderr.write("\r" + " " * 20 + "\r")
+            sys.stderr.flush()
+            self._counting = False
 
     def read_line(self, prompt: str) -> str | None:
         print(prompt, end="", file=sys.stderr, flush=True)

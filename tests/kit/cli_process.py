@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
         MB_OAUTH_STORE=f"file:{tmp_path / 'store'}",
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+        PYTHONFAULTHANDLER="1",  # a hang reported with its stacks (see LoginProcess.finish)
     )
     return env
 
@@ -54,7 +56,8 @@ class LoginProcess:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.stderr_lines.append(line)
-            if "/oauth2/authorize?" in line and self._url is None:
+            # the URL alone on its line (not a --debug log line of the preflight request)
+            if line.startswith("https://") and "/oauth2/authorize?" in line and not self._url:
                 self._url = line.strip()
                 self._found.set()
         self._found.set()
@@ -66,8 +69,14 @@ class LoginProcess:
 
     def finish(self) -> tuple[int, str, str]:
         assert self.process.stdout is not None
+        try:  # a hung login fails the test (with its output) instead of hanging the suite
+            code = self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every stack
+            self.process.wait(10)
+            self._reader.join(10)
+            raise AssertionError("mb-oauth login hung:\n" + "".join(self.stderr_lines)) from None
         stdout = self.process.stdout.read()
-        code = self.process.wait(60)
         self._reader.join(60)  # the last lines (the error message) may still be in the pipe
         return code, stdout, "".join(self.stderr_lines)
 

@@ -9,6 +9,7 @@ import pytest
 import respx
 
 from client_kit import profiles
+from client_kit.preflight import PROBE_TOKEN
 from client_kit.profiles import Profile
 from client_kit.session import Session
 from client_kit.storage import FileStore, MemoryStore
@@ -49,6 +50,11 @@ def session(mb_profile, memory_store, ui) -> Iterator[Session]:
 @pytest.fixture
 def mock() -> Iterator[respx.MockRouter]:
     with respx.mock(base_url=BASE, assert_all_called=False) as router:
+        # what `mb-oauth login` asks before the browser: a known client, a right secret
+        router.post(
+            "/oauth2/revoke", data__contains={"token": PROBE_TOKEN}, name="preflight-secret"
+        ).respond(200)
+        router.get("/oauth2/authorize", name="preflight-authorize").respond(200, html="<p>Log in")
         yield router
 
 

@@ -59,6 +59,8 @@ def http_get(url: str) -> tuple[int, str]:
 class FakeUI:
     """Scripted user: a 'browser' callback, lines to paste, everything shown recorded."""
 
+    concurrent_read = True  # like the console: pasted lines may be read in a kit thread
+
     def __init__(
         self,
         browser: Callable[[str], None] | None = None,

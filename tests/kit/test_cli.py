@@ -279,10 +279,10 @@ def test_debug_logging_masks_tokens(env, store, mock) -> None:
     assert "access-debug-xyz" not in result.stderr and "refresh-token-old" not in result.stderr
 
 
-def test_ctrl_c_during_login_exit_6(env, monkeypatch) -> None:
+def test_ctrl_c_during_login_exit_6(env, monkeypatch, mock) -> None:
     import client_kit.session as session_module
 
-    def interrupted(results, timeout):
+    def interrupted(results, timeout, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(session_module, "_wait", interrupted)

@@ -48,16 +48,10 @@ def test_cli_session_from_login_to_logout(ref_server, tmp_path) -> None:
     assert gone.returncode == 3 and "mb-oauth login" in gone.stderr
 
 
-def test_cli_wrong_secret_exit_4(ref_server, tmp_path) -> None:
+def test_cli_wrong_secret_exit_4_before_the_browser(ref_server, tmp_path) -> None:
+    """Issue 12 item 7: the secret is checked up front, no URL is shown, no grant is made."""
     app = dict(ref_server.oob_app, client_secret="not-the-secret-not-the-secret")
     env = cli_env(ref_server, app, tmp_path)
-    login = LoginProcess(env, "--oob")
-    try:
-        url = login.authorization_url()
-        page = FormDriver(ref_server.base_url, ref_server.ca_file, "bob", PASSWORD).authorize(url)
-        login.process.stdin.write(str(page.url) + "\n")
-        login.process.stdin.flush()
-        code, _, stderr = login.finish()
-    finally:
-        login.kill()
-    assert code == 4 and "client id or secret" in stderr
+    result = run_cli(env, "login", "--oob")
+    assert result.returncode == 4 and "client id or secret" in result.stderr
+    assert "/oauth2/authorize?" not in result.stderr

@@ -487,7 +487,7 @@ def test_interrupted_cli_login_exit_6_keeps_the_stored_tokens(
     assert status.returncode == 0 and json.loads(status.stdout)["username"] == "alice"
 
 
-def test_interrupted_login_through_click_keeps_the_file(tmp_path, monkeypatch) -> None:
+def test_interrupted_login_through_click_keeps_the_file(tmp_path, monkeypatch, mock) -> None:
     """The in-process CLI: Ctrl-C while waiting for the browser (exit 6), nothing written."""
     import client_kit.session as session_module
 
@@ -502,7 +502,7 @@ def test_interrupted_login_through_click_keeps_the_file(tmp_path, monkeypatch) -
     FileStore(tmp_path / "store").save(StoreKey(BASE, CLIENT_ID), make_tokens())
     before = file_bytes(tmp_path / "store")
 
-    def interrupted(results, timeout):
+    def interrupted(results, timeout, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(session_module, "_wait", interrupted)

@@ -7,7 +7,7 @@ import ssl
 
 import pytest
 
-from client_kit import profiles
+from client_kit import errors, profiles
 from client_kit.errors import ConfigurationError, InsecureTransportError, ProtocolError
 from client_kit.tokens import TokenSet
 
@@ -70,7 +70,7 @@ def test_client_options_pass_settings_to_httpx(tmp_path) -> None:
     assert options["headers"]["User-Agent"] == "app/1.0 (me@x)"
     with p.http_client() as client:
         assert client.headers["User-Agent"] == "app/1.0 (me@x)"
-    with pytest.raises(OSError):
+    with pytest.raises(errors.CertificateRejected, match="does not exist"):
         profiles.musicbrainz(ca_bundle=str(tmp_path / "missing.pem")).ssl_context()
 
 

@@ -1,0 +1,162 @@
+"""One login attempt from its URL to its tokens, reported as events (data, not prose).
+
+``Session.login``, ``Session.alogin`` and :class:`client_kit.handle.LoginHandle` all run
+:class:`LoginRun`, so a console, an asyncio program and a GUI see the same steps:
+
+``authorization_url`` -> ``waiting`` -> ``tick``... -> ``received`` -> (``scopes_differ``)
+-> ``done``; or ``failed`` with a ``reason`` (and the exception in ``error``). A pasted
+value that is not a usable code gives ``input_rejected`` and the login keeps waiting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from client_kit.authorization import AuthorizationRequest, check_redirect
+from client_kit.errors import (
+    InvalidRequest,
+    KitError,
+    LoginCancelled,
+    LoginRequired,
+    LoginTimeout,
+    StateMismatch,
+)
+
+if TYPE_CHECKING:
+    import threading
+
+    from client_kit.session import Session
+    from client_kit.tokens import TokenSet
+
+AUTHORIZATION_URL = "authorization_url"
+WAITING = "waiting"
+TICK = "tick"
+RECEIVED = "received"
+INPUT_REJECTED = "input_rejected"
+SCOPES_DIFFER = "scopes_differ"
+FAILED = "failed"
+DONE = "done"
+#: every kind of :class:`LoginEvent`, in the order a login meets them
+KINDS = (AUTHORIZATION_URL, WAITING, TICK, RECEIVED, INPUT_REJECTED, SCOPES_DIFFER, FAILED, DONE)
+
+#: a mistyped pasted code is asked for again this many times in all
+PASTE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class LoginEvent:
+    """One step of a login, for an application to show as it likes."""
+
+    kind: str
+    message: str = ""
+    url: str | None = None
+    #: seconds left to wait (``waiting``, ``tick``); None: no limit
+    remaining: float | None = None
+    #: ``waiting``: the user may also paste the redirected URL or the code
+    accepts_paste: bool = False
+    #: ``failed``, ``input_rejected``: why, in a sentence
+    reason: str | None = None
+    error: KitError | None = field(default=None, repr=False)
+    username: str | None = None
+    requested: tuple[str, ...] = ()
+    granted: tuple[str, ...] = ()
+
+
+Emit = Callable[[LoginEvent], None]
+#: waits for the next input (seconds left) and returns ("loopback" | "paste", params)
+NextInput = Callable[[float], tuple[str, dict[str, str]]]
+
+
+def ignore(event: LoginEvent) -> None:
+    return None
+
+
+class LoginRun:
+    """Waits for a code (callback or paste), exchanges it, reports each step."""
+
+    def __init__(
+        self,
+        session: Session,
+        request: AuthorizationRequest,
+        next_input: NextInput,
+        *,
+        timeout: float,
+        emit: Emit = ignore,
+        cancel: threading.Event | None = None,
+        fetch_user: bool = True,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        import time
+
+        self.session = session
+        self.request = request
+        self.next_input = next_input
+        self.timeout = timeout
+        self.emit = emit
+        self.cancel = cancel
+        self.fetch_user = fetch_user
+        self.clock = clock or time.monotonic
+
+    def run(self) -> TokenSet:
+        """The saved tokens; raises the :class:`KitError` that ended the login."""
+        deadline = self.clock() + self.timeout
+        attempts = 0
+        self._last_rejection: KitError | None = None
+        while True:
+            remaining = deadline - self.clock()
+            try:
+                if remaining <= 0:
+                    raise self._timed_out()
+                source, params = self.next_input(remaining)
+            except LoginCancelled as exc:
+                # input ended after a rejected paste: that rejection is the reason
+                cancelled = self.cancel is not None and self.cancel.is_set()
+                if self._last_rejection and not cancelled and not isinstance(exc, LoginTimeout):
+                    raise self._last_rejection from None
+                if not isinstance(exc, LoginTimeout):
+                    raise
+                raise self._timed_out() from None
+            pasted = source == "paste"
+            try:
+                code = check_redirect(params, self.request.state, pasted=pasted)
+            except (StateMismatch, InvalidRequest) as exc:
+                if not pasted or attempts + 1 >= PASTE_ATTEMPTS:
+                    raise
+                attempts += 1
+                self._rejected(exc, "that is not the code or the URL of this login")
+                continue
+            self.emit(LoginEvent(RECEIVED, "The authorization came back; finishing the login."))
+            self._check_cancelled()
+            try:
+                return self.session._exchange(
+                    self.request, code, fetch_user=self.fetch_user, emit=self.emit
+                )
+            except LoginRequired as exc:
+                if not pasted or attempts + 1 >= PASTE_ATTEMPTS:
+                    raise
+                attempts += 1
+                self._rejected(exc, "the service did not accept that code")
+
+    def _timed_out(self) -> LoginTimeout:
+        return LoginTimeout(
+            f"no answer from the browser within {self.timeout:g} seconds; run the login "
+            "again (use --oob or paste the redirected URL if the browser cannot reach this "
+            "machine)"
+        )
+
+    def _rejected(self, exc: KitError, reason: str) -> None:
+        self._last_rejection = exc
+        self.emit(
+            LoginEvent(
+                INPUT_REJECTED,
+                f"{reason[0].upper()}{reason[1:]}; check it and paste it again.",
+                reason=reason,
+                error=exc,
+            )
+        )
+
+    def _check_cancelled(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise LoginCancelled("login cancelled")

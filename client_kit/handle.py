@@ -1,0 +1,229 @@
+"""A login that runs beside a GUI's event loop: start it, observe it, cancel it.
+
+    handle = session.start_login(["profile"])          # returns at once
+    ...                                                 # in a timer of the GUI's loop:
+    for event in handle.poll():                         # LoginEvent data, never prose to parse
+        show(event.kind, event.message, event.url)
+    handle.submit(text_field.get())                     # a pasted URL or code, if any
+    handle.cancel()                                     # a button; stored tokens stay as they were
+
+The login runs in a worker thread that never calls ``ui.read_line``: pasted input reaches
+it only through :meth:`LoginHandle.submit`. ``on_event`` is called on the worker thread (Qt:
+emit a signal; Tk and GTK: use :meth:`LoginHandle.poll` from a timer instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from client_kit.authorization import parse_pasted
+from client_kit.errors import KitError, LoginCancelled
+from client_kit.flow import AUTHORIZATION_URL, FAILED, WAITING, Emit, LoginEvent, LoginRun
+
+if TYPE_CHECKING:
+    from client_kit.authorization import AuthorizationRequest
+    from client_kit.pages import LoopbackPages
+    from client_kit.session import Session
+    from client_kit.tokens import TokenSet
+
+DEFAULT_TIMEOUT = 300.0
+#: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
+CANCEL_GRACE = 5.0
+
+
+class LoginHandle:
+    """One login in a background thread, with its events as data."""
+
+    def __init__(
+        self,
+        session: Session,
+        scopes: Sequence[str] = ("profile",),
+        *,
+        method: str = "loopback",
+        open_browser: bool = True,
+        timeout: float = DEFAULT_TIMEOUT,
+        ports: Sequence[int] = (),
+        pages: LoopbackPages | None = None,
+        fetch_user: bool = True,
+        on_event: Emit | None = None,
+    ) -> None:
+        self.session = session
+        self.scopes = tuple(scopes)
+        self.method = method
+        self.open_browser = open_browser
+        self.timeout = timeout
+        self.ports = tuple(ports)
+        self.pages = pages
+        self.fetch_user = fetch_user
+        self.on_event = on_event
+        self.events: queue.Queue[LoginEvent] = queue.Queue()
+        self.request: AuthorizationRequest | None = None
+        self.tokens: TokenSet | None = None
+        self.error: KitError | None = None
+        self._inputs: queue.Queue[tuple[str, dict[str, str]]] = queue.Queue()
+        self._cancel = threading.Event()
+        self._finished = threading.Event()
+        self._callbacks: list[Callable[[LoginHandle], None]] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="mb-oauth-login", daemon=True)
+
+    # -- the application's side -------------------------------------------------------
+
+    def start(self) -> LoginHandle:
+        self._thread.start()
+        return self
+
+    def poll(self) -> list[LoginEvent]:
+        """The events since the last poll (never blocks)."""
+        found = []
+        while True:
+            try:
+                found.append(self.events.get_nowait())
+            except queue.Empty:
+                return found
+
+    def submit(self, text: str) -> None:
+        """What the user pasted: the redirected URL or the code. A wrong one is reported as
+        an ``input_rejected`` event and the login keeps waiting."""
+        with self._lock:
+            self._inputs.put(("paste", parse_pasted(text)))
+
+    def cancel(self) -> None:
+        """End the login unless its code is already being exchanged; tokens stay as they were."""
+        self._cancel.set()
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the login ended (for tests and scripts, not for a GUI thread)."""
+        return self._finished.wait(timeout)
+
+    def result(self) -> TokenSet:
+        """The tokens of a finished login; raises what ended it otherwise."""
+        if not self.done:
+            raise RuntimeError("the login has not finished; poll() or wait() first")
+        if self.error is not None:
+            raise self.error
+        assert self.tokens is not None
+        return self.tokens
+
+    def add_done_callback(self, callback: Callable[[LoginHandle], None]) -> None:
+        """Call ``callback(handle)`` when the login ends (at once if it has)."""
+        with self._lock:
+            if not self.done:
+                self._callbacks.append(callback)
+                return
+        callback(self)
+
+    # -- the worker thread ------------------------------------------------------------
+
+    def _emit(self, event: LoginEvent) -> None:
+        self.events.put(event)
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:  # an application's bug must not end the login silently
+                import logging
+
+                logging.getLogger("client_kit.handle").exception("on_event failed")
+
+    def _run(self) -> None:
+        try:
+            self.tokens = self._login()
+        except KitError as exc:
+            self._fail(exc)
+        except Exception as exc:
+            self._fail(KitError(f"unexpected error: {type(exc).__name__}: {exc}"))
+        finally:
+            if self.request is not None:
+                self.session.cancel_login(self.request)
+            with self._lock:
+                self._finished.set()
+                callbacks, self._callbacks = self._callbacks, []
+            for callback in callbacks:
+                callback(self)
+
+    def _fail(self, exc: KitError) -> None:
+        self.error = exc
+        self._emit(LoginEvent(FAILED, f"Login failed: {exc}", reason=str(exc), error=exc))
+
+    def _login(self) -> TokenSet:
+        from client_kit.session import _waiter
+
+        session = self.session
+        self.request = request = session.begin_login(
+            self.scopes, method=self.method, ports=self.ports, pages=self.pages
+        )
+        # pastes and loopback callbacks arrive on one queue
+        inputs = session._inputs.get(request.state, self._inputs)
+        with self._lock:
+            early, self._inputs = self._inputs, inputs
+        while early is not inputs and not early.empty():
+            inputs.put(early.get_nowait())
+        self._emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
+        if self._cancel.is_set():
+            raise LoginCancelled("login cancelled")
+        if self.open_browser:
+            session.ui.open_browser(request.url)
+        self._emit(
+            LoginEvent(
+                WAITING,
+                "Waiting for the login to finish in the browser.",
+                remaining=self.timeout,
+                accepts_paste=True,
+            )
+        )
+        run = LoginRun(
+            session,
+            request,
+            _waiter(inputs, self._emit, self._cancel),
+            timeout=self.timeout,
+            emit=self._emit,
+            cancel=self._cancel,
+            fetch_user=self.fetch_user,
+        )
+        return run.run()
+
+
+async def await_handle(
+    session: Session,
+    scopes: Sequence[str],
+    *,
+    on_event: Emit | None = None,
+    **options: Any,
+) -> TokenSet:
+    """Run a :class:`LoginHandle` under asyncio (see ``Session.alogin``)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
+
+    def call(func: Callable[..., Any], *args: Any) -> None:
+        # a closed loop: nobody is listening any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(func, *args)
+
+    def relay(event: LoginEvent) -> None:
+        if on_event is not None:
+            call(on_event, event)
+
+    def wake(_handle: LoginHandle) -> None:
+        call(lambda: finished.done() or finished.set_result(None))
+
+    handle = LoginHandle(session, scopes, on_event=relay, **options)
+    handle.add_done_callback(wake)
+    handle.start()
+    try:
+        await finished
+    except asyncio.CancelledError:
+        handle.cancel()
+        # let the worker close the listener (it notices within a fraction of a second)
+        await asyncio.wait([finished], timeout=CANCEL_GRACE)
+        raise
+    return handle.result()

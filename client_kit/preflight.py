@@ -1,0 +1,108 @@
+"""Checks before the browser opens, so that a login fails in a second, not after the user
+has done the whole browser flow (what ``gh auth login`` and ``mb-oauth login`` do).
+
+* the token store answers (a missing or locked keyring is found now, not after consent);
+* the service is reachable over verified TLS;
+* the authorization endpoint accepts this request: an unknown client id, a redirect URI it
+  does not know or an unknown scope shows an error page or redirects with an error, which a
+  plain GET sees without any user;
+* the client secret, where cheap: a revocation of a made-up token with the credentials
+  (RFC 7009: 200 for any token) answers ``invalid_client`` when the secret is wrong.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urljoin, urlsplit
+
+from client_kit.endpoints import classify_error
+from client_kit.errors import ClientRejected, ConfigurationError, TemporaryFailure
+
+if TYPE_CHECKING:
+    import httpx
+
+    from client_kit.authorization import AuthorizationRequest
+    from client_kit.session import Session
+
+#: the made-up token of the secret check: valid syntax, never issued
+PROBE_TOKEN = "mb-oauth-preflight-not-a-token"  # noqa: S105
+
+
+def check_store(session: Session) -> None:
+    """Read this login's entry: raises the store's StorageError (exit 7) if it cannot."""
+    session.store.load(session.key)
+
+
+def check_secret(session: Session) -> None:
+    """Only with a secret (or a broker): wrong credentials are a configuration error now."""
+    endpoints = session.endpoints
+    if endpoints.client.client_secret is None and not endpoints.broker_url:
+        return
+    response = session._send(endpoints.revoke_request(PROBE_TOKEN))
+    if response.status_code == 200:
+        return
+    error = classify_error(response)
+    if isinstance(error, ClientRejected | TemporaryFailure):
+        raise error
+    # anything else (a provider without revocation, a rate limit...) proves nothing
+
+
+def check_authorization(session: Session, request: AuthorizationRequest) -> None:
+    """GET the authorization URL as the browser will; raise what its answer shows."""
+    response = session._send(_get(session, request.url))
+    if response.status_code >= 500:
+        raise TemporaryFailure(
+            f"the service's authorization page answered HTTP {response.status_code}; "
+            "try again later"
+        )
+    if response.is_redirect:
+        _check_redirect(response, request)
+        return
+    if response.status_code >= 400:
+        raise _page_error(response, session.key.client_id)
+
+
+def _get(session: Session, url: str) -> httpx.Request:
+    import httpx
+
+    return httpx.Request(
+        "GET", url, headers={"User-Agent": session.profile.user_agent, "Accept": "text/html"}
+    )
+
+
+def _check_redirect(response: httpx.Response, request: AuthorizationRequest) -> None:
+    """A redirect back to the application with ``error`` ends the login now."""
+    from client_kit.authorization import check_redirect
+
+    target = urljoin(str(response.url), response.headers.get("location", ""))
+    if not target.startswith(request.redirect_uri.split("?")[0]):
+        return  # on to the login page
+    params = dict(parse_qsl(urlsplit(target).query, keep_blank_values=True))
+    if "error" in params:
+        check_redirect(params, request.state)  # raises the error the redirect carries
+
+
+def _page_error(response: httpx.Response, client_id: str) -> ConfigurationError:
+    text = page_text(response.text)
+    if "client" in text.lower() and ("registered" in text.lower() or "unknown" in text.lower()):
+        return ClientRejected(
+            f"the service does not know the client id {client_id!r} ({text}); check "
+            "--client-id / MB_OAUTH_CLIENT_ID and the --service it was registered with"
+        )
+    return ConfigurationError(
+        f"the service refused the authorization request (HTTP {response.status_code}: "
+        f"{text}); check --client-id, --port and the registered redirect URI"
+    )
+
+
+def page_text(page: str, limit: int = 240) -> str:
+    """The message of an error page, in one line: its <main> (or <body>) without tags."""
+    found = re.search(r"<main[^>]*>(.*?)</main>", page, re.S | re.I) or re.search(
+        r"<body[^>]*>(.*?)</body>", page, re.S | re.I
+    )
+    body = found.group(1) if found else page
+    body = re.sub(r"<(script|style|h1|nav|header)[^>]*>.*?</\1>", " ", body, flags=re.S | re.I)
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+    return (text[: limit - 1] + "…") if len(text) > limit else text or "no message"

@@ -1,0 +1,142 @@
+"""A Tkinter application that logs in to the MusicBrainz OAuth 2.0 service without freezing.
+
+The login runs in the kit's worker thread (``session.start_login``); the window polls its
+events from a Tk timer, shows the URL and a countdown, accepts a pasted URL or code, and
+can cancel. Nothing here parses console prose: every step is a ``LoginEvent``.
+
+    python examples/tk_login.py --service https://127.0.0.1:8443 --ca-bundle ca.pem \\
+        --client-id ID            # the secret from MB_OAUTH_CLIENT_SECRET, or --broker-url
+
+Each event is also printed to stdout as one JSON line (for scripts and the headless test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tkinter as tk
+from tkinter import ttk
+
+from client_kit import LoginEvent, LoginHandle, Session, profiles
+from client_kit.storage import open_store
+
+POLL_MS = 100
+
+
+class LoginWindow:
+    """A status line, the URL, a field for a pasted URL or code, Log in / Cancel."""
+
+    def __init__(self, root: tk.Tk, session: Session, args: argparse.Namespace) -> None:
+        self.root = root
+        self.session = session
+        self.args = args
+        self.handle: LoginHandle | None = None
+        root.title("MusicBrainz login")
+        frame = ttk.Frame(root, padding=12)
+        frame.grid(sticky="nsew")
+        self.status = ttk.Label(frame, text="Not logged in.", width=60)
+        self.status.grid(row=0, column=0, columnspan=3, sticky="w")
+        self.url = ttk.Entry(frame, width=60)
+        self.url.grid(row=1, column=0, columnspan=3, sticky="we", pady=4)
+        self.paste = ttk.Entry(frame, width=40)
+        self.paste.grid(row=2, column=0, sticky="we")
+        ttk.Button(frame, text="Use pasted URL or code", command=self.submit).grid(row=2, column=1)
+        self.login_button = ttk.Button(frame, text="Log in", command=self.start)
+        self.login_button.grid(row=3, column=0, sticky="w", pady=8)
+        ttk.Button(frame, text="Cancel", command=self.cancel).grid(row=3, column=1)
+
+    # -- buttons ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.login_button.state(["disabled"])
+        self.handle = self.session.start_login(
+            self.args.scope, open_browser=not self.args.no_browser, timeout=self.args.timeout
+        )
+        self.root.after(POLL_MS, self.pump)
+
+    def submit(self) -> None:
+        if self.handle is not None and self.paste.get().strip():
+            self.handle.submit(self.paste.get())
+            self.paste.delete(0, tk.END)
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+
+    # -- events, on Tk's own thread -----------------------------------------------------
+
+    def pump(self) -> None:
+        assert self.handle is not None
+        for event in self.handle.poll():
+            self.show(event)
+        if not self.handle.done or not self.handle.events.empty():
+            self.root.after(POLL_MS, self.pump)
+            return
+        self.login_button.state(["!disabled"])
+        if self.args.exit_when_done:
+            self.root.update_idletasks()
+            report({"kind": "shown", "text": self.status.cget("text")})
+            self.root.after(POLL_MS, self.root.destroy)
+
+    def show(self, event: LoginEvent) -> None:
+        if event.kind != "tick":
+            report({"kind": event.kind, "url": event.url, "message": event.message})
+        if event.kind == "authorization_url":
+            self.url.delete(0, tk.END)
+            self.url.insert(0, event.url or "")
+            self.status.config(text="Log in in your browser (or paste the URL it ends on).")
+        elif event.kind == "tick" and event.remaining is not None:
+            left = int(event.remaining)
+            self.status.config(text=f"Waiting for the browser: {left // 60}:{left % 60:02d} left")
+        elif event.kind in ("input_rejected", "scopes_differ"):
+            self.status.config(text=event.message)
+        elif event.kind == "failed":
+            self.status.config(text=f"Login failed: {event.reason}")
+        elif event.kind == "done":
+            self.status.config(text=f"Logged in as {event.username}")
+
+
+def report(data: dict[str, object]) -> None:
+    print(json.dumps(data), flush=True)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--service", default="musicbrainz", help="name or https:// base URL")
+    parser.add_argument("--client-id", default=os.environ.get("MB_OAUTH_CLIENT_ID", ""))
+    parser.add_argument("--broker-url", help="the app's token broker (no secret here)")
+    parser.add_argument("--ca-bundle")
+    parser.add_argument("--store", default="keyring", help="keyring, file:DIR or memory")
+    parser.add_argument("--scope", action="append", default=None)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--start", action="store_true", help="press Log in at once")
+    parser.add_argument("--exit-when-done", action="store_true")
+    args = parser.parse_args(argv)
+    args.scope = args.scope or ["profile"]
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    extra = {"ca_bundle": args.ca_bundle} if args.ca_bundle else {}
+    session = Session(
+        profiles.resolve(args.service, **extra),
+        args.client_id,
+        None if args.broker_url else os.environ.get("MB_OAUTH_CLIENT_SECRET"),
+        store=open_store(args.store),
+        app_name="the Tk example",
+        broker_url=args.broker_url,
+    )
+    root = tk.Tk()
+    window = LoginWindow(root, session, args)
+    if args.start:
+        root.after(0, window.start)
+    root.mainloop()
+    session.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Issue 12 item 2: the Tkinter example logs in against the bundled server, headless.
+
+The test plays the user: it reads the authorization URL the example announces, approves
+the consent page with the form driver, lets the 'browser' follow the redirect to the
+example's loopback listener, and checks the window's own status label names the user.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from tests.kit.cli_process import cli_env
+from tests.kit.helpers import http_get
+from tests.kit.test_integration import driver
+from tests.support.display import xvfb_display
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tk_login.py"
+
+
+def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
+    app = ref_server.loopback_app
+    with xvfb_display() as display:
+        env = cli_env(ref_server, app, tmp_path)
+        env["DISPLAY"] = display
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                str(EXAMPLE),
+                "--service",
+                ref_server.base_url,
+                "--ca-bundle",
+                ref_server.ca_file,
+                "--client-id",
+                app["client_id"],
+                "--store",
+                f"file:{tmp_path / 'store'}",
+                "--no-browser",
+                "--start",
+                "--exit-when-done",
+                "--timeout",
+                "60",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        killer = threading.Timer(90, process.kill)  # never hang the suite
+        killer.start()
+        try:
+            events = []
+            assert process.stdout is not None
+            for line in process.stdout:
+                event = json.loads(line)
+                events.append(event)
+                if event["kind"] == "authorization_url":
+                    http_get(driver(ref_server).authorize(event["url"]))
+            code = process.wait(30)
+        finally:
+            killer.cancel()
+            process.kill()
+        stderr = process.stderr.read() if process.stderr else ""
+    assert code == 0, stderr
+    kinds = [event["kind"] for event in events]
+    assert kinds[:2] == ["authorization_url", "waiting"] and "done" in kinds, kinds
+    assert events[-1] == {"kind": "shown", "text": "Logged in as alice"}

@@ -1,0 +1,50 @@
+"""Issue 12 item 6: help() and dir() show the public names; the README documents them."""
+
+from __future__ import annotations
+
+import pydoc
+import subprocess
+import sys
+from pathlib import Path
+
+import client_kit
+
+ROOT = Path(__file__).resolve().parents[2]
+NEW = ("AuthorizationRequest", "LoginHandle", "LoginEvent", "LoopbackPages", "Session")
+
+
+def test_help_and_dir_list_the_public_classes() -> None:
+    text = pydoc.render_doc(client_kit, renderer=pydoc.plaintext)
+    listed = dir(client_kit)
+    for name in NEW:
+        assert name in text and name in listed, name
+    assert set(client_kit.__all__) <= set(listed)
+    for name in client_kit.__all__:
+        assert getattr(client_kit, name) is not None
+
+
+def test_importing_the_package_imports_no_implementation() -> None:
+    probe = "import sys, client_kit; dir(client_kit); print(sorted(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout  # fmt: skip
+    assert "client_kit.session" not in out and "httpx" not in out
+
+
+def test_the_readme_documents_the_embedding_api() -> None:
+    readme = (ROOT / "README.md").read_text()
+    embed = readme.split("### Embed it", 1)[1].split("\n## ", 1)[0]
+    for needle in (
+        "profiles.custom(",  # the bundled server / a custom base URL
+        "ca_bundle=",
+        "begin_login(",
+        "complete_login(",
+        "to_json()",
+        "await session.alogin(",
+        "start_login(",
+        "broker_url=",
+        "client_kit.broker",
+        "examples/tk_login.py",
+        "LoopbackPages(",
+    ):
+        assert needle in embed, needle
+    assert "client_kit.authorization" not in embed  # no private names needed any more
