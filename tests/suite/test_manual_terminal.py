@@ -7,7 +7,6 @@ prompts the run itself reports must be the number the person answered."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -164,8 +163,6 @@ def test_without_a_terminal_a_manual_run_stops_with_a_setup_error(
     target: Target, tmp_path: Path
 ) -> None:
     """No controlling terminal (a new session): exit 2 and one clear line, no verdicts."""
-    if importlib.util.find_spec("steps.preflight") is None:  # helper A's preflight (issue 9)
-        pytest.skip("needs the runner's preflight (branch wt-a)")
     manual = tmp_path / "manual.toml"
     text = target.profile_path.read_text(encoding="utf-8")
     manual.write_text(text.replace('driver = "form"', 'driver = "manual"'), encoding="utf-8")
