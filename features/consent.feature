@@ -35,6 +35,15 @@ Feature: Consent and approval
     Then the consent page is not shown
     And the application receives an authorization code
 
+  @AUTHZ-APPROVAL-AUTO @spec
+  Scenario: Consent stands while the grant lives on without a live access token
+    Given the user has just granted the web application offline access to "email submit_isrc submit_barcode"
+    When the application revokes the access token
+    And the application asks for the "email submit_isrc submit_barcode" scopes
+    And the user opens the authorization page
+    Then the consent page is not shown
+    And the application receives an authorization code
+
   @AUTHZ-APPROVAL-AUTO-NEW-SCOPES @AUTH-USER-CONSENT @spec
   Scenario: A set of scopes the user has not approved before needs consent
     Given the user has granted the web application access to "profile tag"

@@ -165,7 +165,12 @@ def skip_lines(document: Mapping[str, Any]) -> list[str]:
     driver = consent.pop("driver", None)
     if driver and consent:
         counts = ", ".join(f"{key} {value}" for key, value in consent.items())
-        lines.append(f"Consent ({driver} driver): {counts}")
+        asked = sum(v for v in consent.values() if isinstance(v, int))
+        lines.append(
+            f"Prompts to a person ({driver} driver): {asked} ({counts})"
+            if asked
+            else f"Consent given by the {driver} driver: no person was asked"
+        )
     return lines
 
 

@@ -213,8 +213,12 @@ def test_the_consent_drivers_counters_reach_the_reports(tmp_path: Path) -> None:
     assert driver_stats(Driver(Stats())) == {"prompts": 23, "approvals": 20}
     assert driver_stats(Driver({"prompts": 3})) == {"prompts": 3}
     assert driver_stats(Driver(None)) == {} == driver_stats(object())
-    data = results() | {"consent": {"driver": "manual", "prompts": 23, "approvals": 20}}
+    kinds = {"approve": 20, "deny": 1, "open": 2, "revoke": 0}
+    data = results() | {"consent": {"driver": "manual", **kinds}}
     report = write_reports(tmp_path, data, CATALOGUE)
-    assert "Consent (manual driver): prompts 23, approvals 20" in report.summary()
+    expected = "Prompts to a person (manual driver): 23 (approve 20, deny 1, open 2, revoke 0)"
+    assert expected in report.summary()
     doc = json.loads((tmp_path / "verdicts.json").read_text())
-    assert doc["consent"]["prompts"] == 23
+    assert doc["consent"]["approve"] == 20
+    quiet = results() | {"consent": {"driver": "form"} | dict.fromkeys(kinds, 0)}
+    assert "form driver: no person was asked" in write_reports(tmp_path, quiet, CATALOGUE).summary()
