@@ -157,6 +157,13 @@ Feature: Code exchange
     Then the token endpoint answers 400 with the error "invalid_grant"
 
   @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario: A used code is answered invalid_grant
+    Given an authorization code issued to the web application
+    When the application exchanges the code
+    And the application exchanges the code again
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+  @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario Outline: A code that only resembles the issued one is answered invalid_grant: <change>
     Given an authorization code issued to the installed application
     When the application exchanges the code <change>

@@ -71,3 +71,10 @@ Feature: Refresh
     Given a web application registered with the service
     When the application refreshes with a refresh token the service never issued
     Then the token endpoint answers 400 with the error "invalid_grant"
+
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario: A revoked refresh token is answered invalid_grant
+    Given the user has just granted the installed application access to "profile rating"
+    When the application revokes the refresh token
+    And the application refreshes the access token
+    Then the token endpoint answers 400 with the error "invalid_grant"

@@ -37,7 +37,7 @@ Feature: Scopes
     Given a web application registered with the service
     When the application asks for the "<scope>" scope
     And the user opens the authorization page
-    Then the application receives the error "invalid_scope"
+    Then the request is refused as "invalid_scope"
 
     Examples:
       | scope   |

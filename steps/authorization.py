@@ -394,6 +394,22 @@ def receives_error(scene: Scene, error: str) -> None:
         )
 
 
+@then(parsers.parse('the request is refused as "{error}"'))
+def refused_as(scene: Scene, error: str) -> None:
+    """Refused with that error, by an error redirect or on the service's own page: how the
+    error reaches the user is the business of the rules about error delivery (7.1), not of
+    the rule that uses this step."""
+    outcome = scene.outcome
+    if isinstance(outcome, RedirectResult):
+        assert not outcome.code, "a code was issued"
+        assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
+        return
+    assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
+    assert not outcome.consent, "the service asked for consent: it accepted the request"
+    if outcome.html:  # a driver that cannot read pages (manual) shows no text
+        assert error in outcome.html, f"the service's page does not name {error!r}"
+
+
 @then(parsers.parse('the error redirect carries the state "{state}"'))
 def error_carries_state(scene: Scene, state: str) -> None:
     """Spec 4.1: a failure redirect carries `error` and the `state` that was sent. Which error

@@ -29,6 +29,7 @@ from steps.suite import STATE_KEY, SuiteState, build_state, driver_stats, suite_
 from steps.verdicts import UNCHECKED
 
 pytest_plugins = [
+    "steps.isolation",  # first: steps.grants imports it, and a plugin must not be pre-imported
     "steps.fixtures",
     "steps.authorization",
     "steps.token",
@@ -38,7 +39,6 @@ pytest_plugins = [
     "steps.lifetime",
     "steps.info",
     "steps.capabilities",
-    "steps.isolation",
 ]
 
 BINDING = Path(__file__).with_name("test_features.py")
