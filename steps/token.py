@@ -10,8 +10,10 @@ import httpx
 from pytest_bdd import parsers, then, when
 
 from steps.clock import Clock
+from steps.consent.base import RedirectResult
 from steps.http import HttpLayer
 from steps.observations import Observations
+from steps.outcomes import NotChecked
 from steps.pkce import new_verifier
 from steps.profile import Client, Profile
 from steps.scene import Scene
@@ -47,8 +49,17 @@ def wrong_secret(client: Client, how: str) -> str:
 # --- helpers -------------------------------------------------------------------------------
 
 
+#: Authorization errors that say nothing about the request's PKCE or redirect parameters: a
+#: scenario refused for one of these never reached the token endpoint it is about.
+UNRELATED_REFUSALS = ("invalid_scope", "access_denied", "server_error", "temporarily_unavailable")
+
+
 def _code(scene: Scene) -> tuple[Client, str, str]:
-    assert scene.code and scene.code_redirect_uri, "no authorization code from an earlier step"
+    if not (scene.code and scene.code_redirect_uri):
+        outcome = scene.outcome
+        if isinstance(outcome, RedirectResult) and outcome.error in UNRELATED_REFUSALS:
+            raise NotChecked(f"the authorization was refused first: error={outcome.error}")
+        raise AssertionError(f"no authorization code from an earlier step: {outcome}")
     return scene.app(), scene.code, scene.code_redirect_uri
 
 
