@@ -12,10 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+import respx
 from click.testing import CliRunner
 
 from client_kit import errors
 from client_kit.cli import cli
+from client_kit.preflight import PROBE_TOKEN
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, query
 from tests.kit.test_loopback_stacks import free_port
 
@@ -82,7 +84,21 @@ def test_base_url_in_the_config_file(env, text) -> None:
 
 
 def test_login_at_the_other_url_follows_the_metabrainz_rules(env) -> None:
-    result = run(
+    with respx.mock(base_url=STAGING, assert_all_called=False) as staging:
+        # the checks before the browser go to the other URL too (a known client, and a right
+        # secret where one is configured)
+        checked = staging.get("/oauth2/authorize").respond(200, html="<p>Log in")
+        staging.post("/oauth2/revoke", data__contains={"token": PROBE_TOKEN}).respond(200)
+        result = login_at_staging()
+    assert checked.called
+    urls = [word for word in result.stderr.split() if word.startswith(STAGING)]
+    assert urls and urls[0].startswith(f"{STAGING}/oauth2/authorize?"), result.stderr
+    assert query(urls[0])["scope"] == "musicbrainz:tag"
+    assert result.exit_code == errors.EXIT_CANCELLED  # nobody answered: timed out
+
+
+def login_at_staging():
+    return run(
         "--service",
         "metabrainz",
         "--base-url",
@@ -97,10 +113,6 @@ def test_login_at_the_other_url_follows_the_metabrainz_rules(env) -> None:
         "0.3",
         input="",
     )
-    urls = [word for word in result.stderr.split() if word.startswith(STAGING)]
-    assert urls and urls[0].startswith(f"{STAGING}/oauth2/authorize?"), result.stderr
-    assert query(urls[0])["scope"] == "musicbrainz:tag"
-    assert result.exit_code == errors.EXIT_CANCELLED  # nobody answered: timed out
 
 
 @pytest.mark.parametrize(
