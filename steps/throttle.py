@@ -147,6 +147,7 @@ class FailureBudget:
                 if offset is not None and offset > self.offset:
                     self.offset = offset
                     continue
+            delay = min(delay, WINDOW)  # a sliding minute never asks for more
             self.waited += delay
             time.sleep(delay)
 
@@ -168,8 +169,8 @@ class FailureBudget:
             except ValueError:
                 data = {}
             now = self.now()
-            log = {
-                str(k): [t for t in v if isinstance(t, int | float) and now - t < WINDOW]
+            log = {  # a time more than a minute ahead was read on another clock: not ours
+                str(k): [t for t in v if isinstance(t, int | float) and -WINDOW < now - t < WINDOW]
                 for k, v in (data.items() if isinstance(data, dict) else ())
             }
             yield log

@@ -170,3 +170,23 @@ def test_the_http_layer_paces_failed_requests_per_client(
 
 def test_the_bundled_profile_states_the_bundled_guard() -> None:
     assert Guard().free == BUNDLED_GUARD_LIMIT  # failures before the guard delays anyone
+
+
+def test_failures_stamped_on_a_moved_test_clock_do_not_stall_a_later_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A run that knew the target's clock was 25 minutes ahead left its failures stamped in
+    that time; a later process that does not know the offset yet (the preflight) must neither
+    wait 25 minutes for them nor ever wait more than a minute."""
+    clock = FakeTime(monkeypatch)
+    ahead = FailureBudget("https://t", per_minute=2, directory=tmp_path)
+    ahead.offset = 25 * 60
+    for _ in range(5):
+        ahead.record("web")
+    later = FailureBudget("https://t", per_minute=2, directory=tmp_path)
+    later.wait_turn("web")
+    assert clock.sleeps == []
+    for _ in range(2):
+        later.record("web")
+    later.wait_turn("web")
+    assert clock.sleeps and max(clock.sleeps) <= 60
