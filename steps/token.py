@@ -236,26 +236,6 @@ def exchange_other_uri(
     _exchange(scene, service, clock, observations, http, redirect_uri=uri)
 
 
-@when(
-    parsers.parse(
-        "the application exchanges the code with a localhost redirect URI on port {port:d}"
-    )
-)
-def exchange_other_port(
-    scene: Scene,
-    service: Service,
-    clock: Clock,
-    observations: Observations,
-    http: HttpLayer,
-    port: int,
-) -> None:
-    """An exchange naming another loopback port than the request did."""
-    from steps.authorization import loopback_uri
-
-    uri = loopback_uri(scene.app().redirect_uri, port)
-    _exchange(scene, service, clock, observations, http, redirect_uri=uri)
-
-
 @when("the application exchanges the code with another redirect URI it may use")
 def exchange_other_valid_uri(
     scene: Scene, service: Service, clock: Clock, observations: Observations, http: HttpLayer

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Any
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from steps.consent.base import (
     ConsentDriver,
@@ -17,8 +17,8 @@ from steps.consent.base import (
     ServicePage,
     UnrecognisedPage,
 )
-from steps.consent.html import describe_forms, parse_rows
-from steps.consent.presets import Preset
+from steps.consent.html import describe_forms, revoke_links
+from steps.consent.presets import Preset, app_name
 from steps.http import Exchange, HttpLayer
 from steps.profile import Profile
 
@@ -124,22 +124,13 @@ class BrowserDriver(ConsentDriver):
 
     def _revoke_by_links(self, client_id: str) -> None:
         """Rows name the application: follow each of its revoke links and confirm."""
-        role = next((c.role for c in self.profile.clients.values() if c.client_id == client_id), "")
-        name = self.preset.app_names.get(role) or self.preset.app_names.get(client_id)
-        if not name:
-            raise DriverError(f"set [consent.form.app_names] {role or client_id} in the profile")
+        name = app_name(self.profile, self.preset, client_id)
         page_url = self._page.url
-        links = [
-            link
-            for row in parse_rows(self._page.content())
-            if name in row.cells
-            for link in row.links
-            if self.preset.revoke_link in link
-        ]
+        links = revoke_links(self._page.content(), page_url, name, self.preset.revoke_link)
         if not links:
             raise DriverError(f"no revoke link for the application {name!r} on {page_url}")
         for link in links:
-            self._walk(lambda link=link: self._page.goto(urljoin(page_url, link)))
+            self._walk(lambda link=link: self._page.goto(link))
             form = self._page.locator(css(self.preset.revoke_form)).first
             clickable = button_css(self.preset.revoke_button) if self.preset.revoke_button else ""
             self._act(form.locator(clickable or '[type="submit"], button').first.click)

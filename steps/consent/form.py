@@ -22,10 +22,10 @@ from steps.consent.html import (
     find_form,
     find_forms,
     login_forms,
-    parse_rows,
     post_forms,
+    revoke_links,
 )
-from steps.consent.presets import Preset
+from steps.consent.presets import Preset, app_name
 from steps.http import HttpLayer
 from steps.profile import Profile
 
@@ -92,14 +92,8 @@ class FormDriver(ConsentDriver):
 
     def _revoke_by_links(self, page: ServicePage, client_id: str) -> None:
         """Rows name the application (no client id on the page): every grant of it goes."""
-        name = self._app_name(client_id)
-        links = [
-            urljoin(page.url, link)
-            for row in parse_rows(page.html)
-            if name in row.cells
-            for link in row.links
-            if self.preset.revoke_link in link
-        ]
+        name = app_name(self.profile, self.preset, client_id)
+        links = revoke_links(page.html, page.url, name, self.preset.revoke_link)
         if not links:
             raise DriverError(f"no revoke link for the application {name!r} on {page.url}")
         for link in links:
@@ -112,16 +106,6 @@ class FormDriver(ConsentDriver):
             if form is None or not isinstance(confirm, ServicePage):
                 raise DriverError(f"no confirmation form ({self.preset.revoke_form}) at {link}")
             self._submit(form, confirm.url, self.preset.revoke_button)
-
-    def _app_name(self, client_id: str) -> str:
-        role = next((c.role for c in self.profile.clients.values() if c.client_id == client_id), "")
-        name = self.preset.app_names.get(role) or self.preset.app_names.get(client_id)
-        if not name:
-            raise DriverError(
-                f"the {self.profile.consent.preset} preset revokes by application name: set "
-                f'[consent.form.app_names] {role or client_id} = "<display name>" in the profile'
-            )
-        return name
 
     def _submit(self, form: Form, page_url: str, button: str) -> None:
         chosen = button or (f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else "")

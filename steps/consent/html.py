@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from urllib.parse import urljoin
 
 
 @dataclass
@@ -171,3 +172,15 @@ def parse_rows(html: str) -> list[Row]:
     parser.feed(html)
     parser.close()
     return parser.rows
+
+
+def revoke_links(html: str, page_url: str, app_name: str, marker: str) -> list[str]:
+    """Absolute revoke links (their href contains `marker`) of the rows naming the application:
+    the "link per grant" style of the user's page (musicbrainz-server)."""
+    return [
+        urljoin(page_url, link)
+        for row in parse_rows(html)
+        if app_name in row.cells
+        for link in row.links
+        if marker in link
+    ]

@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from steps.consent.base import DriverError
+from steps.profile import Profile
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -94,3 +97,16 @@ def resolve_preset(name: str, overrides: dict[str, Any] | None = None) -> Preset
     if unknown:
         raise ValueError(f"unknown consent preset keys {sorted(unknown)} (known: {sorted(known)})")
     return replace(preset, **(overrides or {}))
+
+
+def app_name(profile: Profile, preset: Preset, client_id: str) -> str:
+    """The display name the user's page shows for an application (by role or client id), for
+    presets that revoke by name: that page names no client id."""
+    role = next((c.role for c in profile.clients.values() if c.client_id == client_id), "")
+    name = preset.app_names.get(role) or preset.app_names.get(client_id)
+    if not name:
+        raise DriverError(
+            f"the {profile.consent.preset} preset revokes by application name: set "
+            f'[consent.form.app_names] {role or client_id} = "<display name>" in the profile'
+        )
+    return name
