@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test conformance lint venv clean
+.PHONY: test conformance lint typecheck venv clean
 
 venv: $(STAMP)
 
@@ -17,10 +17,14 @@ $(STAMP): pyproject.toml constraints.txt
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 conformance: $(STAMP)
 	$(BIN)/mb-oauth-conformance $(CONFORMANCE_ARGS)
+
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
