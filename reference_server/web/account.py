@@ -53,7 +53,7 @@ def _date(epoch: int) -> str:
 def _notice(request: Request) -> str:
     """A fixed sentence chosen by the redirect after a change (never text from the URL)."""
     text = next((t for key, t in _NOTICES.items() if request.query_params.get(key)), "")
-    return f'<p class="notice" id="notice" role="status">{esc(text)}</p>' if text else ""
+    return f'<p class="notice" role="status" id="notice">{esc(text)}</p>' if text else ""
 
 
 def _after(path: str, notice: str) -> Response:
@@ -232,7 +232,7 @@ def _registered_page(
 
 def _secret_notice(client_id: str, secret: str, name: str = "") -> str:
     about = f"<p>New credentials of <strong>{esc(name)}</strong>:</p>" if name else ""
-    return f"""<div class="notice" id="new-credentials" role="status">{about}
+    return f"""<div class="notice" role="status" id="new-credentials">{about}
 <p>Client ID: <code id="new-client-id">{esc(client_id)}</code></p>
 <p>Client Secret: <code id="new-client-secret">{esc(secret)}</code></p>
 <p>Copy the secret now: it is shown only once.</p></div>"""
@@ -269,7 +269,7 @@ async def register(request: Request) -> Response:
             state.now(),
         )
     except AccountError as error:
-        notice = f'<p class="error" id="error-message" role="alert">{esc(error)}</p>'
+        notice = f'<p class="error" role="alert" id="error-message">{esc(error)}</p>'
         return _registered_page(state, session, notice, status=400, values=form)
     notice = _secret_notice(created.application.client_id, created.client_secret)
     return _registered_page(state, session, notice)
@@ -305,7 +305,7 @@ def _edit_page(
     status: int = 200,
 ) -> Response:
     action = f"{APPLICATIONS}/{quote(app.client_id, safe='')}/edit"
-    problem = f'<p class="error" id="error-message" role="alert">{esc(error)}</p>' if error else ""
+    problem = f'<p class="error" role="alert" id="error-message">{esc(error)}</p>' if error else ""
     body = f"""{problem}<dl class="facts">
 <dt>Client ID</dt><dd><code class="client-id">{esc(app.client_id)}</code></dd>
 <dt>Type</dt><dd>{esc(app.type)} (fixed: it decides what a grant may hold)</dd></dl>
