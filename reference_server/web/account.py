@@ -21,10 +21,11 @@ from ..accounts import (
     User,
     application_by_client_id,
 )
+from ..errors import PageError
 from ..state import ServerState
 from . import sessions
-from .forms import FormRejected, checked_form
-from .html import confirm_button, error_page, esc, hidden, page
+from .forms import checked_form
+from .html import confirm_button, esc, hidden, page
 
 _NOTICES = {
     "revoked": "Access revoked.",
@@ -115,26 +116,22 @@ class ApplicationForm:
 
 async def application_form(
     request: Request, client_id: str | None = None, own: bool = False
-) -> ApplicationForm | Response:
-    """The form, its user and the application it names (`own`: one the user registered)."""
+) -> ApplicationForm:
+    """The form, its user and the application it names (`own`: one the user registered).
+
+    Raises PageError (a refused form, an unknown application), rendered by `errorpages`."""
     state = inbound.server(request)
-    try:
-        session, form = await checked_form(state, request)
-    except FormRejected as error:
-        viewer = sessions.viewer_of(state, request)
-        return error_page(str(error), status=error.status, viewer=viewer)
+    session, form = await checked_form(state, request)
     assert session.user is not None
     app = application_by_client_id(state.store, client_id or form.get("client_id", ""))
     if app is None or (own and app.owner_id != session.user.id):
         message = "You have no such application." if own else "There is no such application."
-        return error_page(message, status=404, viewer=sessions.viewer(session))
+        raise PageError(message, status=404)
     return ApplicationForm(state, session.user, session, form, app)
 
 
 async def revoke_authorization(request: Request) -> Response:
     form = await application_form(request)
-    if isinstance(form, Response):
-        return form
     scope = form.fields.get("scope", "")
     grants.revoke_manually(form.state.store, form.state.now(), form.user, form.application, scope)
     return after("/account/authorized", "revoked")

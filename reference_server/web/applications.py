@@ -22,11 +22,12 @@ from ..accounts import (
     reset_secret,
     update_application,
 )
+from ..errors import PageError
 from ..state import ServerState
 from . import flash, sessions
 from .account import after, application_form, notice_of, require_login
-from .forms import FormRejected, checked_form
-from .html import confirm_button, error_page, esc, field, for_screen_readers, hidden, page
+from .forms import checked_form
+from .html import confirm_button, esc, field, for_screen_readers, hidden, page
 
 APPLICATIONS = "/account/applications"
 
@@ -135,11 +136,7 @@ async def registered(request: Request) -> Response:
 
 async def register(request: Request) -> Response:
     state = inbound.server(request)
-    try:
-        session, form = await checked_form(state, request)
-    except FormRejected as error:
-        viewer = sessions.viewer_of(state, request)
-        return error_page(str(error), status=error.status, viewer=viewer)
+    session, form = await checked_form(state, request)
     assert session.user is not None
     try:
         created = add_application(
@@ -159,8 +156,6 @@ async def register(request: Request) -> Response:
 
 async def reset_application_secret(request: Request) -> Response:
     form = await application_form(request, own=True)
-    if isinstance(form, Response):
-        return form
     app = form.application
     secret = reset_secret(form.state.store, app)
     message = {"client_id": app.client_id, "secret": secret, "name": app.name}
@@ -170,8 +165,6 @@ async def reset_application_secret(request: Request) -> Response:
 
 async def delete(request: Request) -> Response:
     form = await application_form(request, own=True)
-    if isinstance(form, Response):
-        return form
     delete_application(form.state.store, form.application)
     return after(APPLICATIONS, "deleted")
 
@@ -211,15 +204,12 @@ async def edit_page(request: Request) -> Response:
     assert session.user is not None
     app = application_by_client_id(state.store, request.path_params["client_id"])
     if app is None or app.owner_id != session.user.id:
-        viewer = sessions.viewer(session)
-        return error_page("You have no such application.", status=404, viewer=viewer)
+        raise PageError("You have no such application.", status=404)
     return _edit_page(session, app, {})
 
 
 async def edit(request: Request) -> Response:
     form = await application_form(request, request.path_params["client_id"], own=True)
-    if isinstance(form, Response):
-        return form
     name, uri = form.fields.get("name", ""), form.fields.get("redirect_uri", "")
     try:
         update_application(form.state.store, form.application, name, uri, form.state.now())

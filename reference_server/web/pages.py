@@ -11,11 +11,11 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import credentials, guard, inbound
 from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
-from ..errors import ParameterError, Throttled
+from ..errors import PageError, ParameterError, Throttled
 from ..state import ServerState
 from . import sessions
-from .forms import FormRejected, checked_form
-from .html import SITE, error_page, esc, hidden, page
+from .forms import checked_form
+from .html import SITE, esc, hidden, page
 
 AUTHORIZE_PATH = "/oauth2/authorize"
 SESSION_ENDED = "session-ended"  # ?why= of a login the consent form sent the user to
@@ -145,11 +145,7 @@ async def login(request: Request) -> Response:
 
 async def logout(request: Request) -> Response:
     state = inbound.server(request)
-    try:
-        session, _ = await checked_form(state, request, login_required=False)
-    except FormRejected as error:
-        viewer = sessions.viewer_of(state, request)
-        return error_page(str(error), status=error.status, viewer=viewer)
+    session, _ = await checked_form(state, request, login_required=False)
     sessions.delete(state, session)
     return sessions.forget(RedirectResponse("/", status_code=303))
 
@@ -174,8 +170,7 @@ async def user_profile(request: Request) -> Response:
     session = sessions.load(state, request)
     user = user_by_name(state.store, request.path_params["name"])
     if user is None:
-        viewer = sessions.viewer(session)
-        return error_page("There is no such user.", status=404, title="Not found", viewer=viewer)
+        raise PageError("There is no such user.", status=404, title="Not found")
     rows = [("Username", esc(user.name)), ("Time zone", esc(user.timezone))]
     if user.website:
         rows.append(("Website", esc(user.website)))
