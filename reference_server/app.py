@@ -23,10 +23,10 @@ from .oauth.token import token
 from .oauth.userinfo import userinfo
 from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
-from .web import account, pages
+from .web import account, applications, pages
 from .web.authorize import authorize, out_of_band
 from .web.errorpages import render_page_error, render_redirect_error
-from .web.html import stylesheet
+from .web.html import favicon, stylesheet
 from .web.security import SecurityHeaders
 
 DATABASE_NAME = "server.sqlite3"
@@ -46,14 +46,18 @@ def routes(test_clock: bool) -> list[Route]:
         Route("/user/{name}", pages.user_profile, methods=["GET"]),
         Route("/account/authorized", account.authorized, methods=["GET"]),
         Route("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
-        Route("/account/applications", account.registered, methods=["GET"]),
-        Route("/account/applications", account.register, methods=["POST"]),
+        Route("/account/applications", applications.registered, methods=["GET"]),
+        Route("/account/applications", applications.register, methods=["POST"]),
         Route(
             "/account/applications/reset-secret",
-            account.reset_application_secret,
+            applications.reset_application_secret,
             methods=["POST"],
         ),
+        Route("/account/applications/delete", applications.delete, methods=["POST"]),
+        Route("/account/applications/{client_id}/edit", applications.edit_page, methods=["GET"]),
+        Route("/account/applications/{client_id}/edit", applications.edit, methods=["POST"]),
         Route("/static/site.css", stylesheet, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
     ]
     if test_clock:
         table.append(Route("/_test/clock", clock, methods=["GET", "POST"]))
@@ -77,6 +81,7 @@ EXCEPTION_HANDLERS = {
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
+    404: pages.not_found,  # a page of the site, not a bare "Not Found"
 }
 
 

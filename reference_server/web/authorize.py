@@ -16,9 +16,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import grants, inbound, pkce, scopes
-from ..accounts import Application, User, application_by_client_id
+from ..accounts import Application, User, application_by_client_id, user_by_id
 from ..errors import PageError, ParameterError, RedirectError
-from ..redirects import OOB, matches, with_params
+from ..redirects import OOB, is_loopback, matches, with_params
 from ..state import ServerState
 from . import sessions
 from .html import esc, hidden, page
@@ -152,8 +152,14 @@ def _issue(
 
 
 def _login_redirect(request: Request) -> Response:
+    """To the login page, which then returns here. A consent form posted without a session
+    (it expired, or the user logged out elsewhere) comes back as the GET that shows it again,
+    and the login page says why it is shown (303: the browser must not post again)."""
     target = request.url.path + ("?" + request.url.query if request.url.query else "")
-    return RedirectResponse("/login?returnto=" + quote(target, safe=""), status_code=302)
+    location = "/login?returnto=" + quote(target, safe="")
+    if request.method == "POST":
+        return RedirectResponse(location + "&why=session-ended", status_code=303)
+    return RedirectResponse(location, status_code=302)
 
 
 def _wants_offline(request: AuthorizationRequest) -> bool:
@@ -211,6 +217,20 @@ async def _decide(
     return _issue(state, authz, session.user, scope, offline=_wants_offline(authz))
 
 
+def _destination(authz: AuthorizationRequest) -> str:
+    """Where the user's answer goes: shown before they give it."""
+    if authz.redirect_uri == OOB:
+        return (
+            '<p id="destination">If you allow it, this site shows you a code to copy into '
+            "the application.</p>"
+        )
+    where = "to the application on this computer, at" if is_loopback(authz.redirect_uri) else "to"
+    return (
+        f'<p id="destination">Whatever you answer, you will then be sent {where} '
+        f"<code>{esc(authz.redirect_uri)}</code>.</p>"
+    )
+
+
 def _consent_page(
     state: ServerState,
     request: Request,
@@ -221,6 +241,13 @@ def _consent_page(
     assert session.user is not None
     token = sessions.new_form_token(state, session, authz.fingerprint)
     app = authz.application
+    owner = user_by_id(state.store, app.owner_id)
+    registered_by = (
+        f' <span id="application-owner">(registered by <a href="/user/'
+        f'{quote(owner.name, safe="")}">{esc(owner.name)}</a>)</span>'
+        if owner
+        else ""
+    )
     items = "".join(
         f"<li><strong>{esc(s.name)}</strong>: {esc(s.description)}</li>"
         for s in scopes.describe(requested)
@@ -232,10 +259,11 @@ def _consent_page(
     )
     action = esc(request.url.path + "?" + request.url.query)
     body = f"""
-<p><strong id="application-name">{esc(app.name)}</strong> wants to access your account
-<strong>{esc(session.user.name)}</strong>. It asks to:</p>
+<p><strong id="application-name">{esc(app.name)}</strong>{registered_by} wants to access your
+account <strong>{esc(session.user.name)}</strong>. It asks to:</p>
 <ul class="scopes" id="requested-scopes">{items}</ul>
 {offline}
+{_destination(authz)}
 <form id="consent-form" method="post" action="{action}">
 {hidden("csrf_token", token)}
 <button type="submit" class="primary" name="decision" value="approve">Allow access</button>
@@ -244,7 +272,7 @@ def _consent_page(
 <p>You can withdraw this access at any time on the
 <a href="/account/authorized">authorized applications</a> page.</p>
 """
-    return page("Authorize application", body, user_name=session.user.name, csrf=session.csrf)
+    return page("Authorize application", body, viewer=sessions.viewer(session))
 
 
 async def out_of_band(request: Request) -> Response:
@@ -267,4 +295,4 @@ async def out_of_band(request: Request) -> Response:
 <code class="code-box" id="oob-code">{esc(code)}</code>
 <p>The code works once, for ten minutes.</p>
 """
-    return page("Authorization code", body)
+    return page("Authorization code", body, viewer=sessions.viewer_of(state, request))
