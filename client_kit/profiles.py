@@ -170,9 +170,7 @@ def _context_from_ca_file(path: str) -> ssl.SSLContext:
         problem = "does not hold a PEM certificate (-----BEGIN CERTIFICATE-----)"
     except OSError as exc:
         problem = f"cannot be read ({exc.strerror or exc})"
-    raise CertificateRejected(
-        f"the CA file {path} {problem}; check --ca-bundle / MB_OAUTH_CA_BUNDLE / ca_bundle"
-    )
+    raise CertificateRejected(f"the CA file {path} {problem}")
 
 
 def require_https(url: str, what: str) -> None:
@@ -229,22 +227,11 @@ def resolve(service: str, base_url: str | None = None, **settings: Any) -> Profi
         if base_url:
             raise ConfigurationError(
                 f"the service {service!r} is already a base URL; to apply a profile's rules at "
-                f"another address, name the profile: --service musicbrainz or metabrainz, "
-                f"with --base-url {base_url}"
+                f"another address ({base_url}), name the profile (musicbrainz or metabrainz)",
+                setting="service",
             )
         return custom(service, **settings)
     raise ConfigurationError(
-        f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL"
-    )
-
-
-def implied_rules_note(service: str | None, base_url: str | None) -> str | None:
-    """What to tell a user who gave an address but no profile name: whose rules apply."""
-    url = base_url if not service else service if "://" in service else None
-    if not url or (service and base_url):
-        return None
-    return (
-        f"{url}: no service profile named, so the musicbrainz rules apply (bare scope names "
-        "such as 'tag', out-of-band login, any loopback port). For a MetaBrainz deployment "
-        f"use --service metabrainz --base-url {url}."
+        f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL",
+        setting="service",
     )
