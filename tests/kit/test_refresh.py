@@ -64,7 +64,7 @@ def test_refresh_shortly_before_expiry(session, refreshes) -> None:
 
 
 def test_not_logged_in(session, refreshes) -> None:
-    with pytest.raises(errors.NotLoggedIn, match="mb-oauth login"):
+    with pytest.raises(errors.NotLoggedIn, match="not logged in"):
         session.access_token()
 
 
