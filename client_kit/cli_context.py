@@ -17,6 +17,7 @@ from client_kit.cli_output import Data
 from client_kit.config import Settings, parse_ports, resolve_settings
 
 if TYPE_CHECKING:
+    from client_kit.profiles import ProfileSettings
     from client_kit.session import Session
 
 P = ParamSpec("P")
@@ -45,14 +46,8 @@ class Context:
             from client_kit.ui import Console
 
             s = self.settings
-            extra: dict[str, object] = {}
-            for name in ("ca_bundle", "proxy", "user_agent", "redirect_path", "loopback_host"):
-                if s.get(name):
-                    extra[name] = s.get(name)
-            if s.get("ports"):
-                extra["loopback_ports"] = parse_ports(s.get("ports"))
             profile = profiles.resolve(
-                s.get("service", "musicbrainz"), base_url=s.get("base_url"), **extra
+                s.get("service", "musicbrainz"), base_url=s.get("base_url"), **profile_settings(s)
             )
             _announce_rules(s.get("service"), s.get("base_url"))
             self._session = Session(
@@ -69,6 +64,24 @@ class Context:
     def close(self) -> None:
         if self._session is not None:
             self._session.close()
+
+
+def profile_settings(s: Settings) -> ProfileSettings:
+    """The profile fields that the settings give (the others keep the profile's defaults)."""
+    given: ProfileSettings = {}
+    if s.get("ca_bundle"):
+        given["ca_bundle"] = str(s.get("ca_bundle"))
+    if s.get("proxy"):
+        given["proxy"] = str(s.get("proxy"))
+    if s.get("user_agent"):
+        given["user_agent"] = str(s.get("user_agent"))
+    if s.get("redirect_path"):
+        given["redirect_path"] = str(s.get("redirect_path"))
+    if s.get("loopback_host"):
+        given["loopback_host"] = str(s.get("loopback_host"))
+    if s.get("ports"):
+        given["loopback_ports"] = parse_ports(s.get("ports"))
+    return given
 
 
 #: commands whose outcome depends on the profile's rules (scope names, ports, oob)
