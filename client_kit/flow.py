@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from client_kit.authorization import AuthorizationRequest, check_redirect
 from client_kit.errors import (
@@ -32,16 +32,26 @@ if TYPE_CHECKING:
     from client_kit.tokens import TokenSet
     from client_kit.twostep import LoginSteps
 
-AUTHORIZATION_URL = "authorization_url"
-WAITING = "waiting"
-TICK = "tick"
-RECEIVED = "received"
-INPUT_REJECTED = "input_rejected"
-SCOPES_DIFFER = "scopes_differ"
-FAILED = "failed"
-DONE = "done"
-#: every kind of :class:`LoginEvent`, in the order a login meets them
-KINDS = (AUTHORIZATION_URL, WAITING, TICK, RECEIVED, INPUT_REJECTED, SCOPES_DIFFER, FAILED, DONE)
+#: the kinds of :class:`LoginEvent`, in the order a login meets them
+EventKind = Literal[
+    "authorization_url",
+    "waiting",
+    "tick",
+    "received",
+    "input_rejected",
+    "scopes_differ",
+    "failed",
+    "done",
+]
+KINDS: tuple[EventKind, ...] = get_args(EventKind)
+AUTHORIZATION_URL: EventKind = "authorization_url"
+WAITING: EventKind = "waiting"
+TICK: EventKind = "tick"
+RECEIVED: EventKind = "received"
+INPUT_REJECTED: EventKind = "input_rejected"
+SCOPES_DIFFER: EventKind = "scopes_differ"
+FAILED: EventKind = "failed"
+DONE: EventKind = "done"
 
 #: a mistyped pasted code is asked for again this many times in all
 PASTE_ATTEMPTS = 3
@@ -51,7 +61,7 @@ PASTE_ATTEMPTS = 3
 class LoginEvent:
     """One step of a login, for an application to show as it likes."""
 
-    kind: str
+    kind: EventKind
     message: str = ""
     url: str | None = None
     #: seconds left to wait (``waiting``, ``tick``); None: no limit

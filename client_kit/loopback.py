@@ -148,22 +148,15 @@ class LoopbackListener:
 
     # -- one request -------------------------------------------------------------------
 
-    def handle(self, target: str, peer: str = LOOPBACK_HOST) -> tuple[HTTPStatus, bytes]:
-        """Decide on one GET request from ``peer``; put a valid callback on the results queue.
-
-        Thread-safe: of several callbacks arriving at once, exactly one is delivered.
-        """
-        status, body, deliver = self.decide(target, peer)
-        deliver()
-        return status, body
-
     def decide(
         self, target: str, peer: str = LOOPBACK_HOST
     ) -> tuple[HTTPStatus, bytes, Callable[[], None]]:
-        """Like :meth:`handle`, but the callback is delivered only when ``deliver()`` is called.
+        """The answer to one GET request from ``peer``, and ``deliver`` that puts a valid
+        callback on the results queue (a no-op for anything else).
 
-        The request handler answers the browser first and delivers after: once the callback
-        is delivered the login may end and the process exit, and the page must be complete.
+        Thread-safe: of several callbacks arriving at once, exactly one is delivered. The
+        request handler answers the browser first and delivers after: once the callback is
+        delivered the login may end and the process exit, and the page must be complete.
         """
         status, body, params = self._decide(target, peer)
         if params is None:
