@@ -264,18 +264,6 @@ def test_logout_keeps_tokens_when_server_unreachable(env, store, mock) -> None:
     assert route.call_count == before and store.load(KEY) is None
 
 
-def test_settings_from_config_file(env, store, tmp_path, monkeypatch, mock) -> None:
-    monkeypatch.delenv("MB_OAUTH_CLIENT_ID")
-    monkeypatch.delenv("MB_OAUTH_CLIENT_SECRET")
-    config = tmp_path / "config" / "mb-oauth" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text(f'client_id = "{CLIENT_ID}"\nclient_secret = "from-file"\n')
-    store.save(KEY, make_tokens(expires_in=-1))
-    route = mock.post("/oauth2/token").respond(200, json=token_json("a2"))
-    assert run("token").exit_code == 0
-    assert parse_qs(route.calls[0].request.content.decode())["client_secret"] == ["from-file"]
-
-
 def test_debug_logging_masks_tokens(env, store, mock) -> None:
     store.save(KEY, make_tokens(expires_in=-1))
     mock.post("/oauth2/token").respond(200, json=token_json("access-debug-xyz"))

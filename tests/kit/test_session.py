@@ -1,4 +1,5 @@
-"""The session's seams (issue 11 item 6): userinfo through the one ``BearerAuth`` flow, sync
+"""The session's seams (issue 11 item 6): userinfo through the one ``BearerAuth`` flow (never
+over plain HTTP), sync
 and async alike; ``status()`` typed yet readable as before; the modes checked at run time."""
 
 from __future__ import annotations
@@ -90,3 +91,30 @@ def test_the_modes_are_checked_at_run_time(session) -> None:
     session.store.save(session.key, make_tokens())
     with pytest.raises(errors.ConfigurationError, match="unknown token kind"):
         session.revoke("some")  # type: ignore[arg-type]
+
+
+def test_bearer_token_never_sent_over_plain_http(session, mock) -> None:
+    session.store.save(session.key, make_tokens())
+    route = mock.route().respond(200)
+    with httpx.Client(auth=session.auth()) as http:
+        for url in ("http://mb.test/ws/2/tag", "http://127.0.0.1:8080/x", "http://localhost/x"):
+            with pytest.raises(errors.InsecureTransportError, match="plain HTTP"):
+                http.get(url)
+    assert route.call_count == 0
+
+
+def test_async_userinfo_and_refresh(session, mock) -> None:
+    session.store.save(session.key, make_tokens(expires_in=-1))
+    mock.post("/oauth2/token").mock(
+        side_effect=[httpx.Response(200, json=token_json(f"access-{n}")) for n in (1, 2)]
+    )
+    mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
+
+    async def run():
+        info = await session.auserinfo()
+        again = await session.arefresh()
+        return info, again
+
+    info, again = asyncio.run(run())
+    assert info == {"sub": "alice"} and again.access_token == "access-2"
+    assert session.store.load(session.key).access_token == "access-2"
