@@ -1,6 +1,6 @@
-"""The session's seams (issue 11 item 6): userinfo through the one ``BearerAuth`` flow (never
-over plain HTTP), sync
-and async alike; ``status()`` typed yet readable as before; the modes checked at run time."""
+"""The session's seams (issue 11 item 6): userinfo through the one ``BearerAuth`` flow, sync
+and async alike (and never over plain HTTP); ``status()`` typed yet readable as before; the
+modes checked at run time."""
 
 from __future__ import annotations
 
