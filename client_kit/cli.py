@@ -132,7 +132,7 @@ def login(
     """Log in through the browser and store the tokens."""
     state.options["no_browser"] = no_browser
     session = state.session()
-    wanted = list(scopes) or list(state.settings.get("scopes", ["profile"]))
+    wanted = list(scopes) or state.settings.words("scopes", ["profile"])
     from client_kit import preflight
     from client_kit.cli_output import epoch, login_text
 

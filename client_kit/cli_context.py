@@ -46,16 +46,15 @@ class Context:
             from client_kit.ui import Console
 
             s = self.settings
-            profile = profiles.resolve(
-                s.get("service", "musicbrainz"), base_url=s.get("base_url"), **profile_settings(s)
-            )
-            _announce_rules(s.get("service"), s.get("base_url"))
+            service = s.text("service", "musicbrainz") or "musicbrainz"
+            profile = profiles.resolve(service, s.text("base_url"), **profile_settings(s))
+            _announce_rules(s.text("service"), s.text("base_url"))
             self._session = Session(
                 profile,
-                client_id=s.get("client_id", ""),
-                client_secret=s.get("client_secret"),
-                store=open_store(s.get("store")),
-                account=s.get("account", "default"),
+                client_id=s.text("client_id", "") or "",
+                client_secret=s.text("client_secret"),
+                store=open_store(s.text("store")),
+                account=s.text("account", "default") or "default",
                 ui=Console(use_browser=not self.options.get("no_browser")),
                 app_name="mb-oauth",
             )
@@ -69,16 +68,16 @@ class Context:
 def profile_settings(s: Settings) -> ProfileSettings:
     """The profile fields that the settings give (the others keep the profile's defaults)."""
     given: ProfileSettings = {}
-    if s.get("ca_bundle"):
-        given["ca_bundle"] = str(s.get("ca_bundle"))
-    if s.get("proxy"):
-        given["proxy"] = str(s.get("proxy"))
-    if s.get("user_agent"):
-        given["user_agent"] = str(s.get("user_agent"))
-    if s.get("redirect_path"):
-        given["redirect_path"] = str(s.get("redirect_path"))
-    if s.get("loopback_host"):
-        given["loopback_host"] = str(s.get("loopback_host"))
+    if s.text("ca_bundle"):
+        given["ca_bundle"] = s.text("ca_bundle")
+    if s.text("proxy"):
+        given["proxy"] = s.text("proxy")
+    if user_agent := s.text("user_agent"):
+        given["user_agent"] = user_agent
+    if redirect_path := s.text("redirect_path"):
+        given["redirect_path"] = redirect_path
+    if loopback_host := s.text("loopback_host"):
+        given["loopback_host"] = loopback_host
     if s.get("ports"):
         given["loopback_ports"] = parse_ports(s.get("ports"))
     return given
