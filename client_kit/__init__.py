@@ -46,7 +46,7 @@ broker
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __all__ = [
     "AccessDenied",
@@ -132,7 +132,7 @@ if TYPE_CHECKING:
     from client_kit.tokens import TokenSet
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in __all__:
         raise AttributeError(f"module 'client_kit' has no attribute {name!r}")
     module = importlib.import_module(_WHERE.get(name, "client_kit.errors"))

@@ -1,12 +1,13 @@
 """What ``Session.status()`` reports: who is logged in, with which scopes, until when, where.
 
 Facts, typed and without secrets; how ``mb-oauth status`` words and shapes them is the
-CLI's business (:mod:`client_kit.cli_output`). ``status["scopes"]`` still works for callers
-of the dictionary that ``status()`` returned before.
+CLI's business (:mod:`client_kit.cli_output`). It is also a read-only mapping with the keys
+of the dictionary that ``status()`` returned before (``status["scopes"]``, ``dict(status)``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ StatusValue = str | bool | int | float | list[str] | None
 
 
 @dataclass(frozen=True)
-class LoginStatus:
+class LoginStatus(Mapping[str, StatusValue]):
     """One stored login as seen now (``logged_in`` False: nothing is stored)."""
 
     service: str
@@ -83,5 +84,8 @@ class LoginStatus:
     def __getitem__(self, name: str) -> StatusValue:
         return self.as_dict()[name]
 
-    def get(self, name: str, default: StatusValue = None) -> StatusValue:
-        return self.as_dict().get(name, default)
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def __len__(self) -> int:
+        return len(self.as_dict())

@@ -71,6 +71,7 @@ def test_status_is_typed_and_reads_like_the_old_dictionary(session) -> None:
         True,
     )
     assert status["scopes"] == ["profile"] and status.get("username") == "alice"
+    assert dict(status) == status.as_dict() and "expires_at" in status
     assert 100 < status.expires_in <= 120 and not status.expired
     assert "access-token-old" not in repr(status) + str(status.as_dict())
 
