@@ -68,10 +68,10 @@ class Context:
 def profile_settings(s: Settings) -> ProfileSettings:
     """The profile fields that the settings give (the others keep the profile's defaults)."""
     given: ProfileSettings = {}
-    if s.text("ca_bundle"):
-        given["ca_bundle"] = s.text("ca_bundle")
-    if s.text("proxy"):
-        given["proxy"] = s.text("proxy")
+    if ca_bundle := s.text("ca_bundle"):
+        given["ca_bundle"] = ca_bundle
+    if proxy := s.text("proxy"):
+        given["proxy"] = proxy
     if user_agent := s.text("user_agent"):
         given["user_agent"] = user_agent
     if redirect_path := s.text("redirect_path"):

@@ -13,8 +13,8 @@ from client_kit import errors
 SETTING_HINTS: dict[errors.Setting, str] = {
     "client_id": "pass --client-id, set MB_OAUTH_CLIENT_ID or add client_id to the config file",
     "client_secret": "check MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)",
-    "service": "name the profile with --service musicbrainz or metabrainz and the address "
-    "with --base-url",
+    "service": "--service takes musicbrainz, metabrainz or an https:// base URL; to apply a "
+    "profile's rules at another address use --service NAME --base-url URL",
     "base_url": "check --base-url / MB_OAUTH_BASE_URL",
     "ca_bundle": "check --ca-bundle / MB_OAUTH_CA_BUNDLE / ca_bundle (a CA file that signed "
     "the service's certificate)",

@@ -97,13 +97,17 @@ def read_config(path: Path) -> dict[str, object]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigurationError(f"cannot read the config file {path}: {exc.strerror}") from exc
+        raise ConfigurationError(
+            f"cannot read the config file {path}: {exc.strerror}", setting="config_file"
+        ) from exc
     import tomllib
 
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"the config file {path} is not valid TOML: {exc}") from exc
+        raise ConfigurationError(
+            f"the config file {path} is not valid TOML: {exc}", setting="config_file"
+        ) from exc
 
 
 def parse_ports(values: object) -> tuple[int, ...]:

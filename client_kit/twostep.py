@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from client_kit.session import Session
     from client_kit.tokens import TokenSet
 
+#: the session's logger: applications configure "client_kit.session" for login messages
 log = redaction.get_logger("client_kit.session")
 
 #: ``loopback``: a redirect to this machine; ``oob``: the user pastes a code the service shows
