@@ -11,8 +11,14 @@ Public names (imported on first use, so that ``mb-oauth token`` starts quickly):
 Session
     one user's login to one service: ``login``, ``alogin`` (asyncio), ``start_login``
     (a :class:`LoginHandle` for GUIs), ``begin_login`` + ``complete_login`` (start now,
-    finish later), ``access_token``, ``auth()``, ``userinfo``, ``refresh``, ``revoke``,
-    ``logout``, ``status``. ``broker_url=`` sends token requests to the app's back end.
+    finish later), ``access_token``, ``auth()``, ``userinfo``, ``refresh``,
+    ``revoke("access" | "all")``, ``logout``, ``status`` (a :class:`LoginStatus`).
+    ``broker_url=`` sends token requests to the app's back end.
+DesktopLogin
+    what ``login`` shows a person on a :class:`~client_kit.ui.UserInterface` (browser, URL,
+    countdown, pasted URL on a console); GUIs use ``LoginHandle`` instead.
+LoginStatus
+    who is logged in, with which scopes, until when, stored where (no secrets).
 AuthorizationRequest
     step one of a login: the URL, ``state``, PKCE verifier, redirect URI; ``to_json``.
 LoginHandle, LoginEvent
@@ -30,7 +36,9 @@ KeyringStore, FileStore, MemoryStore, StoreKey
 BearerAuth
     the ``httpx.Auth`` of ``session.auth()``.
 KitError and its subclasses
-    one exception per thing a caller can act on, each with an ``exit_code``.
+    one exception per thing a caller can act on, with typed facts (``setting``, ``seconds``,
+    ``ports``, ``operation``) and an ``exit_code``; ``KeyringFailure``: the keyring failed
+    (another store would work).
 broker
     the module of the reference token broker (``client_kit.broker.create_app``).
 """
@@ -38,7 +46,7 @@ broker
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __all__ = [
     "AccessDenied",
@@ -48,8 +56,10 @@ __all__ = [
     "CertificateRejected",
     "ClientRejected",
     "ConfigurationError",
+    "DesktopLogin",
     "FileStore",
     "InsecureTransportError",
+    "KeyringFailure",
     "KeyringStore",
     "KeyringTimeout",
     "KitError",
@@ -57,6 +67,7 @@ __all__ = [
     "LoginEvent",
     "LoginHandle",
     "LoginRequired",
+    "LoginStatus",
     "LoopbackPages",
     "MemoryStore",
     "NoKeyringBackend",
@@ -80,7 +91,9 @@ _WHERE = {
     "Profile": "client_kit.profiles",
     "TokenSet": "client_kit.tokens",
     "FileStore": "client_kit.storage",
-    "KeyringStore": "client_kit.storage",
+    "KeyringStore": "client_kit.keyring_store",
+    "LoginStatus": "client_kit.status",
+    "DesktopLogin": "client_kit.desktop",
     "MemoryStore": "client_kit.storage",
     "StoreKey": "client_kit.storage",
     "profiles": "client_kit.profiles",
@@ -90,6 +103,7 @@ if TYPE_CHECKING:
     from client_kit import profiles
     from client_kit.auth import BearerAuth
     from client_kit.authorization import AuthorizationRequest
+    from client_kit.desktop import DesktopLogin
     from client_kit.errors import (
         AccessDenied,
         AuthorizationError,
@@ -97,6 +111,7 @@ if TYPE_CHECKING:
         ClientRejected,
         ConfigurationError,
         InsecureTransportError,
+        KeyringFailure,
         KeyringTimeout,
         KitError,
         LoginCancelled,
@@ -108,14 +123,16 @@ if TYPE_CHECKING:
     )
     from client_kit.flow import LoginEvent
     from client_kit.handle import LoginHandle
+    from client_kit.keyring_store import KeyringStore
     from client_kit.pages import LoopbackPages
     from client_kit.profiles import Profile
     from client_kit.session import Session
-    from client_kit.storage import FileStore, KeyringStore, MemoryStore, StoreKey
+    from client_kit.status import LoginStatus
+    from client_kit.storage import FileStore, MemoryStore, StoreKey
     from client_kit.tokens import TokenSet
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in __all__:
         raise AttributeError(f"module 'client_kit' has no attribute {name!r}")
     module = importlib.import_module(_WHERE.get(name, "client_kit.errors"))

@@ -18,22 +18,25 @@ Exit codes:
 
 from __future__ import annotations
 
-import functools
-import json
 import sys
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
 
 from client_kit import errors
-from client_kit.config import parse_ports, resolve_settings
+from client_kit.cli_context import (
+    VISIBLE_OPTION_WARNING,
+    Context,
+    emit,
+    handle_errors,
+    json_option,
+    pass_state,
+)
+from client_kit.config import parse_ports
 
 if TYPE_CHECKING:
+    from client_kit.cli_output import Check
     from client_kit.session import Session
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 EPILOG = """\b
 Exit codes:
@@ -55,107 +58,6 @@ MB_OAUTH_BASE_URL (or base_url in the config file): as --base-url.
 """
 
 
-class Context:
-    """Per-invocation state: the settings and a lazily built session."""
-
-    def __init__(self, options: dict[str, Any]) -> None:
-        self.options = options
-        self._session: Session | None = None
-        self._settings: Any = None
-
-    @property
-    def settings(self) -> Any:
-        if self._settings is None:
-            self._settings = resolve_settings(self.options)
-        return self._settings
-
-    def session(self) -> Session:
-        if self._session is None:
-            from client_kit import profiles
-            from client_kit.session import Session
-            from client_kit.storage import open_store
-            from client_kit.ui import Console
-
-            s = self.settings
-            extra: dict[str, Any] = {}
-            for name in ("ca_bundle", "proxy", "user_agent", "redirect_path", "loopback_host"):
-                if s.get(name):
-                    extra[name] = s.get(name)
-            if s.get("ports"):
-                extra["loopback_ports"] = parse_ports(s.get("ports"))
-            profile = profiles.resolve(
-                s.get("service", "musicbrainz"), base_url=s.get("base_url"), **extra
-            )
-            _announce_rules(s.get("service"), s.get("base_url"))
-            self._session = Session(
-                profile,
-                client_id=s.get("client_id", ""),
-                client_secret=s.get("client_secret"),
-                store=open_store(s.get("store")),
-                account=s.get("account", "default"),
-                ui=Console(use_browser=not self.options.get("no_browser")),
-                app_name="mb-oauth",
-            )
-        return self._session
-
-    def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
-
-
-#: commands whose outcome depends on the profile's rules (scope names, ports, oob)
-ANNOUNCE_RULES_FOR = ("login", "status")
-VISIBLE_OPTION_WARNING = (
-    "Warning: --client-secret is visible to other users of this computer (ps, /proc) and "
-    "may stay in your shell history; set MB_OAUTH_CLIENT_SECRET or client_secret in the "
-    "config file (chmod 600) instead."
-)
-
-
-def _announce_rules(service: str | None, base_url: str | None) -> None:
-    """An address without a profile name gets the musicbrainz rules: say so, where it matters."""
-    from client_kit.profiles import implied_rules_note
-
-    note = implied_rules_note(service, base_url)
-    command = click.get_current_context(silent=True)
-    if note and command is not None and command.info_name in ANNOUNCE_RULES_FOR:
-        click.echo(f"Note: {note}", err=True)
-
-
-def handle_errors(func: F) -> F:
-    """Turn kit errors into a message on stderr and the documented exit code."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except errors.KitError as exc:
-            if kwargs.get("as_json"):
-                from client_kit.cli_output import error_json
-
-                click.echo(error_json(exc))  # scripts that asked for JSON get JSON
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("Interrupted.", err=True)
-            sys.exit(errors.EXIT_CANCELLED)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def emit(data: dict[str, Any], as_json: bool, text: Callable[[dict[str, Any]], str]) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=True) if as_json else text(data))
-
-
-def _when(timestamp: float | None) -> str:
-    if timestamp is None:
-        return "unknown"
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
-
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--service", help="musicbrainz, metabrainz or a base URL (https://...).")
 @click.option(
@@ -170,7 +72,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.option("--account", help="Name for this login when you keep several (default: default).")
 @click.option("--debug", is_flag=True, help="Log HTTP traffic to stderr (secrets masked).")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
+def cli(ctx: click.Context, /, debug: bool, **options: object) -> None:
     """Log in to the MusicBrainz OAuth 2.0 service and use its tokens."""
     if options.get("client_secret"):
         click.echo(VISIBLE_OPTION_WARNING, err=True)
@@ -191,9 +93,6 @@ def cli(ctx: click.Context, debug: bool, **options: Any) -> None:
     state = Context(options)
     ctx.obj = state
     ctx.call_on_close(state.close)
-
-
-pass_state = click.make_pass_decorator(Context)
 
 
 @cli.command()
@@ -233,9 +132,9 @@ def login(
     """Log in through the browser and store the tokens."""
     state.options["no_browser"] = no_browser
     session = state.session()
-    wanted = list(scopes) or list(state.settings.get("scopes", ["profile"]))
+    wanted = list(scopes) or state.settings.words("scopes", ["profile"])
     from client_kit import preflight
-    from client_kit.cli_output import epoch
+    from client_kit.cli_output import epoch, login_text
 
     preflight.check_store(session)  # the server, client id and secret: in login(check=True)
     tokens = session.login(
@@ -246,7 +145,6 @@ def login(
         timeout=timeout,
         check=True,
     )
-    who = tokens.username or "unknown user"
     data = {
         "username": tokens.username,
         "scopes": session.profile.short_scopes(tokens.scopes),
@@ -254,11 +152,7 @@ def login(
         "expires_at": epoch(tokens.expires_at),
         "store": session.store.describe(),
     }
-    emit(
-        data,
-        as_json,
-        lambda d: f"Logged in as {who} ({', '.join(d['scopes'])}); tokens stored in {d['store']}.",
-    )
+    emit(data, as_json, login_text)
 
 
 @cli.command()
@@ -291,20 +185,21 @@ def status(state: Context, check: bool, as_json: bool) -> None:
 
     session = state.session()
     info = session.status()
-    if check and info["logged_in"]:
-        info.update(check_login(session))
-    emit(status_data(info), as_json, status_text)
-    if not info["logged_in"] or info.get("valid") is False:
+    checked = check_login(session) if check and info.logged_in else None
+    emit(status_data(info, checked), as_json, status_text)
+    if not info.logged_in or (checked is not None and not checked.valid):
         sys.exit(errors.EXIT_LOGIN_REQUIRED)
 
 
-def check_login(session: Session) -> dict[str, Any]:
+def check_login(session: Session) -> Check:
     """Use the login once (user information, refreshing if refused): does it still work?"""
+    from client_kit.cli_output import Check
+
     try:
         session.userinfo()
     except errors.LoginRequired as exc:
-        return {"checked": True, "valid": False, "problem": str(exc)}
-    return {"checked": True, "valid": True}
+        return Check(valid=False, problem=str(exc))
+    return Check(valid=True)
 
 
 @cli.command()
@@ -321,14 +216,9 @@ def token(state: Context) -> None:
 @handle_errors
 def whoami(state: Context, as_json: bool) -> None:
     """Show the user information of the logged-in user."""
-    info = state.session().userinfo()
+    from client_kit.cli_output import userinfo_text
 
-    def text(d: dict[str, Any]) -> str:
-        name = d.get("username") or d.get("sub")
-        rest = [f"{k}: {v}" for k, v in sorted(d.items()) if k not in ("sub", "username")]
-        return "\n".join([f"user: {name}", *rest])
-
-    emit(info, as_json, text)
+    emit(state.session().userinfo(), as_json, userinfo_text)
 
 
 @cli.command()
@@ -337,15 +227,11 @@ def whoami(state: Context, as_json: bool) -> None:
 @handle_errors
 def refresh(state: Context, as_json: bool) -> None:
     """Get a new access token now."""
-    tokens = state.session().refresh()
-    from client_kit.cli_output import epoch
+    from client_kit.cli_output import epoch, refresh_text
 
+    tokens = state.session().refresh()
     data = {"expires_at": epoch(tokens.expires_at), "has_refresh_token": bool(tokens.refresh_token)}
-    emit(
-        data,
-        as_json,
-        lambda d: f"Refreshed; the new access token expires {_when(d['expires_at'])}.",
-    )
+    emit(data, as_json, refresh_text)
 
 
 @cli.command()

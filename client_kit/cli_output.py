@@ -4,10 +4,22 @@ errors as JSON under ``--json``, and a ``status`` that says what it did not chec
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from client_kit.errors import KitError
+from client_kit.status import LoginStatus
+
+Data = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Check:
+    """What ``status --check`` learnt by using the login once."""
+
+    valid: bool
+    problem: str | None = None
 
 
 def epoch(timestamp: float | None) -> int | None:
@@ -15,35 +27,58 @@ def epoch(timestamp: float | None) -> int | None:
     return None if timestamp is None else round(timestamp)
 
 
-def when(timestamp: float | None) -> str:
-    if timestamp is None:
+def when(timestamp: object) -> str:
+    if not isinstance(timestamp, int | float):
         return "unknown"
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
-def error_json(exc: KitError) -> str:
+def error_json(exc: KitError, message: str | None = None) -> str:
     """``{"error": {...}}`` on stdout, for scripts that asked for JSON."""
     data = {
         "error": {
             "type": type(exc).__name__,
-            "message": str(exc),
+            "message": message or str(exc),
             "exit_code": exc.exit_code,
         }
     }
     return json.dumps(data, indent=2, sort_keys=True)
 
 
-def status_data(info: dict[str, Any]) -> dict[str, Any]:
-    """``status --json``: ``expires_at`` an integer, the revoked access token said as such."""
-    data = dict(info)
-    if data.get("logged_in"):
-        data["expires_at"] = epoch(data.get("expires_at"))
-        data["access_token_revoked"] = data["expires_at"] == 0
-        data.setdefault("checked", False)
+def login_text(d: Data) -> str:
+    who = d.get("username") or "unknown user"
+    return (
+        f"Logged in as {who} ({', '.join(_words(d.get('scopes')))}); tokens stored in {d['store']}."
+    )
+
+
+def refresh_text(d: Data) -> str:
+    return f"Refreshed; the new access token expires {when(d['expires_at'])}."
+
+
+def userinfo_text(d: Data) -> str:
+    name = d.get("username") or d.get("sub")
+    rest = [f"{k}: {v}" for k, v in sorted(d.items()) if k not in ("sub", "username")]
+    return "\n".join([f"user: {name}", *rest])
+
+
+def status_data(status: LoginStatus, check: Check | None = None) -> dict[str, object]:
+    """``status --json``: ``expires_at`` an integer, the revoked access token said as such,
+    and whether the login was checked with the service."""
+    data: dict[str, object] = dict(status.as_dict())
+    if not status.logged_in:
+        return data
+    data["expires_at"] = epoch(status.expires_at)
+    data["access_token_revoked"] = data["expires_at"] == 0
+    data["checked"] = check is not None
+    if check is not None:
+        data["valid"] = check.valid
+        if check.problem is not None:
+            data["problem"] = check.problem
     return data
 
 
-def status_text(d: dict[str, Any]) -> str:
+def status_text(d: Data) -> str:
     service = d["service"]
     where = service if service == d["base_url"] else f"{service} ({d['base_url']})"
     lines = [
@@ -55,14 +90,18 @@ def status_text(d: dict[str, Any]) -> str:
         return "\n".join([*lines, "Not logged in. Run `mb-oauth login`."])
     lines += [
         f"user:     {d.get('username') or 'unknown'}",
-        f"scopes:   {' '.join(d['scopes'])}",
+        f"scopes:   {' '.join(_words(d.get('scopes')))}",
         f"access:   {_access(d)}",
         f"refresh:  {_refresh(d)}",
     ]
     return "\n".join(lines)
 
 
-def _access(d: dict[str, Any]) -> str:
+def _words(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list | tuple) else []
+
+
+def _access(d: Data) -> str:
     if d.get("access_token_revoked"):
         return "revoked (the next use gets a new one with the refresh token)"
     if d.get("expires_at") is None:
@@ -72,7 +111,7 @@ def _access(d: dict[str, Any]) -> str:
     return f"expires {when(d['expires_at'])} (in {d['expires_in']} s)"
 
 
-def _refresh(d: dict[str, Any]) -> str:
+def _refresh(d: Data) -> str:
     if not d["has_refresh_token"]:
         return "none stored (log in again when the access token expires)"
     if not d.get("checked"):

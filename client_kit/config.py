@@ -17,10 +17,9 @@ The config file is TOML at ``$MB_OAUTH_CONFIG`` or ``$XDG_CONFIG_HOME/mb-oauth/c
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from client_kit.errors import ConfigurationError
 
@@ -45,15 +44,42 @@ SETTINGS: dict[str, type] = {
 
 @dataclass
 class Settings:
-    """Resolved settings, each with where it came from (for error messages)."""
+    """Resolved settings, each with where it came from (for error messages).
 
-    values: dict[str, Any] = field(default_factory=dict)
+    Values are what TOML, the environment or an option gave (any TOML value): read them
+    with :meth:`text` and :meth:`words`, which check the type and say where a wrong one is.
+    """
+
+    values: dict[str, object] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     config_path: Path | None = None
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: object = None) -> object:
         value = self.values.get(name)
         return default if value in (None, "", [], ()) else value
+
+    def text(self, name: str, default: str | None = None) -> str | None:
+        """A string setting (``client_id = 5`` in the file is an error, not ``"5"``)."""
+        value = self.get(name)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise ConfigurationError(
+                f"{name} must be a string, not {value!r} (from {self.sources.get(name)})"
+            )
+        return value
+
+    def words(self, name: str, default: Sequence[str] = ()) -> list[str]:
+        """A list setting: a TOML list, or a string of names separated by commas or spaces."""
+        value = self.get(name)
+        if value is None:
+            return list(default)
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            raise ConfigurationError(
+                f"{name} must be a list, not {value!r} (from {self.sources.get(name)})"
+            )
+        return [word for item in items for word in str(item).replace(",", " ").split()]
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -65,26 +91,35 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path:
     return root / "mb-oauth" / "config.toml"
 
 
-def read_config(path: Path) -> dict[str, Any]:
+def read_config(path: Path) -> dict[str, object]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigurationError(f"cannot read the config file {path}: {exc.strerror}") from exc
+        raise ConfigurationError(
+            f"cannot read the config file {path}: {exc.strerror}", setting="config_file"
+        ) from exc
     import tomllib
 
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"the config file {path} is not valid TOML: {exc}") from exc
+        raise ConfigurationError(
+            f"the config file {path} is not valid TOML: {exc}", setting="config_file"
+        ) from exc
 
 
-def parse_ports(values: Any) -> tuple[int, ...]:
+def parse_ports(values: object) -> tuple[int, ...]:
     """Ports from ``--port 1 --port 2``, ``--port 1,2``, ``"1 2"`` or a TOML list."""
     if values is None:
         return ()
-    items = [values] if isinstance(values, str | int) else list(values)
+    if isinstance(values, str | int):
+        items: Sequence[object] = [values]
+    elif isinstance(values, list | tuple):
+        items = values
+    else:
+        raise ConfigurationError(f"not a list of ports: {values!r}", setting="ports")
     ports: list[int] = []
     for item in items:
         for part in str(item).replace(",", " ").split():
@@ -100,7 +135,7 @@ def parse_ports(values: Any) -> tuple[int, ...]:
 
 
 def resolve_settings(
-    options: Mapping[str, Any], environ: Mapping[str, str] | None = None
+    options: Mapping[str, object], environ: Mapping[str, str] | None = None
 ) -> Settings:
     """Options win over the environment, which wins over the config file."""
     env = os.environ if environ is None else environ
@@ -114,7 +149,7 @@ def resolve_settings(
             f"unknown setting(s) {', '.join(sorted(unknown))} in {path}; "
             f"known: {', '.join(SETTINGS)}"
         )
-    layers: list[tuple[str, Mapping[str, Any]]] = [(str(path), top)]
+    layers: list[tuple[str, Mapping[str, object]]] = [(str(path), top)]
     env_values = {
         name: env[ENV_PREFIX + name.upper()]
         for name in SETTINGS
@@ -127,8 +162,11 @@ def resolve_settings(
             settings.values[name] = value
             settings.sources[name] = source
     # per-service overrides from the file apply below the environment and options
-    service = settings.get("service", "musicbrainz")
-    section = (data.get("services") or {}).get(service) or {}
+    service = settings.text("service", "musicbrainz")
+    sections = data.get("services") or {}
+    section = sections.get(service) if isinstance(sections, dict) else None
+    if not isinstance(section, dict):
+        section = {}
     for name, value in section.items():
         if name in SETTINGS and settings.sources.get(name, str(path)) == str(path):
             settings.values[name] = value

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from client_kit import redaction
 from client_kit.errors import (
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     import httpx
 
 log = redaction.get_logger("client_kit.endpoints")
+
+#: a JSON object as the service sends it (user information, an error answer)
+JsonObject = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -110,19 +113,16 @@ class Endpoints:
         redaction.register(token)
         return self._form(self.revoke_url, {"token": token, **self.client.credentials()})
 
-    def userinfo_request(self, access_token: str) -> httpx.Request:
+    def userinfo_request(self) -> httpx.Request:
+        """Without a token: send it with ``auth=session.auth()`` (a :class:`BearerAuth`),
+        which adds the token and refreshes it once if the service refuses it."""
         import httpx
 
         require_https(self.profile.userinfo_url, "the user-information endpoint")
-        redaction.register(access_token)
         return httpx.Request(
             "GET",
             self.profile.userinfo_url,
-            headers={
-                "Authorization": f"Bearer {access_token}",
-                "Accept": "application/json",
-                "User-Agent": self.profile.user_agent,
-            },
+            headers={"Accept": "application/json", "User-Agent": self.profile.user_agent},
         )
 
     # -- answers -----------------------------------------------------------------------
@@ -153,18 +153,18 @@ class Endpoints:
         if response.status_code != 200:
             raise classify_error(response)
 
-    def userinfo_response(self, response: httpx.Response) -> dict[str, Any]:
+    def userinfo_response(self, response: httpx.Response) -> JsonObject:
         if response.status_code == 200:
             return _json(response)
         if response.status_code in self.profile.unauthorized_statuses:
             raise LoginRequired(
                 f"the service did not accept the access token (HTTP {response.status_code}); "
-                "run `mb-oauth refresh` or log in again"
+                "refresh it or log in again"
             )
         raise classify_error(response)
 
 
-def _json(response: httpx.Response) -> dict[str, Any]:
+def _json(response: httpx.Response) -> JsonObject:
     try:
         data = response.json()
     except ValueError as exc:
@@ -207,16 +207,13 @@ def classify_error(
         pass
     detail = f" ({description})" if description else ""
     if error == "invalid_client" or (status == 401 and not error):
-        return ClientRejected(
-            f"the service rejected the client id or secret{detail}; check --client-id and "
-            "MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)"
-        )
+        return ClientRejected(f"the service rejected the client id or secret{detail}")
     if error == "invalid_grant" or (
         refreshing and _matches(error, description, revoked_refresh_errors)
     ):
         if refreshing:
             return RefreshTokenRejected(
-                f"the refresh token is no longer valid{detail}; log in again with `mb-oauth login`"
+                f"the refresh token is no longer valid{detail}; log in again"
             )
         return LoginRequired(f"the authorization code was not accepted{detail}; log in again")
     return ProtocolError(
@@ -238,8 +235,7 @@ def transport_failure(exc: Exception) -> KitError:
     if _certificate_failed(exc):
         return CertificateRejected(
             f"the service's TLS certificate failed verification ({_reason(exc)}); check the "
-            "URL, the system clock and --ca-bundle / MB_OAUTH_CA_BUNDLE (a CA file that "
-            "signed the service's certificate)"
+            "URL, the system clock and the CA bundle"
         )
     return TemporaryFailure(
         f"cannot reach the service ({type(exc).__name__}: {redaction.redact(str(exc))}); "

@@ -1,10 +1,34 @@
 """Exceptions of the client kit, one class per thing a caller can act on.
 
-Every exception carries an ``exit_code`` (used by ``mb-oauth``) and a message that says what
-happened and what to do next. Catch :class:`KitError` to catch them all.
+Every exception says what happened in the kit's own terms and carries what a caller needs
+to act on it as typed attributes (the ``setting`` at fault, the ``seconds`` waited, the
+``ports`` tried); an ``exit_code`` groups them for ``mb-oauth``, whose own module
+(:mod:`client_kit.cli_hints`) adds the command-line advice (options, variables).
+Catch :class:`KitError` to catch them all.
 """
 
 from __future__ import annotations
+
+from typing import Literal
+
+#: the settings a :class:`ConfigurationError` can blame (the names of the config file)
+Setting = Literal[
+    "client_id",
+    "client_secret",
+    "service",
+    "base_url",
+    "ca_bundle",
+    "ports",
+    "scopes",
+    "method",
+    "redirect_uri",
+    "store",
+    "keyring_timeout",
+    "broker_url",
+    "config_file",
+]
+#: what a keyring was asked to do when it failed
+KeyringOperation = Literal["open", "read", "save", "delete"]
 
 EXIT_OK = 0
 EXIT_GENERIC = 1
@@ -43,9 +67,16 @@ class RefreshTokenRejected(LoginRequired):
 
 
 class ConfigurationError(KitError):
-    """The kit is configured wrongly; retrying will not help."""
+    """The kit is configured wrongly; retrying will not help.
+
+    ``setting``: the setting to fix, when one is to blame.
+    """
 
     exit_code = EXIT_CONFIGURATION
+
+    def __init__(self, message: str, *, setting: Setting | None = None) -> None:
+        super().__init__(message)
+        self.setting: Setting | None = setting
 
 
 class ClientRejected(ConfigurationError):
@@ -54,6 +85,9 @@ class ClientRejected(ConfigurationError):
 
 class CertificateRejected(ConfigurationError):
     """The service's TLS certificate failed verification, or the CA file is unusable."""
+
+    def __init__(self, message: str, *, setting: Setting | None = "ca_bundle") -> None:
+        super().__init__(message, setting=setting)
 
 
 class InsecureTransportError(ConfigurationError):
@@ -70,7 +104,11 @@ class TemporaryFailure(KitError):
 
 
 class PortUnavailable(TemporaryFailure):
-    """None of the loopback ports could be bound."""
+    """None of the loopback ports could be bound; ``ports``: those tried (empty: any)."""
+
+    def __init__(self, message: str, *, ports: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.ports = ports
 
 
 # -- the login itself ---------------------------------------------------------------------
@@ -83,7 +121,12 @@ class LoginCancelled(KitError):
 
 
 class LoginTimeout(LoginCancelled):
-    """No callback arrived in time."""
+    """No callback arrived within ``seconds``; ``oob``: the user was to paste a code."""
+
+    def __init__(self, message: str, *, seconds: float, oob: bool = False) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+        self.oob = oob
 
 
 class AuthorizationError(LoginCancelled):
@@ -108,7 +151,7 @@ class AccessDenied(AuthorizationError):
 
 class InvalidScope(AuthorizationError):
     error = "invalid_scope"
-    explanation = "the service does not know one of the requested scopes; check --scope"
+    explanation = "the service does not know one of the requested scopes"
 
 
 class InvalidRequest(AuthorizationError):
@@ -174,9 +217,23 @@ class StorageError(KitError):
     exit_code = EXIT_STORAGE
 
 
-class NoKeyringBackend(StorageError):
+class KeyringFailure(StorageError):
+    """The system keyring failed (locked, missing, hung); ``operation``: what it was doing.
+    Another store (a file, memory) would work."""
+
+    def __init__(self, message: str, *, operation: KeyringOperation = "open") -> None:
+        super().__init__(message)
+        self.operation: KeyringOperation = operation
+
+
+class NoKeyringBackend(KeyringFailure):
     """No usable keyring backend exists on this system."""
 
 
-class KeyringTimeout(StorageError):
-    """The keyring did not answer in time (locked behind an unanswered prompt, or hung)."""
+class KeyringTimeout(KeyringFailure):
+    """The keyring did not answer within ``seconds`` (locked behind an unanswered prompt,
+    or hung)."""
+
+    def __init__(self, message: str, *, operation: KeyringOperation, seconds: float) -> None:
+        super().__init__(message, operation=operation)
+        self.seconds = seconds

@@ -10,9 +10,13 @@ value that is not a usable code gives ``input_rejected`` and the login keeps wai
 
 from __future__ import annotations
 
+import math
+import queue
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from client_kit.authorization import AuthorizationRequest, check_redirect
 from client_kit.errors import (
@@ -25,21 +29,29 @@ from client_kit.errors import (
 )
 
 if TYPE_CHECKING:
-    import threading
-
-    from client_kit.session import Session
     from client_kit.tokens import TokenSet
+    from client_kit.twostep import LoginSteps
 
-AUTHORIZATION_URL = "authorization_url"
-WAITING = "waiting"
-TICK = "tick"
-RECEIVED = "received"
-INPUT_REJECTED = "input_rejected"
-SCOPES_DIFFER = "scopes_differ"
-FAILED = "failed"
-DONE = "done"
-#: every kind of :class:`LoginEvent`, in the order a login meets them
-KINDS = (AUTHORIZATION_URL, WAITING, TICK, RECEIVED, INPUT_REJECTED, SCOPES_DIFFER, FAILED, DONE)
+#: the kinds of :class:`LoginEvent`, in the order a login meets them
+EventKind = Literal[
+    "authorization_url",
+    "waiting",
+    "tick",
+    "received",
+    "input_rejected",
+    "scopes_differ",
+    "failed",
+    "done",
+]
+KINDS: tuple[EventKind, ...] = get_args(EventKind)
+AUTHORIZATION_URL: EventKind = "authorization_url"
+WAITING: EventKind = "waiting"
+TICK: EventKind = "tick"
+RECEIVED: EventKind = "received"
+INPUT_REJECTED: EventKind = "input_rejected"
+SCOPES_DIFFER: EventKind = "scopes_differ"
+FAILED: EventKind = "failed"
+DONE: EventKind = "done"
 
 #: a mistyped pasted code is asked for again this many times in all
 PASTE_ATTEMPTS = 3
@@ -49,7 +61,7 @@ PASTE_ATTEMPTS = 3
 class LoginEvent:
     """One step of a login, for an application to show as it likes."""
 
-    kind: str
+    kind: EventKind
     message: str = ""
     url: str | None = None
     #: seconds left to wait (``waiting``, ``tick``); None: no limit
@@ -65,8 +77,14 @@ class LoginEvent:
 
 
 Emit = Callable[[LoginEvent], None]
-#: waits for the next input (seconds left) and returns ("loopback" | "paste", params)
-NextInput = Callable[[float], tuple[str, dict[str, str]]]
+#: where an answer came from: the loopback listener or the user's paste
+Source = Literal["loopback", "paste"]
+#: one answer to the authorization request: its source and its query parameters
+Answer = tuple[Source, dict[str, str]]
+#: the answers of one login, in arrival order (listener and pastes share it)
+Answers = queue.Queue[Answer]
+#: waits for the next answer (seconds left) and returns it
+NextInput = Callable[[float], Answer]
 
 
 def ignore(event: LoginEvent) -> None:
@@ -78,7 +96,7 @@ class LoginRun:
 
     def __init__(
         self,
-        session: Session,
+        steps: LoginSteps,
         request: AuthorizationRequest,
         next_input: NextInput,
         *,
@@ -86,24 +104,22 @@ class LoginRun:
         emit: Emit = ignore,
         cancel: threading.Event | None = None,
         fetch_user: bool = True,
-        clock: Callable[[], float] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        import time
-
-        self.session = session
+        self.steps = steps
         self.request = request
         self.next_input = next_input
         self.timeout = timeout
         self.emit = emit
         self.cancel = cancel
         self.fetch_user = fetch_user
-        self.clock = clock or time.monotonic
+        self.clock = clock
 
     def run(self) -> TokenSet:
         """The saved tokens; raises the :class:`KitError` that ended the login."""
         deadline = self.clock() + self.timeout
         attempts = 0
-        self._last_rejection: KitError | None = None
+        rejection: KitError | None = None
         while True:
             remaining = deadline - self.clock()
             try:
@@ -113,8 +129,8 @@ class LoginRun:
             except LoginCancelled as exc:
                 # input ended after a rejected paste: that rejection is the reason
                 cancelled = self.cancel is not None and self.cancel.is_set()
-                if self._last_rejection and not cancelled and not isinstance(exc, LoginTimeout):
-                    raise self._last_rejection from None
+                if rejection is not None and not cancelled and not isinstance(exc, LoginTimeout):
+                    raise rejection from None
                 if not isinstance(exc, LoginTimeout):
                     raise
                 raise self._timed_out() from None
@@ -125,29 +141,28 @@ class LoginRun:
                 if not pasted or attempts + 1 >= PASTE_ATTEMPTS:
                     raise
                 attempts += 1
-                self._rejected(exc, "that is not the code or the URL of this login")
+                rejection = self._rejected(exc, "that is not the code or the URL of this login")
                 continue
             self.emit(LoginEvent(RECEIVED, "The authorization came back; finishing the login."))
             self._check_cancelled()
             try:
-                return self.session._exchange(
+                return self.steps.exchange(
                     self.request, code, fetch_user=self.fetch_user, emit=self.emit
                 )
             except LoginRequired as exc:
                 if not pasted or attempts + 1 >= PASTE_ATTEMPTS:
                     raise
                 attempts += 1
-                self._rejected(exc, "the service did not accept that code")
+                rejection = self._rejected(exc, "the service did not accept that code")
 
     def _timed_out(self) -> LoginTimeout:
         return LoginTimeout(
-            f"no answer from the browser within {self.timeout:g} seconds; run the login "
-            "again (use --oob or paste the redirected URL if the browser cannot reach this "
-            "machine)"
+            f"no answer from the browser within {self.timeout:g} seconds",
+            seconds=self.timeout,
+            oob=self.request.method == "oob",
         )
 
-    def _rejected(self, exc: KitError, reason: str) -> None:
-        self._last_rejection = exc
+    def _rejected(self, exc: KitError, reason: str) -> KitError:
         self.emit(
             LoginEvent(
                 INPUT_REJECTED,
@@ -156,7 +171,45 @@ class LoginRun:
                 error=exc,
             )
         )
+        return exc
 
     def _check_cancelled(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
             raise LoginCancelled("login cancelled")
+
+
+def queue_input(answers: Answers, emit: Emit, cancel: threading.Event | None = None) -> NextInput:
+    """``next_input`` for a :class:`LoginRun` fed by a queue (listener, pastes)."""
+
+    def tick(left: int) -> None:
+        emit(LoginEvent(TICK, remaining=float(left)))
+
+    return lambda remaining: wait_for_answer(answers, remaining, cancel=cancel, tick=tick)
+
+
+def wait_for_answer(
+    answers: Answers,
+    timeout: float,
+    *,
+    cancel: threading.Event | None = None,
+    tick: Callable[[int], None] | None = None,
+) -> Answer:
+    """The first callback or paste; Ctrl-C and ``cancel`` stay responsive (short waits)."""
+    deadline = time.monotonic() + timeout
+    last = -1
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise LoginCancelled("login cancelled")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise LoginTimeout(
+                f"no answer from the browser within {timeout:g} seconds", seconds=timeout
+            )
+        whole = math.ceil(remaining)
+        if tick is not None and whole != last:
+            last = whole
+            tick(whole)
+        try:
+            return answers.get(timeout=min(0.25, remaining))
+        except queue.Empty:
+            continue

@@ -18,21 +18,41 @@ import contextlib
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from client_kit.authorization import parse_pasted
 from client_kit.errors import KitError, LoginCancelled
-from client_kit.flow import AUTHORIZATION_URL, FAILED, WAITING, Emit, LoginEvent, LoginRun
+from client_kit.flow import (
+    AUTHORIZATION_URL,
+    FAILED,
+    WAITING,
+    Answers,
+    Emit,
+    LoginEvent,
+    LoginRun,
+    queue_input,
+)
+from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod
 
 if TYPE_CHECKING:
     from client_kit.authorization import AuthorizationRequest
     from client_kit.pages import LoopbackPages
     from client_kit.session import Session
     from client_kit.tokens import TokenSet
-
-DEFAULT_TIMEOUT = 300.0
 #: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
 CANCEL_GRACE = 5.0
+
+
+class HandleOptions(TypedDict, total=False):
+    """The keyword options of :class:`LoginHandle`, ``start_login`` and ``alogin``."""
+
+    method: LoginMethod
+    open_browser: bool
+    timeout: float
+    ports: Sequence[int]
+    pages: LoopbackPages | None
+    fetch_user: bool
+    on_event: Emit | None
 
 
 class LoginHandle:
@@ -43,7 +63,7 @@ class LoginHandle:
         session: Session,
         scopes: Sequence[str] = ("profile",),
         *,
-        method: str = "loopback",
+        method: LoginMethod = "loopback",
         open_browser: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
         ports: Sequence[int] = (),
@@ -64,7 +84,7 @@ class LoginHandle:
         self.request: AuthorizationRequest | None = None
         self.tokens: TokenSet | None = None
         self.error: KitError | None = None
-        self._inputs: queue.Queue[tuple[str, dict[str, str]]] = queue.Queue()
+        self._inputs: Answers = queue.Queue()
         self._cancel = threading.Event()
         self._finished = threading.Event()
         self._callbacks: list[Callable[[LoginHandle], None]] = []
@@ -142,7 +162,7 @@ class LoginHandle:
             self._fail(KitError(f"unexpected error: {type(exc).__name__}: {exc}"))
         finally:
             if self.request is not None:
-                self.session.cancel_login(self.request)
+                self.session.steps.cancel(self.request)
             with self._lock:
                 self._finished.set()
                 callbacks, self._callbacks = self._callbacks, []
@@ -154,14 +174,12 @@ class LoginHandle:
         self._emit(LoginEvent(FAILED, f"Login failed: {exc}", reason=str(exc), error=exc))
 
     def _login(self) -> TokenSet:
-        from client_kit.session import _waiter
-
         session = self.session
-        self.request = request = session.begin_login(
+        self.request = request = session.steps.begin(
             self.scopes, method=self.method, ports=self.ports, pages=self.pages
         )
         # pastes and loopback callbacks arrive on one queue
-        inputs = session._inputs.get(request.state, self._inputs)
+        inputs = session.steps.answers(request) or self._inputs
         with self._lock:
             early, self._inputs = self._inputs, inputs
         while early is not inputs and not early.empty():
@@ -180,9 +198,9 @@ class LoginHandle:
             )
         )
         run = LoginRun(
-            session,
+            session.steps,
             request,
-            _waiter(inputs, self._emit, self._cancel),
+            queue_input(inputs, self._emit, self._cancel),
             timeout=self.timeout,
             emit=self._emit,
             cancel=self._cancel,
@@ -192,31 +210,34 @@ class LoginHandle:
 
 
 async def await_handle(
-    session: Session,
-    scopes: Sequence[str],
-    *,
-    on_event: Emit | None = None,
-    **options: Any,
+    session: Session, scopes: Sequence[str], **options: Unpack[HandleOptions]
 ) -> TokenSet:
-    """Run a :class:`LoginHandle` under asyncio (see ``Session.alogin``)."""
+    """Run a :class:`LoginHandle` under asyncio (see ``Session.alogin``); ``on_event`` is
+    called on the loop's thread."""
     import asyncio
 
     loop = asyncio.get_running_loop()
     finished: asyncio.Future[None] = loop.create_future()
+    on_event = options.get("on_event")
 
-    def call(func: Callable[..., Any], *args: Any) -> None:
+    def call(func: Callable[[], None]) -> None:
         # a closed loop: nobody is listening any more
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(func, *args)
+            loop.call_soon_threadsafe(func)
 
     def relay(event: LoginEvent) -> None:
         if on_event is not None:
-            call(on_event, event)
+            call(lambda: on_event(event))
+
+    def finish() -> None:
+        if not finished.done():
+            finished.set_result(None)
 
     def wake(_handle: LoginHandle) -> None:
-        call(lambda: finished.done() or finished.set_result(None))
+        call(finish)
 
-    handle = LoginHandle(session, scopes, on_event=relay, **options)
+    options["on_event"] = relay
+    handle = LoginHandle(session, scopes, **options)
     handle.add_done_callback(wake)
     handle.start()
     try:

@@ -11,9 +11,12 @@ import contextlib
 import os
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 _registry_lock = threading.Lock()
 _thread_locks: dict[str, threading.Lock] = {}
@@ -61,7 +64,9 @@ class RefreshLock:
         self.path = path
         self._thread_lock = _thread_lock(name)
         self._handle: IO[bytes] | None = None
-        self._async_locks: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._async_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def acquire(self) -> None:
         self._thread_lock.acquire()
@@ -97,7 +102,7 @@ class RefreshLock:
             self.release()
 
     @contextlib.asynccontextmanager
-    async def aheld(self) -> Any:
+    async def aheld(self) -> AsyncIterator[None]:
         """Queue on the loop's asyncio lock, then take the blocking locks in a thread."""
         import asyncio
 
@@ -118,8 +123,8 @@ class RefreshLock:
                 self.release()
 
 
-def _release_when_acquired(lock: RefreshLock) -> Any:
-    def callback(future: Any) -> None:
+def _release_when_acquired(lock: RefreshLock) -> Callable[[asyncio.Future[None]], None]:
+    def callback(future: asyncio.Future[None]) -> None:
         if not future.cancelled() and future.exception() is None:
             lock.release()
 

@@ -13,51 +13,27 @@ are self-contained and every value is HTML-escaped.
 
 from __future__ import annotations
 
-import errno
 import hmac
-import html
 import ipaddress
 import queue
-import socket
-import socketserver
 import threading
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.errors import ConfigurationError, PortUnavailable
-from client_kit.pages import LoopbackPages
+from client_kit.flow import Answers
+from client_kit.loopback_server import LOOPBACK_HOST, Busy, bind_both, handler_for
+from client_kit.pages import LoopbackPages, failure_page, render_page
 from client_kit.redaction import get_logger
 
 log = get_logger("client_kit.loopback")
 
-LOOPBACK_HOST = "127.0.0.1"
-LOOPBACK_HOST_V6 = "::1"
 #: names the redirect URI may use for the listener, which binds 127.0.0.1 and ::1
 REDIRECT_HOSTS = ("localhost", "127.0.0.1")
 #: attempts at a free port (port 0) whose [::1] twin is free too
 _FREE_PORT_ATTEMPTS = 20
-#: errors of binding [::1] that mean "this machine has no IPv6 loopback" (nobody can squat it)
-_NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT)
-_BUSY = (errno.EADDRINUSE, errno.EACCES)
-
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;
-color:#222}}h1{{font-size:1.5em;color:{colour}}}code{{background:#eee;padding:0 .2em}}</style>
-</head><body><h1>{title}</h1>{body}</body></html>
-"""
-
-
-def render_page(title: str, lines: Sequence[str], ok: bool) -> bytes:
-    """A small page; every argument is escaped here, so callers pass plain text."""
-    body = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
-    colour = "#2a7a2a" if ok else "#a02020"
-    return _PAGE.format(title=html.escape(title), body=body, colour=colour).encode()
 
 
 class LoopbackListener:
@@ -68,7 +44,7 @@ class LoopbackListener:
         path: str = "/callback",
         ports: Sequence[int] = (),
         *,
-        results: queue.Queue[tuple[str, dict[str, str]]] | None = None,
+        results: Answers | None = None,
         app_name: str = "the application",
         redirect_host: str = "localhost",
         pages: LoopbackPages | None = None,
@@ -80,7 +56,7 @@ class LoopbackListener:
         self.redirect_host = redirect_host
         self.path = path if path.startswith("/") else "/" + path
         self.ports = tuple(ports)
-        self.results = results if results is not None else queue.Queue()
+        self.results: Answers = results if results is not None else queue.Queue()
         self.app_name = app_name
         self.expected_state: str | None = None
         #: the application's own page or redirect after the login (None: the kit's pages)
@@ -108,23 +84,24 @@ class LoopbackListener:
         return self.redirect_uri
 
     def _bind(self) -> list[ThreadingHTTPServer]:
-        handler = _handler_for(self)
+        handler = handler_for(self)
         if not self.ports:
             for _ in range(_FREE_PORT_ATTEMPTS):
                 try:
-                    return _bind_both(0, handler)
-                except _Busy:
+                    return bind_both(0, handler)
+                except Busy:
                     continue  # [::1] of that free port is taken: another free port
             raise PortUnavailable("no free loopback port was found on both 127.0.0.1 and [::1]")
         busy = []
         for port in self.ports:
             try:
-                return _bind_both(port, handler)
-            except _Busy as exc:
+                return bind_both(port, handler)
+            except Busy as exc:
                 busy.append(exc.where)
         raise PortUnavailable(
             f"loopback port(s) in use: {', '.join(busy)}; close the program using them, or "
-            "register another http://localhost:PORT redirect URI and pass it with --port"
+            "register another http://localhost:PORT redirect URI for the application",
+            ports=self.ports,
         )
 
     @property
@@ -167,26 +144,19 @@ class LoopbackListener:
                 [f"You can close this tab and return to {self.app_name}."],
                 ok=True,
             )
-        return HTTPStatus.OK, _failure_page(params, self.app_name)
+        return HTTPStatus.OK, failure_page(params, self.app_name)
 
     # -- one request -------------------------------------------------------------------
-
-    def handle(self, target: str, peer: str = LOOPBACK_HOST) -> tuple[HTTPStatus, bytes]:
-        """Decide on one GET request from ``peer``; put a valid callback on the results queue.
-
-        Thread-safe: of several callbacks arriving at once, exactly one is delivered.
-        """
-        status, body, deliver = self.decide(target, peer)
-        deliver()
-        return status, body
 
     def decide(
         self, target: str, peer: str = LOOPBACK_HOST
     ) -> tuple[HTTPStatus, bytes, Callable[[], None]]:
-        """Like :meth:`handle`, but the callback is delivered only when ``deliver()`` is called.
+        """The answer to one GET request from ``peer``, and ``deliver`` that puts a valid
+        callback on the results queue (a no-op for anything else).
 
-        The request handler answers the browser first and delivers after: once the callback
-        is delivered the login may end and the process exit, and the page must be complete.
+        Thread-safe: of several callbacks arriving at once, exactly one is delivered. The
+        request handler answers the browser first and delivers after: once the callback is
+        delivered the login may end and the process exit, and the page must be complete.
         """
         status, body, params = self._decide(target, peer)
         if params is None:
@@ -238,7 +208,7 @@ class LoopbackListener:
         if self.pages is not None:
             return self._own_page(ok="error" not in params, params=params)
         if "error" in params:
-            return HTTPStatus.OK, _failure_page(params, self.app_name)
+            return HTTPStatus.OK, failure_page(params, self.app_name)
         return HTTPStatus.OK, render_page(
             "Authorization received",
             [f"You can close this tab and return to {self.app_name}."],
@@ -267,105 +237,3 @@ def _is_loopback(peer: str) -> bool:
         return False
     mapped = getattr(address, "ipv4_mapped", None)
     return bool((mapped or address).is_loopback)
-
-
-def _failure_page(params: dict[str, str], app_name: str) -> bytes:
-    lines = [f"The service answered: {params.get('error', '')}."]
-    if params.get("error_description"):
-        lines.append(params["error_description"])
-    lines.append(f"Return to {app_name} for details.")
-    return render_page("Login failed", lines, ok=False)
-
-
-class _Busy(Exception):
-    """One of the two loopback addresses is taken on this port."""
-
-    def __init__(self, where: str) -> None:
-        super().__init__(where)
-        self.where = where
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # SO_REUSEADDR: a fixed port is free again right after the previous login, though its
-    # connections linger in TIME_WAIT. It never lets two sockets listen on one address.
-    allow_reuse_address = True
-
-    def server_bind(self) -> None:
-        # not HTTPServer.server_bind: it looks the host up (getfqdn), which can hang offline
-        if self.address_family == socket.AF_INET6:
-            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        socketserver.TCPServer.server_bind(self)
-        self.server_name = "localhost"
-        self.server_port = self.server_address[1]
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        log.debug("loopback: a connection failed")
-
-
-class _ServerV6(_Server):
-    address_family = socket.AF_INET6
-
-
-def _bind_both(port: int, handler: type[BaseHTTPRequestHandler]) -> list[ThreadingHTTPServer]:
-    """127.0.0.1 and [::1] on one port (``0``: a free one), or :class:`_Busy`."""
-    try:
-        first = _Server((LOOPBACK_HOST, port), handler)
-    except OSError as exc:
-        if exc.errno not in _BUSY:
-            raise
-        raise _Busy(f"{LOOPBACK_HOST}:{port}") from exc
-    port = int(first.server_address[1])
-    try:
-        return [first, _ServerV6((LOOPBACK_HOST_V6, port), handler)]
-    except OSError as exc:
-        if exc.errno in _NO_IPV6 or not socket.has_ipv6:
-            log.debug("loopback: no IPv6 loopback here; 127.0.0.1 only")
-            return [first]
-        first.server_close()
-        if exc.errno not in _BUSY:
-            raise
-        raise _Busy(f"[{LOOPBACK_HOST_V6}]:{port}") from exc
-
-
-def _handler_for(listener: LoopbackListener) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 10
-        server_version = "mb-oauth"
-        sys_version = ""
-
-        def do_GET(self) -> None:
-            status, body, deliver = listener.decide(self.path, str(self.client_address[0]))
-            try:
-                self._answer(status, body)
-            finally:
-                deliver()  # after the page is out: the login may end (and the process exit)
-
-        def _answer(self, status: HTTPStatus, body: bytes) -> None:
-            if status is HTTPStatus.OK and not body and listener.location:
-                status = HTTPStatus.SEE_OTHER  # the application's own page elsewhere
-                self.send_response(status)
-                self.send_header("Location", listener.location)
-            else:
-                self.send_response(status)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Referrer-Policy", "no-referrer")
-            self.send_header("X-Frame-Options", "DENY")
-            self.send_header(
-                "Content-Security-Policy",
-                "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            )
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_POST(self) -> None:
-            self.send_error(HTTPStatus.METHOD_NOT_ALLOWED)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            # the request line carries the code: never log it
-            return
-
-    return Handler

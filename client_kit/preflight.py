@@ -40,7 +40,7 @@ def check_secret(session: Session) -> None:
     endpoints = session.endpoints
     if endpoints.client.client_secret is None and not endpoints.broker_url:
         return
-    response = session._send(endpoints.revoke_request(PROBE_TOKEN))
+    response = session.send(endpoints.revoke_request(PROBE_TOKEN))
     if response.status_code == 200:
         return
     error = classify_error(response)
@@ -51,7 +51,7 @@ def check_secret(session: Session) -> None:
 
 def check_authorization(session: Session, request: AuthorizationRequest) -> None:
     """GET the authorization URL as the browser will; raise what its answer shows."""
-    response = session._send(_get(session, request.url))
+    response = session.send(_get(session, request.url))
     if response.status_code >= 500:
         raise TemporaryFailure(
             f"the service's authorization page answered HTTP {response.status_code}; "
@@ -88,12 +88,12 @@ def _page_error(response: httpx.Response, client_id: str) -> ConfigurationError:
     text = page_text(response.text)
     if "client" in text.lower() and ("registered" in text.lower() or "unknown" in text.lower()):
         return ClientRejected(
-            f"the service does not know the client id {client_id!r} ({text}); check "
-            "--client-id / MB_OAUTH_CLIENT_ID and the --service it was registered with"
+            f"the service does not know the client id {client_id!r} ({text})",
+            setting="client_id",
         )
     return ConfigurationError(
-        f"the service refused the authorization request (HTTP {response.status_code}: "
-        f"{text}); check --client-id, --port and the registered redirect URI"
+        f"the service refused the authorization request (HTTP {response.status_code}: {text})",
+        setting="redirect_uri",
     )
 
 

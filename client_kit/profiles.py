@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from client_kit.errors import ConfigurationError, InsecureTransportError
@@ -37,6 +37,45 @@ _MUSICBRAINZ_SCOPES = {name: name for name in SHORT_SCOPES}
 _METABRAINZ_SCOPES = {
     name: name if name in ("profile", "email") else f"musicbrainz:{name}" for name in SHORT_SCOPES
 }
+
+
+class ProfileSettings(TypedDict, total=False):
+    """The fields of a :class:`Profile` that a caller may set (see there)."""
+
+    scopes: Mapping[str, str]
+    allows_oob: bool
+    exact_loopback_port: bool
+    rotating_refresh_tokens: bool
+    revoked_refresh_errors: tuple[tuple[str, str], ...]
+    unauthorized_statuses: tuple[int, ...]
+    loopback_ports: tuple[int, ...]
+    redirect_path: str
+    loopback_host: str
+    authorize_path: str
+    token_path: str
+    revoke_path: str
+    userinfo_path: str
+    ca_bundle: str | None
+    proxy: str | None
+    user_agent: str
+    timeout: float
+
+
+class ProfileChanges(ProfileSettings, total=False):
+    """What :meth:`Profile.replace` may change: any field."""
+
+    name: str
+    base_url: str
+
+
+class ClientOptions(TypedDict):
+    """The keyword arguments of ``httpx.Client`` that a profile decides."""
+
+    verify: ssl.SSLContext
+    proxy: str | None
+    headers: dict[str, str]
+    timeout: float
+    follow_redirects: bool
 
 
 @dataclass(frozen=True)
@@ -114,7 +153,7 @@ class Profile:
 
     # -- HTTP settings -----------------------------------------------------------------
 
-    def replace(self, **changes: Any) -> Profile:
+    def replace(self, **changes: Unpack[ProfileChanges]) -> Profile:
         """A copy with some fields changed (CA bundle, proxy, ports, ...)."""
         return dataclasses.replace(self, **changes)
 
@@ -131,7 +170,7 @@ class Profile:
         except ImportError:  # pragma: no cover - certifi comes with httpx
             return ssl.create_default_context()
 
-    def client_options(self) -> dict[str, Any]:
+    def client_options(self) -> ClientOptions:
         """Keyword arguments for ``httpx.Client`` / ``httpx.AsyncClient``."""
         return {
             "verify": self.ssl_context(),
@@ -170,9 +209,7 @@ def _context_from_ca_file(path: str) -> ssl.SSLContext:
         problem = "does not hold a PEM certificate (-----BEGIN CERTIFICATE-----)"
     except OSError as exc:
         problem = f"cannot be read ({exc.strerror or exc})"
-    raise CertificateRejected(
-        f"the CA file {path} {problem}; check --ca-bundle / MB_OAUTH_CA_BUNDLE / ca_bundle"
-    )
+    raise CertificateRejected(f"the CA file {path} {problem}")
 
 
 def require_https(url: str, what: str) -> None:
@@ -184,14 +221,18 @@ def require_https(url: str, what: str) -> None:
         )
 
 
-def musicbrainz(base_url: str = "https://musicbrainz.org", **settings: Any) -> Profile:
+def musicbrainz(
+    base_url: str = "https://musicbrainz.org", **settings: Unpack[ProfileSettings]
+) -> Profile:
     """The classic MusicBrainz endpoints of the spec (or a deployment that behaves alike)."""
     return Profile(name="musicbrainz", base_url=base_url, **settings)
 
 
-def metabrainz(base_url: str = "https://metabrainz.org", **settings: Any) -> Profile:
+def metabrainz(
+    base_url: str = "https://metabrainz.org", **settings: Unpack[ProfileSettings]
+) -> Profile:
     """The newer MetaBrainz provider: prefixed scopes, exact ports, rotating tokens."""
-    defaults: dict[str, Any] = {
+    defaults: ProfileSettings = {
         "scopes": dict(_METABRAINZ_SCOPES),
         "allows_oob": False,
         "exact_loopback_port": True,
@@ -204,7 +245,9 @@ def metabrainz(base_url: str = "https://metabrainz.org", **settings: Any) -> Pro
     return Profile(name="metabrainz", base_url=base_url, **defaults)
 
 
-def custom(base_url: str, like: str = "musicbrainz", **settings: Any) -> Profile:
+def custom(
+    base_url: str, like: str = "musicbrainz", **settings: Unpack[ProfileSettings]
+) -> Profile:
     """Any base URL, e.g. the bundled server's ``https://127.0.0.1:PORT``."""
     factory = {"musicbrainz": musicbrainz, "metabrainz": metabrainz}.get(like)
     if factory is None:
@@ -216,35 +259,25 @@ def custom(base_url: str, like: str = "musicbrainz", **settings: Any) -> Profile
 PROFILE_NAMES = ("musicbrainz", "metabrainz")
 
 
-def resolve(service: str, base_url: str | None = None, **settings: Any) -> Profile:
+def resolve(
+    service: str, base_url: str | None = None, **settings: Unpack[ProfileSettings]
+) -> Profile:
     """A profile from a name (``musicbrainz``, ``metabrainz``) or a base URL.
 
     ``base_url`` aims a named profile at another deployment (staging, self-hosted).
     """
     if service in PROFILE_NAMES:
-        if base_url:
-            settings["base_url"] = base_url
-        return musicbrainz(**settings) if service == "musicbrainz" else metabrainz(**settings)
+        factory = musicbrainz if service == "musicbrainz" else metabrainz
+        return factory(base_url, **settings) if base_url else factory(**settings)
     if "://" in service:
         if base_url:
             raise ConfigurationError(
                 f"the service {service!r} is already a base URL; to apply a profile's rules at "
-                f"another address, name the profile: --service musicbrainz or metabrainz, "
-                f"with --base-url {base_url}"
+                f"another address ({base_url}), name the profile (musicbrainz or metabrainz)",
+                setting="service",
             )
         return custom(service, **settings)
     raise ConfigurationError(
-        f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL"
-    )
-
-
-def implied_rules_note(service: str | None, base_url: str | None) -> str | None:
-    """What to tell a user who gave an address but no profile name: whose rules apply."""
-    url = base_url if not service else service if "://" in service else None
-    if not url or (service and base_url):
-        return None
-    return (
-        f"{url}: no service profile named, so the musicbrainz rules apply (bare scope names "
-        "such as 'tag', out-of-band login, any loopback port). For a MetaBrainz deployment "
-        f"use --service metabrainz --base-url {url}."
+        f"unknown service {service!r}; use musicbrainz, metabrainz or an https:// base URL",
+        setting="service",
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from client_kit import redaction
 from client_kit.endpoints import Endpoints, transport_failure
@@ -111,7 +111,7 @@ class RefreshEngine:
                         raise transport_failure(exc) from exc
                     request = flow.send(response)
             except StopIteration as done:
-                return done.value
+                return _returned(done)
 
     # -- async -------------------------------------------------------------------------
 
@@ -143,7 +143,7 @@ class RefreshEngine:
                         raise transport_failure(exc) from exc
                     request = flow.send(response)
             except StopIteration as done:
-                return done.value
+                return _returned(done)
 
     # -- the shared rules --------------------------------------------------------------
 
@@ -158,14 +158,13 @@ class RefreshEngine:
             self._save(self._unsaved)
         tokens = self.store.load(self.key)
         if tokens is None:
-            raise NotLoggedIn("not logged in; run `mb-oauth login` first")
+            raise NotLoggedIn("not logged in")
         if not self._needs(tokens, rejected, force):
             self._cached = tokens
             return tokens
         if not tokens.refresh_token:
             raise LoginRequired(
-                "the access token expired and there is no refresh token; "
-                "log in again with `mb-oauth login`"
+                "the access token expired and there is no refresh token; log in again"
             )
         log.debug("refreshing the access token for %s", self.key.service)
         self.refresh_count += 1
@@ -188,11 +187,9 @@ class RefreshEngine:
         self._cached = tokens
 
 
-def describe_expiry(tokens: TokenSet, now: float | None = None) -> dict[str, Any]:
-    """Expiry facts for status output."""
-    remaining = tokens.expires_in(now)
-    return {
-        "expires_at": tokens.expires_at,
-        "expires_in": None if remaining is None else max(0, round(remaining)),
-        "expired": tokens.is_expired(now, margin=0),
-    }
+def _returned(done: StopIteration) -> TokenSet:
+    """What the refresh flow returned (StopIteration.value is untyped)."""
+    tokens = done.value
+    if not isinstance(tokens, TokenSet):
+        raise TypeError(f"the refresh flow returned {type(tokens).__name__}, not a TokenSet")
+    return tokens

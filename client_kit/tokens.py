@@ -6,7 +6,6 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from client_kit.errors import ProtocolError
 
@@ -47,7 +46,7 @@ class TokenSet:
     @classmethod
     def from_response(
         cls,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         *,
         now: float | None = None,
         previous: TokenSet | None = None,
@@ -61,12 +60,10 @@ class TokenSet:
         token_type = str(data.get("token_type") or "Bearer")
         if token_type.lower() != "bearer":
             raise ProtocolError(f"unsupported token_type {token_type!r}; only bearer is used")
-        refresh = data.get("refresh_token") or (previous.refresh_token if previous else None)
-        expires_in = data.get("expires_in")
-        try:
-            expires_at = now + float(expires_in) if expires_in is not None else None
-        except (TypeError, ValueError):
-            expires_at = None
+        refresh = data.get("refresh_token")
+        if not isinstance(refresh, str) or not refresh:
+            refresh = previous.refresh_token if previous else None
+        expires_at = _expiry(data.get("expires_in"), now)
         return cls(
             access_token=access,
             refresh_token=refresh,
@@ -84,7 +81,7 @@ class TokenSet:
 
     def to_json(self) -> str:
         """Compact form (short keys, no spaces): keyrings limit a secret's size."""
-        data: dict[str, Any] = {"a": self.access_token}
+        data: dict[str, str | int] = {"a": self.access_token}
         if self.refresh_token:
             data["r"] = self.refresh_token
         if self.expires_at is not None:
@@ -113,7 +110,17 @@ class TokenSet:
             raise ProtocolError("the stored token set is damaged; log in again") from exc
 
 
-def _scopes(raw: Any, previous: TokenSet | None, requested: tuple[str, ...]) -> tuple[str, ...]:
+def _expiry(expires_in: object, now: float) -> float | None:
+    """``expires_in`` is a number (or, from some servers, a numeric string)."""
+    if isinstance(expires_in, bool) or not isinstance(expires_in, int | float | str):
+        return None
+    try:
+        return now + float(expires_in)
+    except ValueError:
+        return None
+
+
+def _scopes(raw: object, previous: TokenSet | None, requested: tuple[str, ...]) -> tuple[str, ...]:
     """``scope`` is a space-separated string (spec) or a JSON array (MetaBrainz)."""
     if isinstance(raw, str):
         return tuple(raw.split())

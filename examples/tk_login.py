@@ -121,9 +121,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse(sys.argv[1:] if argv is None else argv)
-    extra = {"ca_bundle": args.ca_bundle} if args.ca_bundle else {}
     session = Session(
-        profiles.resolve(args.service, **extra),
+        profiles.resolve(args.service, ca_bundle=args.ca_bundle),
         args.client_id,
         None if args.broker_url else os.environ.get("MB_OAUTH_CLIENT_SECRET"),
         store=open_store(args.store),

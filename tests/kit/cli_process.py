@@ -84,3 +84,10 @@ class LoginProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def headless_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
+    env = cli_env(ref_server, app, tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "SSH_CONNECTION", "MB_OAUTH_NO_BROWSER"):
+        env.pop(name, None)
+    return env

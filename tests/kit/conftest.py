@@ -9,6 +9,7 @@ import pytest
 import respx
 
 from client_kit import profiles
+from client_kit.loopback import LoopbackListener
 from client_kit.preflight import PROBE_TOKEN
 from client_kit.profiles import Profile
 from client_kit.session import Session
@@ -117,3 +118,10 @@ def ref_server(tmp_path_factory):
     process = ServerProcess(tmp_path_factory.mktemp("kit-server") / "data")
     with process:
         yield RefServer(process)
+
+
+@pytest.fixture
+def listener():
+    with LoopbackListener("/callback", app_name="Test App") as lst:
+        lst.expected_state = "good-state"
+        yield lst

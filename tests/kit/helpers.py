@@ -8,9 +8,14 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from client_kit.tokens import TokenSet
+
+if TYPE_CHECKING:
+    from client_kit.loopback import LoopbackListener
 
 BASE = "https://mb.test"
 TOKEN_URL = f"{BASE}/oauth2/token"
@@ -174,6 +179,75 @@ class BrokenKeyring(LockedKeyring):
 
     def get_password(self, service: str, username: str) -> str | None:
         raise RuntimeError("org.freedesktop.DBus.Error.NoReply: no reply within the timeout")
+
+
+#: how long a test waits for something the kit must report within a few seconds; far above
+#: every kit timeout used here, so that a hang fails the test instead of blocking the run
+GUARD = 30
+
+
+def in_thread(func, *args):
+    """Run ``func`` in a thread, waiting at most GUARD seconds: (finished, result, error)."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = func(*args)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(GUARD)
+    return not thread.is_alive(), outcome.get("result"), outcome.get("error")
+
+
+def callback(listener: LoopbackListener, query_string: str) -> tuple[int, str]:
+    return http_get(f"http://127.0.0.1:{listener.port}/callback?{query_string}")
+
+
+def file_bytes(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+class GatedKeyring(_keyring_base()):
+    """An in-memory keyring; ``gate`` makes the chosen set_password calls hang (at most
+    GUARD seconds). Used directly, never through keyring's discovery."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[tuple[str, str], str] = {}
+        self.calls: list[str] = []
+        self.hang_on: int | None = None  # index of the set_password call that hangs
+        self.sets = 0
+        self.gate = threading.Event()
+        self.hung = threading.Event()
+        self.finished_hung_call = threading.Event()
+        self.hold_until = None  # an extra condition for the hung call (see the ordering test)
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.calls.append(f"get {username}")
+        return self.data.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.calls.append(f"set {username}")
+        index = self.sets
+        self.sets += 1
+        if index == self.hang_on:
+            self.hung.set()
+            self.gate.wait(GUARD)
+            self.data[(service, username)] = password
+            self.finished_hung_call.set()
+            return
+        self.data[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.calls.append(f"delete {username}")
+        if (service, username) not in self.data:
+            from keyring.errors import PasswordDeleteError
+
+            raise PasswordDeleteError("missing")
+        del self.data[(service, username)]
 
 
 __all__ = ["queue"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from urllib.parse import parse_qs
 
 import httpx
@@ -12,7 +13,14 @@ from click.testing import CliRunner
 from client_kit import errors
 from client_kit.cli import cli
 from client_kit.storage import FileStore, StoreKey
-from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens, token_json
+from tests.kit.helpers import (
+    BASE,
+    CLIENT_ID,
+    CLIENT_SECRET,
+    file_bytes,
+    make_tokens,
+    token_json,
+)
 
 KEY = StoreKey(BASE, CLIENT_ID)
 
@@ -185,7 +193,6 @@ def test_login_timeout_exit_6(env, mock) -> None:
 
 
 def test_login_busy_port_exit_5(env, mock) -> None:
-    import socket
 
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
@@ -257,18 +264,6 @@ def test_logout_keeps_tokens_when_server_unreachable(env, store, mock) -> None:
     assert route.call_count == before and store.load(KEY) is None
 
 
-def test_settings_from_config_file(env, store, tmp_path, monkeypatch, mock) -> None:
-    monkeypatch.delenv("MB_OAUTH_CLIENT_ID")
-    monkeypatch.delenv("MB_OAUTH_CLIENT_SECRET")
-    config = tmp_path / "config" / "mb-oauth" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text(f'client_id = "{CLIENT_ID}"\nclient_secret = "from-file"\n')
-    store.save(KEY, make_tokens(expires_in=-1))
-    route = mock.post("/oauth2/token").respond(200, json=token_json("a2"))
-    assert run("token").exit_code == 0
-    assert parse_qs(route.calls[0].request.content.decode())["client_secret"] == ["from-file"]
-
-
 def test_debug_logging_masks_tokens(env, store, mock) -> None:
     store.save(KEY, make_tokens(expires_in=-1))
     mock.post("/oauth2/token").respond(200, json=token_json("access-debug-xyz"))
@@ -279,12 +274,23 @@ def test_debug_logging_masks_tokens(env, store, mock) -> None:
     assert "access-debug-xyz" not in result.stderr and "refresh-token-old" not in result.stderr
 
 
-def test_ctrl_c_during_login_exit_6(env, monkeypatch, mock) -> None:
-    import client_kit.session as session_module
+def test_ctrl_c_during_login_exit_6_keeps_the_file(env, store, tmp_path, monkeypatch, mock) -> None:
+    """Ctrl-C while waiting for the browser: exit 6, and the stored login is untouched."""
+    import client_kit.flow
 
-    def interrupted(results, timeout, **_):
+    store.save(KEY, make_tokens())
+    before = file_bytes(tmp_path / "store")
+
+    def interrupted(answers, timeout, **_):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(session_module, "_wait", interrupted)
+    monkeypatch.setattr(client_kit.flow, "wait_for_answer", interrupted)
     result = run("login", "--no-browser")
     assert result.exit_code == 6 and "interrupted" in result.stderr
+    assert file_bytes(tmp_path / "store") == before
+
+
+def test_help_documents_the_keyring_timeout() -> None:
+    result = CliRunner().invoke(cli, ["--help"], prog_name="mb-oauth")
+    assert result.exit_code == 0
+    assert "MB_OAUTH_KEYRING_TIMEOUT" in " ".join(result.output.split())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 import respx
@@ -18,7 +19,8 @@ from click.testing import CliRunner
 from client_kit import errors
 from client_kit.cli import cli
 from client_kit.preflight import PROBE_TOKEN
-from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, query
+from client_kit.storage import FileStore, StoreKey
+from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens, query, token_json
 from tests.kit.test_loopback_stacks import free_port
 
 STAGING = "https://staging.mb.test"
@@ -161,3 +163,15 @@ def test_client_secret_from_the_environment_is_not_warned_about(env) -> None:
     result = run("--service", "musicbrainz", "status", env={"MB_OAUTH_CLIENT_SECRET": "s"})
     assert result.exit_code == errors.EXIT_LOGIN_REQUIRED
     assert "Warning" not in result.stderr
+
+
+def test_settings_from_config_file(env, tmp_path, monkeypatch, mock) -> None:
+    """The client id and secret from the config file reach the token endpoint."""
+    monkeypatch.setenv("MB_OAUTH_SERVICE", BASE)
+    monkeypatch.delenv("MB_OAUTH_CLIENT_ID")
+    config = Path(env["MB_OAUTH_CONFIG"])
+    config.write_text(f'client_id = "{CLIENT_ID}"\nclient_secret = "from-file"\n')
+    FileStore(tmp_path / "store").save(StoreKey(BASE, CLIENT_ID), make_tokens(expires_in=-1))
+    route = mock.post("/oauth2/token").respond(200, json=token_json("a2"))
+    assert run("token").exit_code == 0
+    assert parse_qs(route.calls[0].request.content.decode())["client_secret"] == ["from-file"]

@@ -65,3 +65,18 @@ def test_parse_ports(value, expected) -> None:
 def test_parse_ports_rejects(value) -> None:
     with pytest.raises(ConfigurationError):
         parse_ports(value)
+
+
+def test_settings_are_read_with_their_type(tmp_path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "MB_OAUTH_SCOPES": "profile,tag email"}
+    write(tmp_path, 'client_id = 5\nscopes = "profile"\nports = {a = 1}\n')
+    s = resolve_settings({}, env)
+    assert s.words("scopes") == ["profile", "tag", "email"]  # a string from the environment
+    with pytest.raises(ConfigurationError, match="client_id must be a string") as info:
+        s.text("client_id")
+    assert "config.toml" in str(info.value)  # where the wrong value came from
+    with pytest.raises(ConfigurationError, match="not a list of ports"):
+        parse_ports(s.get("ports"))
+    write(tmp_path, 'scopes = ["profile", "tag"]\n')
+    s = resolve_settings({}, {"XDG_CONFIG_HOME": str(tmp_path)})
+    assert s.words("scopes") == ["profile", "tag"] and s.text("client_id", "none") == "none"

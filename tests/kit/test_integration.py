@@ -103,7 +103,7 @@ def test_refresh_before_expiry_by_the_clock(ref_server, tmp_path, logged_in) -> 
 def test_revoked_access_token_is_refreshed_on_401(logged_in) -> None:
     old = logged_in.tokens()
     logged_in.endpoints.revoke_response(
-        logged_in._send(logged_in.endpoints.revoke_request(old.access_token))
+        logged_in.send(logged_in.endpoints.revoke_request(old.access_token))
     )
     # the kit still believes the old access token valid; the server answers 401
     assert logged_in.userinfo()["sub"] == "alice"

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from client_kit import errors
+from client_kit.cli_hints import explain
 from client_kit.session import Session
 from tests.kit.helpers import (
     CLIENT_ID,
@@ -190,8 +191,9 @@ def test_oob_with_nothing_pasted_is_cancelled(mb_profile, memory_store, server) 
 def test_metabrainz_has_no_oob_and_needs_fixed_ports(meta_profile, memory_store) -> None:
     with pytest.raises(errors.ConfigurationError, match="no out-of-band"):
         make(meta_profile, memory_store, FakeUI()).login(method="oob")
-    with pytest.raises(errors.ConfigurationError, match="--port"):
+    with pytest.raises(errors.ConfigurationError, match="port included") as info:
         make(meta_profile, memory_store, FakeUI()).login()
+    assert info.value.setting == "ports" and "--port" in explain(info.value)
 
 
 def test_metabrainz_uses_a_fixed_port_and_prefixed_scopes(meta_profile, memory_store, mock):

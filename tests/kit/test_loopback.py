@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import socket
+import threading
+from urllib.parse import parse_qs
 
 import pytest
 
+from client_kit.cli_hints import explain
 from client_kit.errors import PortUnavailable
-from client_kit.loopback import LoopbackListener, render_page
-from tests.kit.helpers import http_get
-
-
-@pytest.fixture
-def listener():
-    with LoopbackListener("/callback", app_name="Test App") as lst:
-        lst.expected_state = "good-state"
-        yield lst
+from client_kit.loopback import LoopbackListener
+from client_kit.pages import render_page
+from client_kit.session import Session
+from tests.kit.helpers import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    GUARD,
+    FakeUI,
+    callback,
+    http_get,
+    query,
+    redirect_with,
+    token_json,
+    wait_for,
+)
 
 
 def test_binds_loopback_only_and_uses_localhost_in_redirect(listener) -> None:
@@ -92,7 +101,7 @@ def test_fixed_ports_first_free_wins_and_busy_fails_fast() -> None:
             assert lst.redirect_uri == f"http://localhost:{free_port}/cb"
         with pytest.raises(PortUnavailable, match=str(busy_port)) as info:
             LoopbackListener("/cb", [busy_port]).start()
-        assert "--port" in str(info.value)
+        assert info.value.ports == (busy_port,) and "--port" in explain(info.value)
     finally:
         busy.close()
 
@@ -127,3 +136,61 @@ def test_an_idle_connection_does_not_block_the_callback(listener) -> None:
         assert listener.results.get(timeout=10)[1]["code"] == "C"
     finally:
         idle.close()
+
+
+def test_after_the_first_valid_callback_every_other_one_is_refused(listener) -> None:
+    status, _ = callback(listener, "code=FIRST&state=good-state")
+    assert status == 200
+    for later in (
+        "code=SECOND&state=good-state",  # a replay with another code
+        "code=FIRST&state=good-state",  # the same one again
+        "error=access_denied&state=good-state",
+        "error=access_denied",
+        "code=X&state=evil",
+    ):
+        status, page = callback(listener, later)
+        assert status == 410 and "already finished" in page, later
+    delivered = listener.results.get(timeout=GUARD)
+    assert delivered == ("loopback", {"code": "FIRST", "state": "good-state"})
+    assert listener.results.empty()
+
+
+def test_simultaneous_callbacks_deliver_exactly_one(listener) -> None:
+    count = 12
+    barrier = threading.Barrier(count)
+    statuses: list[int] = []
+
+    def send(index: int) -> None:
+        barrier.wait()
+        statuses.append(callback(listener, f"code=C{index}&state=good-state")[0])
+
+    threads = [threading.Thread(target=send, args=(i,), daemon=True) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(GUARD)
+    assert sorted(statuses) == [200] + [410] * (count - 1)
+    listener.results.get(timeout=GUARD)
+    assert listener.results.empty()
+
+
+def test_a_second_callback_during_a_login_is_not_exchanged(mb_profile, memory_store, mock) -> None:
+    token = mock.post("/oauth2/token").respond(200, json=token_json("access-1", "refresh-1"))
+    mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
+    second: list[object] = []
+
+    def browser(url: str) -> None:
+        state = query(url)["state"]
+        http_get(redirect_with(url, code="CODE-1", state=state))
+        try:  # the listener is either still up (and refuses) or already gone
+            second.append(http_get(redirect_with(url, code="CODE-2", state=state)))
+        except OSError as exc:
+            second.append(exc)
+
+    ui = FakeUI(browser=browser)
+    session = Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=ui)
+    session.login()
+    wait_for(lambda: bool(second), timeout=GUARD)
+    assert isinstance(second[0], OSError) or second[0][0] == 410
+    assert len(token.calls) == 1
+    assert parse_qs(token.calls[0].request.content.decode())["code"] == ["CODE-1"]

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from client_kit import errors
+from client_kit import errors, loopback_server
+from client_kit.cli_hints import explain
 from client_kit.loopback import LoopbackListener
 from client_kit.session import Session
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, http_get, query, redirect_with
@@ -80,7 +81,7 @@ def test_a_fixed_port_whose_ipv6_twin_is_taken_is_refused() -> None:
     with squatter(taken):
         with pytest.raises(errors.PortUnavailable, match=rf"\[::1\]:{taken}") as info:
             LoopbackListener("/cb", [taken]).start()
-        assert "--port" in str(info.value)
+        assert info.value.ports == (taken,) and "--port" in explain(info.value)
         # the next registered port is used instead, both halves of it
         with LoopbackListener("/cb", [taken, spare]) as listener:
             assert listener.port == spare
@@ -169,10 +170,8 @@ def test_two_logins_in_a_row_on_one_registered_port(
 
 
 def test_a_free_port_whose_ipv6_twin_is_taken_is_passed_over(monkeypatch) -> None:
-    from client_kit import loopback
-
     refused: list[int] = []
-    real = loopback._ServerV6
+    real = loopback_server._ServerV6
 
     class FirstOneTaken(real):  # the first free port's [::1] is someone else's
         def __init__(self, address, handler) -> None:
@@ -181,20 +180,18 @@ def test_a_free_port_whose_ipv6_twin_is_taken_is_passed_over(monkeypatch) -> Non
                 raise OSError(errno.EADDRINUSE, "in use")
             super().__init__(address, handler)
 
-    monkeypatch.setattr(loopback, "_ServerV6", FirstOneTaken)
+    monkeypatch.setattr(loopback_server, "_ServerV6", FirstOneTaken)
     with LoopbackListener("/cb") as listener:
         assert refused and listener.port != refused[0]
         assert len(listener._servers) == 2 and not can_bind_v6(listener.port)
 
 
 def test_without_an_ipv6_loopback_127_0_0_1_alone_serves(monkeypatch) -> None:
-    from client_kit import loopback
-
-    class NoIPv6(loopback._ServerV6):
+    class NoIPv6(loopback_server._ServerV6):
         def __init__(self, address, handler) -> None:
             raise OSError(errno.EADDRNOTAVAIL, "cannot assign requested address")
 
-    monkeypatch.setattr(loopback, "_ServerV6", NoIPv6)
+    monkeypatch.setattr(loopback_server, "_ServerV6", NoIPv6)
     with LoopbackListener("/cb") as listener:
         listener.expected_state = "s"
         assert [s.server_address[0] for s in listener._servers] == ["127.0.0.1"]

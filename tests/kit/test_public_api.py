@@ -10,7 +10,16 @@ from pathlib import Path
 import client_kit
 
 ROOT = Path(__file__).resolve().parents[2]
-NEW = ("AuthorizationRequest", "LoginHandle", "LoginEvent", "LoopbackPages", "Session")
+NEW = (
+    "AuthorizationRequest",
+    "DesktopLogin",
+    "KeyringFailure",
+    "LoginHandle",
+    "LoginEvent",
+    "LoginStatus",
+    "LoopbackPages",
+    "Session",
+)
 
 
 def test_help_and_dir_list_the_public_classes() -> None:

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 import httpx
 import pytest
 
 from client_kit import redaction
 from client_kit.redaction import redact
-from tests.kit.helpers import CLIENT_SECRET, FakeUI, http_get, query, redirect_with, token_json
+from client_kit.session import Session
+from client_kit.storage import FileStore, StoreKey
+from tests.kit.cli_process import LoginProcess, headless_env, run_cli
+from tests.kit.conftest import PASSWORD
+from tests.kit.formdriver import FormDriver
+from tests.kit.helpers import (
+    CLIENT_SECRET,
+    FakeUI,
+    http_get,
+    query,
+    redirect_with,
+    token_json,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,3 +77,144 @@ def test_a_whole_mocked_login_leaves_no_secret_in_logs(session, mock, all_logs) 
     assert "HTTP Request" in text
     for secret in ("Acc3ssT0k3nXYZ", "R3fr3shXYZ", "C0deXYZ123", CLIENT_SECRET):
         assert secret not in text
+
+
+@pytest.fixture
+def every_logger_at_debug(all_logs):
+    manager = logging.Logger.manager
+    saved = {
+        name: logger.level
+        for name, logger in manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    for name in saved:
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    try:
+        yield all_logs
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def test_full_session_at_debug_leaks_nothing(
+    ref_server, tmp_path, every_logger_at_debug, capfd, monkeypatch
+) -> None:
+    import client_kit.twostep as session_module
+
+    verifiers: list[str] = []
+    real_build = session_module.build_request
+
+    def recording_build(*args, **kwargs):
+        request = real_build(*args, **kwargs)
+        verifiers.append(request.code_verifier)
+        return request
+
+    monkeypatch.setattr(session_module, "build_request", recording_build)
+    codes: list[str] = []
+
+    def browser(url: str) -> None:
+        target = FormDriver(ref_server.base_url, ref_server.ca_file, "alice", PASSWORD).authorize(
+            url
+        )
+        codes.append(query(target)["code"])
+        http_get(target)
+
+    app = ref_server.loopback_app
+    ui = FakeUI(browser=browser)
+    session = Session(
+        ref_server.profile(),
+        app["client_id"],
+        app["client_secret"],
+        store=FileStore(tmp_path / "tokens"),
+        ui=ui,
+    )
+    first = session.login(["profile", "email"])
+    second = session.refresh()
+    with httpx.Client(auth=session.auth(), verify=session.profile.ssl_context()) as http:
+        assert http.get(session.profile.userinfo_url).status_code == 200
+    session.logout()
+    session.close()
+
+    secrets = {
+        "client secret": app["client_secret"],
+        "password": PASSWORD,
+        **{f"code {i}": code for i, code in enumerate(codes)},
+        **{f"verifier {i}": v for i, v in enumerate(verifiers)},
+        "first access token": first.access_token,
+        "first refresh token": first.refresh_token,
+        "second access token": second.access_token,
+        "second refresh token": second.refresh_token,
+    }
+    assert codes and verifiers and all(v and len(v) >= 8 for v in secrets.values())
+    out, err = capfd.readouterr()
+    logs = "\n".join(every_logger_at_debug.lines)
+    assert "HTTP Request: POST" in logs and "httpcore" in logs  # DEBUG logging did happen
+    everything = {"logs": logs, "stdout": out, "stderr": err, "shown": "\n".join(ui.shown)}
+    for where, text in everything.items():
+        for what, value in secrets.items():
+            assert value not in text, f"{what} in {where}"
+
+
+#: mb-oauth, recording the PKCE verifiers it makes (so that the test can look for them)
+RECORDING_CLI = [
+    sys.executable,
+    "-c",
+    "import os, client_kit.twostep as s\n"
+    "real = s.build_request\n"
+    "def build(*a, **k):\n"
+    "    r = real(*a, **k)\n"
+    "    with open(os.environ['KIT_TEST_VERIFIERS'], 'a') as f: f.write(r.code_verifier + '\\n')\n"
+    "    return r\n"
+    "s.build_request = build\n"
+    "from client_kit.cli import main; main()\n",
+]
+
+
+def test_cli_session_with_debug_leaks_nothing(ref_server, tmp_path) -> None:
+    app = ref_server.loopback_app
+    env = headless_env(ref_server, app, tmp_path)
+    env["KIT_TEST_VERIFIERS"] = str(tmp_path / "verifiers")
+    key = StoreKey(ref_server.profile().base_url, app["client_id"])
+    store = FileStore(tmp_path / "store")
+    outputs: list[str] = []
+
+    login = LoginProcess(env, "--no-browser", cli=[*RECORDING_CLI, "--debug"])
+    try:
+        url = login.authorization_url()
+        target = FormDriver(ref_server.base_url, ref_server.ca_file, "alice", PASSWORD).authorize(
+            url
+        )
+        code_value = query(target)["code"]
+        assert http_get(target)[0] == 200  # the listener gets the code, as from a browser
+        code, stdout, stderr = login.finish()
+    finally:
+        login.kill()
+    assert code == 0, stderr
+    outputs += [stdout, stderr]
+    first = store.load(key)
+    for command in (["refresh"], ["whoami"], ["status", "--json"]):
+        result = run_cli(env, "--debug", *command)
+        assert result.returncode == 0, result.stderr
+        outputs += [result.stdout, result.stderr]
+    second = store.load(key)
+    result = run_cli(env, "--debug", "logout")
+    assert result.returncode == 0 and "Logged out" in result.stderr
+    outputs += [result.stdout, result.stderr]
+    assert store.load(key) is None
+
+    verifiers = (tmp_path / "verifiers").read_text().split()
+    secrets = {
+        "client secret": app["client_secret"],
+        "password": PASSWORD,
+        "code": code_value,
+        "verifier": verifiers[0],
+        "first access token": first.access_token,
+        "first refresh token": first.refresh_token,
+        "second access token": second.access_token,
+        "second refresh token": second.refresh_token,
+    }
+    assert len(verifiers) == 1 and first.access_token != second.access_token
+    text = "\n".join(outputs)
+    assert "HTTP Request: POST" in text and "httpcore" in text  # --debug did log
+    for what, value in secrets.items():
+        assert value and value not in text, what

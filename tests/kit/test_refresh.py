@@ -64,7 +64,7 @@ def test_refresh_shortly_before_expiry(session, refreshes) -> None:
 
 
 def test_not_logged_in(session, refreshes) -> None:
-    with pytest.raises(errors.NotLoggedIn, match="mb-oauth login"):
+    with pytest.raises(errors.NotLoggedIn, match="not logged in"):
         session.access_token()
 
 
@@ -195,16 +195,6 @@ def test_401_after_another_process_refreshed_uses_its_tokens(session, refreshes,
     assert refreshes == []
 
 
-def test_bearer_token_never_sent_over_plain_http(session, mock) -> None:
-    session.store.save(session.key, make_tokens())
-    route = mock.route().respond(200)
-    with httpx.Client(auth=session.auth()) as http:
-        for url in ("http://mb.test/ws/2/tag", "http://127.0.0.1:8080/x", "http://localhost/x"):
-            with pytest.raises(errors.InsecureTransportError, match="plain HTTP"):
-                http.get(url)
-    assert route.call_count == 0
-
-
 def test_async_client_with_refresh_and_401(session, refreshes, mock) -> None:
     session.store.save(session.key, make_tokens(expires_in=-1))
     auths = []
@@ -302,17 +292,3 @@ def test_post_body_is_sent_again_after_refresh(session, refreshes, mock) -> None
         ("Bearer access-token-old", b"<metadata/>"),
         ("Bearer access-1", b"<metadata/>"),
     ]
-
-
-def test_async_userinfo_and_refresh(session, refreshes, mock) -> None:
-    session.store.save(session.key, make_tokens(expires_in=-1))
-    mock.get("/oauth2/userinfo").respond(200, json={"sub": "alice"})
-
-    async def run():
-        info = await session.auserinfo()
-        again = await session.arefresh()
-        return info, again
-
-    info, again = asyncio.run(run())
-    assert info == {"sub": "alice"} and again.access_token == "access-2"
-    assert stored(session).access_token == "access-2"

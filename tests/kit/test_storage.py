@@ -12,14 +12,9 @@ from keyring.backends import chainer, fail
 from keyring.errors import PasswordDeleteError
 
 from client_kit import errors
-from client_kit.storage import (
-    KEYRING_CHUNK_CHARS,
-    FileStore,
-    KeyringStore,
-    MemoryStore,
-    StoreKey,
-    open_store,
-)
+from client_kit.cli_hints import explain
+from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
+from client_kit.storage import FileStore, MemoryStore, StoreKey, open_store
 from client_kit.tokens import TokenSet
 from tests.kit.helpers import make_tokens
 
@@ -148,8 +143,9 @@ def test_no_keyring_backend_says_what_to_do(backend, monkeypatch) -> None:
     with pytest.raises(errors.NoKeyringBackend) as info:
         store.load(KEY)
     message = str(info.value)
-    assert "gnome-keyring" in message and "--store file" in message
-    assert "MB_OAUTH_STORE=file" in message
+    assert "gnome-keyring" in message and "--store" not in message  # the library's words
+    advice = explain(info.value)  # and mb-oauth's
+    assert "--store file" in advice and "MB_OAUTH_STORE=file" in advice
     assert info.value.exit_code == 7
 
 
@@ -165,7 +161,7 @@ def test_default_keyring_fail_backend_is_detected(monkeypatch) -> None:
 def test_default_backend_falls_back_to_keyring_discovery(monkeypatch) -> None:
     import keyring
 
-    import client_kit.storage as storage
+    import client_kit.keyring_store as storage
 
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     monkeypatch.setattr(keyring.core, "load_config", lambda: None)

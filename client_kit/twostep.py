@@ -1,0 +1,221 @@
+"""The two steps of a login, with no user interface: build the request, then exchange its code.
+
+``Session.begin_login`` / ``complete_login`` are this module's public face; the desktop
+login (:mod:`client_kit.desktop`) and the GUI handle (:mod:`client_kit.handle`) run the same
+steps. A begun loopback login owns a listener until it is completed or cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from client_kit import redaction
+from client_kit.authorization import (
+    AuthorizationRequest,
+    build_request,
+    check_redirect,
+    parse_pasted,
+)
+from client_kit.errors import ConfigurationError, KitError
+from client_kit.flow import (
+    DONE,
+    SCOPES_DIFFER,
+    Answers,
+    Emit,
+    LoginEvent,
+    LoginRun,
+    ignore,
+    queue_input,
+)
+from client_kit.profiles import OOB_REDIRECT_URI
+
+if TYPE_CHECKING:
+    from client_kit.loopback import LoopbackListener
+    from client_kit.pages import LoopbackPages
+    from client_kit.session import Session
+    from client_kit.tokens import TokenSet
+
+#: the session's logger: applications configure "client_kit.session" for login messages
+log = redaction.get_logger("client_kit.session")
+
+#: ``loopback``: a redirect to this machine; ``oob``: the user pastes a code the service shows
+LoginMethod = Literal["loopback", "oob"]
+DEFAULT_TIMEOUT = 300.0
+
+
+class LoginSteps:
+    """The begun logins of one session and their listeners."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._listeners: dict[str, LoopbackListener] = {}
+
+    def begin(
+        self,
+        scopes: Sequence[str],
+        *,
+        method: LoginMethod = "loopback",
+        redirect_uri: str | None = None,
+        ports: Sequence[int] = (),
+        redirect_path: str | None = None,
+        use_pkce: bool = True,
+        pages: LoopbackPages | None = None,
+    ) -> AuthorizationRequest:
+        """See ``Session.begin_login``."""
+        profile = self.session.profile
+        if method == "oob":
+            if not profile.allows_oob:
+                raise ConfigurationError(
+                    f"{profile.name} has no out-of-band login; use the loopback login with "
+                    "a registered port",
+                    setting="method",
+                )
+            return self._build(OOB_REDIRECT_URI, scopes, use_pkce)
+        if method != "loopback":
+            raise ConfigurationError(
+                f"unknown login method {method!r}; use loopback or oob", setting="method"
+            )
+        if redirect_uri is not None:
+            return self._build(redirect_uri, scopes, use_pkce)
+        listener = self._listener(ports, redirect_path, pages)
+        try:
+            request = self._build(listener.redirect_uri, scopes, use_pkce)
+        except BaseException:
+            listener.close()
+            raise
+        listener.expected_state = request.state
+        self._listeners[request.state] = listener
+        return request
+
+    def answers(self, request: AuthorizationRequest) -> Answers | None:
+        """The queue the loopback listener of ``request`` delivers to (None: no listener)."""
+        listener = self._listeners.get(request.state)
+        return None if listener is None else listener.results
+
+    def complete(
+        self,
+        request: AuthorizationRequest,
+        code: str | None = None,
+        *,
+        redirected_url: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        fetch_user: bool = True,
+        emit: Emit = ignore,
+    ) -> TokenSet:
+        """See ``Session.complete_login``."""
+        try:
+            if redirected_url is not None:
+                code = check_redirect(parse_pasted(redirected_url), request.state)
+            elif code is not None:
+                code = check_redirect({"code": code}, request.state, pasted=True)
+            else:
+                answers = self.answers(request)
+                if answers is None:
+                    raise ConfigurationError(
+                        "no loopback listener for this request (it was begun in another "
+                        "process or already finished); pass redirected_url= or code="
+                    )
+                next_input = queue_input(answers, ignore)
+                run = LoginRun(
+                    self, request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
+                )
+                return run.run()
+            return self.exchange(request, code, fetch_user=fetch_user, emit=emit)
+        finally:
+            self.cancel(request)
+
+    def cancel(self, request: AuthorizationRequest) -> None:
+        """Stop the listener of a begun login (stored tokens are not touched)."""
+        listener = self._listeners.pop(request.state, None)
+        if listener is not None:
+            listener.close()
+
+    def close(self) -> None:
+        for listener in list(self._listeners.values()):
+            listener.close()
+        self._listeners.clear()
+
+    def exchange(
+        self,
+        request: AuthorizationRequest,
+        code: str,
+        *,
+        fetch_user: bool = True,
+        emit: Emit = ignore,
+    ) -> TokenSet:
+        """Exchange the code, save the tokens (before use), then learn who logged in."""
+        session = self.session
+        endpoints = session.endpoints
+        response = session.send(
+            endpoints.exchange_request(code, request.redirect_uri, request.code_verifier)
+        )
+        tokens = endpoints.token_response(response, requested_scopes=request.scopes)
+        session.engine.remember(tokens)  # saved before the access token is used
+        self._compare_scopes(request.scopes, tokens.scopes, emit)
+        if fetch_user and session.profile.scopes.get("profile", "profile") in tokens.scopes:
+            try:
+                info = session.userinfo()
+                tokens = tokens.with_username(str(info.get("username") or info.get("sub")))
+                session.engine.remember(tokens)
+            except KitError as exc:
+                log.warning("logged in, but could not read the user information: %s", exc)
+        emit(LoginEvent(DONE, "Logged in.", username=tokens.username, granted=tokens.scopes))
+        return tokens
+
+    def _compare_scopes(
+        self, requested: tuple[str, ...], granted: tuple[str, ...], emit: Emit
+    ) -> None:
+        """Say so when the service granted other scopes than those asked for."""
+        if not requested or set(requested) == set(granted):
+            return
+        profile = self.session.profile
+        message = scope_difference(profile.short_scopes(requested), profile.short_scopes(granted))
+        log.warning("%s", message)
+        emit(LoginEvent(SCOPES_DIFFER, message, requested=requested, granted=granted))
+
+    def _build(
+        self, redirect_uri: str, scopes: Sequence[str], use_pkce: bool
+    ) -> AuthorizationRequest:
+        session = self.session
+        return build_request(
+            session.profile, session.key.client_id, redirect_uri, scopes, use_pkce=use_pkce
+        )
+
+    def _listener(
+        self, ports: Sequence[int], redirect_path: str | None, pages: LoopbackPages | None
+    ) -> LoopbackListener:
+        from client_kit.loopback import LoopbackListener
+
+        profile = self.session.profile
+        ports = tuple(ports) or profile.loopback_ports
+        if profile.exact_loopback_port and not ports:
+            raise ConfigurationError(
+                f"{profile.name} matches redirect URIs exactly, port included: register "
+                "one or more http://localhost:PORT/callback URIs for your app and give "
+                "their ports",
+                setting="ports",
+            )
+        listener = LoopbackListener(
+            redirect_path or profile.redirect_path,
+            ports,
+            app_name=self.session.app_name,
+            redirect_host=profile.loopback_host,
+            pages=pages,
+        )
+        listener.start()
+        return listener
+
+
+def scope_difference(requested: Sequence[str], granted: Sequence[str]) -> str:
+    missing = [name for name in requested if name not in granted]
+    extra = [name for name in granted if name not in requested]
+    parts = []
+    if missing:
+        parts.append(f"not granted: {', '.join(missing)}")
+    if extra:
+        parts.append(f"granted without being asked for: {', '.join(extra)}")
+    return (
+        f"The service granted other scopes than requested ({'; '.join(parts)}); "
+        f"granted: {', '.join(granted) or 'none'}."
+    )

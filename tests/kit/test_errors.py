@@ -1,0 +1,100 @@
+"""Errors carry meaning, the CLI carries the advice (issue 11 item 6).
+
+The library's exceptions speak the library's language and hold typed facts; only
+``mb-oauth`` (``client_kit.cli_hints``) turns them into options, variables and commands.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from client_kit import errors
+from client_kit.cli_hints import SETTING_HINTS, explain, hint_for
+
+KIT = Path(__file__).resolve().parents[2] / "client_kit"
+#: the modules that speak the command line's language
+CLI_MODULES = {"cli.py", "cli_context.py", "cli_hints.py", "cli_output.py", "config.py"}
+#: environment variables the library itself reads (not advice about the command line)
+LIBRARY_VARIABLES = {"MB_OAUTH_KEYRING_TIMEOUT", "MB_OAUTH_NO_BROWSER"}
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+|`mb-oauth [a-z]+`|MB_OAUTH_[A-Z_]+")
+
+
+def flags_in_messages(path: Path) -> list[str]:
+    """Command-line words in the string literals of ``path`` (docstrings excluded)."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) in docstrings:
+                continue
+            found += [m for m in FLAG.findall(node.value) if m not in LIBRARY_VARIABLES]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in KIT.glob("*.py") if p.name not in CLI_MODULES), ids=lambda p: p.name
+)
+def test_library_messages_name_no_command_line_option(path: Path) -> None:
+    assert flags_in_messages(path) == []
+
+
+def test_the_scan_finds_what_it_looks_for(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""--docstring is fine"""\nX = "pass --client-id or run `mb-oauth login`"\n')
+    assert flags_in_messages(probe) == ["--client-id", "`mb-oauth login`"]
+
+
+@pytest.mark.parametrize("setting", sorted(SETTING_HINTS))
+def test_a_configuration_error_is_advised_by_its_setting(setting: str) -> None:
+    exc = errors.ConfigurationError("something is wrong", setting=setting)  # type: ignore[arg-type]
+    assert exc.setting == setting and exc.exit_code == errors.EXIT_CONFIGURATION
+    assert explain(exc) == f"something is wrong; {SETTING_HINTS[setting]}"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("exc", "words", "code"),
+    [
+        (errors.NotLoggedIn("not logged in"), "run `mb-oauth login`", 3),
+        (errors.RefreshTokenRejected("gone; log in again"), "run `mb-oauth login`", 3),
+        (errors.ClientRejected("rejected"), "MB_OAUTH_CLIENT_SECRET", 4),
+        (errors.ClientRejected("unknown", setting="client_id"), "--service", 4),
+        (errors.CertificateRejected("bad certificate"), "--ca-bundle", 4),
+        (errors.InvalidScope("invalid_scope"), "check --scope", 6),
+        (errors.LoginTimeout("late", seconds=3), "use --oob", 6),
+        (errors.PortUnavailable("busy", ports=(8976,)), "--port", 5),
+        (errors.NoKeyringBackend("none"), "--store file", 7),
+        (errors.KeyringTimeout("hung", operation="save", seconds=2), "MB_OAUTH_KEYRING_TIMEOUT", 7),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None,
+)
+def test_each_error_keeps_its_exit_code_and_gets_its_advice(exc, words, code) -> None:
+    assert exc.exit_code == code
+    assert str(exc) in explain(exc) and words in explain(exc)
+    assert words not in str(exc)
+
+
+def test_errors_without_advice_print_as_they_are() -> None:
+    for exc in (errors.TemporaryFailure("later"), errors.ProtocolError("odd"), errors.KitError()):
+        assert hint_for(exc) is None and explain(exc) == str(exc)
+
+
+def test_typed_facts() -> None:
+    timeout = errors.KeyringTimeout("hung", operation="delete", seconds=1.5)
+    assert isinstance(timeout, errors.KeyringFailure) and isinstance(timeout, errors.StorageError)
+    assert (timeout.operation, timeout.seconds) == ("delete", 1.5)
+    late = errors.LoginTimeout("late", seconds=30, oob=True)
+    assert (late.seconds, late.oob) == (30, True) and "--oob" not in explain(late)
+    assert errors.PortUnavailable("busy").ports == ()
+    assert hint_for(errors.PortUnavailable("busy")) is None  # a free port: nothing to pass
