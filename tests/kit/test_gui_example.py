@@ -34,8 +34,9 @@ def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
                 ref_server.base_url,
                 "--ca-bundle",
                 ref_server.ca_file,
-                "--client-id",
-                app["client_id"],
+                # One argument: a client id may begin with "-", which argparse
+                # would otherwise read as an option.
+                f"--client-id={app['client_id']}",
                 "--store",
                 f"file:{tmp_path / 'store'}",
                 "--no-browser",
