@@ -8,7 +8,9 @@ import time
 import httpx
 import pytest
 
-from steps.http import Exchange, HttpLayer, Pacer, Secrets, mask, mask_body, mask_headers, mask_url
+from client_kit.redaction import Secrets
+from client_kit.redaction import hint as mask
+from steps.http import Exchange, HttpLayer, Pacer, mask_body, mask_headers, mask_url
 
 TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
