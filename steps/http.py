@@ -160,7 +160,7 @@ class Exchange:
 
     def redacted(self, secrets: Secrets) -> dict[str, Any]:
         """The contract's evidence shape, masked structurally and then by known values."""
-        return _scrub_tree(self._masked(secrets), secrets)
+        return {k: _scrub_tree(v, secrets) for k, v in self._masked(secrets).items()}
 
     def _masked(self, secrets: Secrets) -> dict[str, Any]:
         """The evidence shape masked by field name (the values met are added to secrets)."""

@@ -191,8 +191,8 @@ class BrowserDriver(ConsentDriver):
         self._captured = None
         self._act(action)
         for _ in range(MAX_STEPS):
-            if self._captured:
-                return RedirectResult.from_url(self._captured)
+            if captured := self._redirect_caught():
+                return RedirectResult.from_url(captured)
             login = self._page.locator(self.preset.login_form)
             if not login.count():
                 self._known_login()
@@ -202,6 +202,11 @@ class BrowserDriver(ConsentDriver):
             submit = login.locator('[type="submit"], button').first
             self._act(submit.click)
         raise DriverError("the login form keeps coming back: login refused?")
+
+    def _redirect_caught(self) -> str | None:
+        """The application's address the browser tried to leave for (set by the request
+        handler while an action runs)."""
+        return self._captured
 
     def _known_login(self) -> None:
         """A password field outside the preset's login form: stuck, say what is there."""
