@@ -1,8 +1,12 @@
-"""Keep secrets, codes and tokens out of logs, including httpx's and httpcore's own.
+"""The one place that knows which values are secrets and how they are masked.
 
-Two layers: every secret the kit handles is registered and masked wherever it appears, and
-token-like fields (``code=``, ``access_token``, ``Authorization: Bearer``, ...) are masked by
-pattern, so values the kit never saw (a server's error echo) are hidden too.
+It lives in the kit because the kit is the lowest layer of the base install: the kit's log
+filter, the suite's HTTP evidence (`steps.http`) and the reports' last safety pass
+(`steps.reports.redact`) all import it, so the three share one vocabulary and one masker.
+
+Masking has two layers: values seen or registered are masked wherever they appear (`Secrets`),
+and values after a secret field name (``code=``, ``"access_token": ...``, ``Bearer ...``) are
+masked by pattern, so values nobody registered (a server's error echo) are hidden too.
 """
 
 from __future__ import annotations
@@ -10,25 +14,134 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable, Iterable
 
+#: What the log filter and the reports' last pass write in place of a secret.
 MASK = "***"
+#: Field names whose values are secrets wherever they appear (also with a form prefix, as in
+#: `login.password`): URLs, form and JSON bodies, HTML inputs, log lines, report files.
+SECRET_FIELDS = frozenset(
+    {
+        "client_secret", "code", "access_token", "refresh_token", "id_token", "token",
+        "password", "csrf_token", "csrf", "csrf_session_key", "code_verifier", "session",
+        "oob_code",
+    }
+)  # fmt: skip
+#: Values kept out of logs though evidence shows them: a report must show that `state` came
+#: back unchanged (spec rules check it), a log has no such need.
+LOG_ONLY_FIELDS = frozenset({"state"})
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+#: Shorter values cannot be masked without garbling ordinary words.
+MIN_SECRET_LENGTH = 4
 
-_FIELDS = (
-    "access_token|refresh_token|id_token|token|code|code_verifier|client_secret|password"
-    "|csrf_token|state"
-)
-_PATTERNS = (
-    # form bodies and query strings: code=abc&state=...
-    re.compile(rf"(?i)\b({_FIELDS})=([^&\s'\"<>]+)"),
-    # JSON: "access_token": "abc"
-    re.compile(rf"(?i)([\"']?(?:{_FIELDS})[\"']?\s*:\s*[\"'])([^\"']+)"),
-    # headers: Authorization: Bearer abc / Basic abc
-    re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]+)"),
-)
 
-_secrets: set[str] = set()
-_lock = threading.Lock()
-_MAX_SECRETS = 1024
+def is_secret_name(name: str) -> bool:
+    """Names whose values are secrets (also with a form prefix, as in `login.password`)."""
+    return name.lower().rsplit(".", 1)[-1] in SECRET_FIELDS
+
+
+def hint(value: str) -> str:
+    """The evidence's mask, which still lets a reader tell values apart: `abcd…(32)`."""
+    if len(value) >= 16:
+        keep = 4
+    elif len(value) >= 8:
+        keep = 2
+    else:
+        keep = 0
+    return f"{value[:keep]}…({len(value)})"
+
+
+def is_masked(value: str) -> bool:
+    """A value already masked (by `hint` or `MASK`, or a stand-in that says so), or too short
+    to be a secret worth masking."""
+    lowered = value.lower()
+    return (
+        len(value) < MIN_SECRET_LENGTH
+        or "*" in value
+        or "…" in value
+        or "%E2%80%A6" in value.upper()
+        or "\\u2026" in value
+        or "mask" in lowered
+        or "redact" in lowered
+    )
+
+
+class Secrets:
+    """Secret values seen or registered, so they can be masked wherever they show up again."""
+
+    def __init__(self, min_length: int = MIN_SECRET_LENGTH, limit: int = 0) -> None:
+        self._values: set[str] = set()
+        self._lock = threading.Lock()
+        self.min_length = min_length
+        self.limit = limit  # 0: unbounded
+
+    def add(self, *values: str | None) -> None:
+        """Remember values worth masking (tiny values would garble unrelated text)."""
+        with self._lock:
+            for value in values:
+                if value and len(value) >= self.min_length:
+                    if self.limit and len(self._values) >= self.limit:
+                        self._values.clear()
+                    self._values.add(value)
+
+    def values(self) -> list[str]:
+        """The known values, longest first so no partial replacement leaks a tail."""
+        with self._lock:
+            return sorted(self._values, key=len, reverse=True)
+
+    def scrub(self, text: str, mask: Callable[[str], str] = hint) -> str:
+        """Replace every known value in text by its mask."""
+        for value in self.values():
+            if value in text:
+                text = text.replace(value, mask(value))
+        return text
+
+
+class FieldMasker:
+    """Masks the value after a secret field name or an auth scheme, in any text."""
+
+    def __init__(
+        self, fields: Iterable[str], *, ignore_case: bool = False, auth_min_length: int = 12
+    ) -> None:
+        keys = "|".join(sorted(fields, key=len, reverse=True))
+        flags = re.IGNORECASE if ignore_case else 0
+        # key=value in query strings and form bodies (also percent-encoded '=' inside a URL).
+        self._form = re.compile(
+            rf"((?:(?<![\w-])|(?<=%3F)|(?<=%26)|(?<=%3f))(?:{keys})(?:=|%3D|%3d))([^&\s\"'<>;#]+)",
+            flags,
+        )
+        # "key": "value" in JSON, in JSON inside a JSON string, and in HTML-escaped JSON.
+        quote = r"""(?:\\*"|&quot;|&#34;|')"""
+        self._json = re.compile(
+            rf"({quote}(?:{keys}){quote}\s*:\s*{quote})((?:[^\"'\\&<>\s]|\\u2026)+)", flags
+        )
+        # key='value' as Python shows keyword arguments and dataclasses in tracebacks.
+        self._repr = re.compile(rf"((?<![\w-])(?:{keys})=['\"])([^'\"\s]+)", flags)
+        # Authorization header values; long enough not to catch prose such as "Bearer tokens".
+        self._auth = re.compile(
+            rf"\b(Bearer|Basic)(\s+)(?!realm\b|error\b|scope\b)"
+            rf"([A-Za-z0-9._~+/-]{{{auth_min_length},}}=*)",
+            flags,
+        )
+
+    def __call__(self, text: str) -> str:
+        text = self._form.sub(_keep_masked, text)
+        text = self._json.sub(_keep_masked, text)
+        text = self._repr.sub(_keep_masked, text)
+        return self._auth.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+
+
+def _keep_masked(match: re.Match[str]) -> str:
+    """Replace the value after a secret key unless it is masked already."""
+    value = match.group(2)
+    return match.group(0) if is_masked(value) else match.group(1) + MASK
+
+
+# --- the kit's logs ---------------------------------------------------------------------------
+
+_REGISTRY = Secrets(limit=1024)
+#: Logs mask more eagerly than reports: any case, short bearer values, the state too.
+_LOG_FIELDS = FieldMasker(SECRET_FIELDS | LOG_ONLY_FIELDS, ignore_case=True, auth_min_length=1)
 #: loggers whose records may carry request details; filters apply per logger, not to children
 LOGGERS = (
     "client_kit",
@@ -48,24 +161,12 @@ LOGGERS = (
 
 def register(*values: str | None) -> None:
     """Remember secret values so they are masked wherever they appear in a log record."""
-    with _lock:
-        for value in values:
-            if value and len(value) >= 4:
-                if len(_secrets) >= _MAX_SECRETS:
-                    _secrets.clear()
-                _secrets.add(value)
+    _REGISTRY.add(*values)
 
 
 def redact(text: str) -> str:
     """Mask every registered secret and every token-like field of ``text``."""
-    with _lock:
-        known = sorted(_secrets, key=len, reverse=True)
-    for value in known:
-        if value in text:
-            text = text.replace(value, MASK)
-    text = _PATTERNS[0].sub(lambda m: f"{m.group(1)}={MASK}", text)
-    text = _PATTERNS[1].sub(lambda m: f"{m.group(1)}{MASK}", text)
-    return _PATTERNS[2].sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    return _LOG_FIELDS(_REGISTRY.scrub(text, lambda _: MASK))
 
 
 class RedactingFilter(logging.Filter):
@@ -85,12 +186,13 @@ class RedactingFilter(logging.Filter):
 
 _FILTER = RedactingFilter()
 _installed = False
+_install_lock = threading.Lock()
 
 
 def install() -> None:
     """Attach the filter to the kit's and the HTTP libraries' loggers (idempotent)."""
     global _installed
-    with _lock:
+    with _install_lock:
         if _installed:
             return
         _installed = True

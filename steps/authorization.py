@@ -270,7 +270,6 @@ def _after_visit(scene: Scene, observations: Observations, http: HttpLayer) -> N
     request = _request(scene)
     outcome = scene.outcome
     if isinstance(outcome, RedirectResult) and outcome.code:
-        http.secrets.add(outcome.code)
         observations.token_format("code", outcome.code)
         scene.client = request.client
         scene.code, scene.code_redirect_uri = outcome.code, request.redirect_uri

@@ -62,7 +62,6 @@ class Authorizer:
         if not isinstance(outcome, RedirectResult) or not outcome.code:
             raise SetupFailure(f"no authorization code for {role} ({scope}): {outcome}")
         self.observations.token_format("code", outcome.code)
-        self.service.http.secrets.add(outcome.code)
         return IssuedCode(client, outcome.code, client.redirect_uri)
 
     def grant(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
@@ -73,7 +72,6 @@ class Authorizer:
         if response.status_code != 200 or not body or "access_token" not in body:
             raise SetupFailure(f"code exchange for {role} failed: {response.status_code}")
         self.observations.token_response(body)
-        self.service.http.secrets.add(body.get("access_token"), body.get("refresh_token"))
         return TokenSet(
             client=issued.client,
             scope=scope,

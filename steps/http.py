@@ -4,12 +4,14 @@ Every request a scenario makes (API calls and the consent driver's page visits) 
 `HttpLayer.request`, so the report can show each exchange, and no secret leaves this module
 unmasked: values are masked by parameter name (URLs, form and JSON bodies, HTML inputs,
 headers) and, as a second net, every secret value seen anywhere is scrubbed from all text.
+The layer learns those values from the traffic itself, as it goes: steps register nothing.
+The names and the masks are the kit's (`client_kit.redaction`), shared with the reports.
 """
 
 from __future__ import annotations
 
+import html
 import json
-import re
 import ssl
 import threading
 import time
@@ -21,6 +23,9 @@ from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from client_kit.redaction import Secrets, is_secret_name
+from client_kit.redaction import hint as mask
+from steps.html import inputs
 from steps.throttle import (
     DEFAULT_FAILURES_PER_MINUTE,
     FailureBudget,
@@ -29,58 +34,10 @@ from steps.throttle import (
     is_failure,
 )
 
-SECRET_NAMES = frozenset(
-    {
-        "client_secret", "code", "access_token", "refresh_token", "id_token", "token",
-        "password", "csrf_token", "csrf", "csrf_session_key", "code_verifier", "session",
-        "oob_code",
-    }
-)  # fmt: skip
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 #: Bodies are kept whole up to this many characters, beyond it their start and end.
 BODY_LIMIT = 200_000
-_MIN_SCRUB_LEN = 6
-_INPUT_RE = re.compile(r"<input\b[^>]*>", re.IGNORECASE)
-_NAME_RE = re.compile(r"""\bname\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
-_VALUE_RE = re.compile(r"""(\bvalue\s*=\s*["'])([^"']*)(["'])""", re.IGNORECASE)
-
-
-def mask(value: str) -> str:
-    """A masked stand-in that still lets a reader tell values apart: `abcd…(32)`."""
-    if len(value) >= 16:
-        keep = 4
-    elif len(value) >= 8:
-        keep = 2
-    else:
-        keep = 0
-    return f"{value[:keep]}…({len(value)})"
-
-
-def is_secret_name(name: str) -> bool:
-    """Names whose values are secrets (also with a form prefix, as in `login.password`)."""
-    return name.lower().rsplit(".", 1)[-1] in SECRET_NAMES
-
-
-class Secrets:
-    """Every secret value seen in the run, so it can be scrubbed wherever it shows up again."""
-
-    def __init__(self) -> None:
-        self._values: set[str] = set()
-        self._lock = threading.Lock()
-
-    def add(self, *values: str | None) -> None:
-        """Remember values worth scrubbing (tiny values would garble unrelated text)."""
-        with self._lock:
-            self._values.update(v for v in values if v and len(v) >= _MIN_SCRUB_LEN)
-
-    def scrub(self, text: str) -> str:
-        """Replace every known secret value in text by its masked form."""
-        with self._lock:
-            values = sorted(self._values, key=len, reverse=True)
-        for value in values:
-            if value in text:
-                text = text.replace(value, mask(value))
-        return text
+#: Values seen are scrubbed everywhere from this length on (shorter ones would garble text).
+SCRUB_MIN_LENGTH = 6
 
 
 def _mask_pairs(pairs: Iterable[tuple[str, str]], secrets: Secrets) -> str:
@@ -124,18 +81,14 @@ def _mask_json(value: Any, secrets: Secrets) -> Any:
     return value
 
 
-def _mask_html_inputs(html: str, secrets: Secrets) -> str:
-    def one(match: re.Match[str]) -> str:
-        tag = match.group(0)
-        name = _NAME_RE.search(tag)
-        if not name or not is_secret_name(name.group(1)):
-            return tag
-        value = _VALUE_RE.search(tag)
-        if value:
-            secrets.add(value.group(2))
-        return _VALUE_RE.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), tag)
-
-    return _INPUT_RE.sub(one, html)
+def _mask_html_inputs(page: str, secrets: Secrets) -> str:
+    """Mask the values of inputs named like secrets (a page's CSRF token), as written."""
+    for name, value in inputs(page):
+        if is_secret_name(name):
+            secrets.add(value)
+            written = f'value="{html.escape(value)}"'
+            page = page.replace(written, f'value="{mask(html.escape(value))}"')
+    return page
 
 
 def mask_body(body: str, content_type: str, secrets: Secrets) -> str:
@@ -200,8 +153,17 @@ class Exchange:
     response_body: str = ""
     error: str | None = None
 
+    def learn(self, secrets: Secrets) -> None:
+        """Remember the secret values of this exchange (by field name), so that they are
+        scrubbed from every exchange of the run, before and after this one."""
+        self._masked(secrets)
+
     def redacted(self, secrets: Secrets) -> dict[str, Any]:
         """The contract's evidence shape, masked structurally and then by known values."""
+        return {k: _scrub_tree(v, secrets) for k, v in self._masked(secrets).items()}
+
+    def _masked(self, secrets: Secrets) -> dict[str, Any]:
+        """The evidence shape masked by field name (the values met are added to secrets)."""
         req_type = dict((k.lower(), v) for k, v in self.request_headers).get("content-type", "")
         resp_type = dict((k.lower(), v) for k, v in self.response_headers).get("content-type", "")
         request = {
@@ -217,7 +179,7 @@ class Exchange:
         }
         if self.error:
             response["error"] = self.error
-        return _scrub_tree({"request": request, "response": response}, secrets)
+        return {"request": request, "response": response}
 
 
 def clip(text: str, limit: int = BODY_LIMIT) -> str:
@@ -275,7 +237,7 @@ class HttpLayer:
         self.pacer = Pacer(min_interval)
         self.throttle = ThrottleWaits()
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
-        self.secrets = Secrets()
+        self.secrets = Secrets(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
         self.api = self.new_client()
 
@@ -325,6 +287,7 @@ class HttpLayer:
             response = self._send(client, request, exchange)
         if is_failure(response):
             self.budget.record(client_id)
+        exchange.learn(self.secrets)
         return response
 
     def _send(
@@ -350,6 +313,11 @@ class HttpLayer:
             return False
         exchange.error = None
         return True
+
+    def record(self, exchange: Exchange) -> None:
+        """Add an exchange made elsewhere (the browser's navigations) to the evidence."""
+        exchange.learn(self.secrets)
+        self.exchanges.append(exchange)
 
     def begin(self) -> None:
         """Start a scenario's evidence."""

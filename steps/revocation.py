@@ -185,5 +185,4 @@ def refresh_alive(scene: Scene, service: Service, clock: Clock, http: HttpLayer)
         f"refresh answered {response.status_code}: {response.text[:200]}"
     )
     assert scene.tokens is not None
-    http.secrets.add(body["access_token"])
     scene.tokens.renewed(body, clock.now())

@@ -64,8 +64,10 @@ class Service:
     def __init__(self, profile: Profile, http: HttpLayer) -> None:
         self.profile = profile
         self.http = http
-        for client in profile.clients.values():
-            http.secrets.add(client.client_secret)
+        # What the profile configures, the layer cannot learn from the traffic by name: client
+        # secrets go out in Basic credentials, the password only in a login form.
+        secrets = [c.client_secret for c in profile.clients.values()]
+        http.secrets.add(profile.user.password, *secrets)
 
     # --- authorization endpoint -------------------------------------------------------------
 

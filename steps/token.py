@@ -74,7 +74,6 @@ def _took_tokens(
     body = json_body(response)
     if response.status_code != 200 or not body or not isinstance(body.get("access_token"), str):
         return
-    http.secrets.add(body["access_token"], body.get("refresh_token"))
     observations.token_response(body)
     tokens = TokenSet(
         client=scene.app(),
@@ -108,7 +107,6 @@ def _refreshed(scene: Scene, response: httpx.Response, clock: Clock, http: HttpL
     """A successful refresh renews the grant the scenario (and maybe the cache) holds."""
     body = json_body(response)
     if scene.tokens and response.status_code == 200 and body and "access_token" in body:
-        http.secrets.add(body["access_token"])
         scene.tokens.renewed(body, clock.now())
 
 

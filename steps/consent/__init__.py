@@ -31,7 +31,10 @@ def make_driver(profile: Profile, http: HttpLayer, console: Console | None = Non
     if ":" in kind:
         module, _, attribute = kind.partition(":")
         factory = getattr(importlib.import_module(module), attribute)
-        return factory(profile=profile, http=http)
+        driver = factory(profile=profile, http=http)
+        if not isinstance(driver, ConsentDriver):
+            raise ValueError(f"consent driver {kind!r} returned {driver!r}, not a ConsentDriver")
+        return driver
     preset = resolve_preset(profile.consent.preset, profile.consent.form)
     if kind == "form":
         from steps.consent.form import FormDriver

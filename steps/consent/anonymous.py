@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from steps.consent.base import Outcome, RedirectResult, ServicePage
-from steps.consent.html import login_forms
+from steps.html import login_forms
 from steps.http import HttpLayer
 
 MAX_HOPS = 6

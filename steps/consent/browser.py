@@ -5,7 +5,6 @@ Playwright is imported only when this driver is chosen, so the suite runs withou
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -17,8 +16,8 @@ from steps.consent.base import (
     ServicePage,
     UnrecognisedPage,
 )
-from steps.consent.html import describe_forms, revoke_links
 from steps.consent.presets import Preset, app_name
+from steps.html import describe_forms, revoke_links, text_of
 from steps.http import Exchange, HttpLayer
 from steps.profile import Profile
 
@@ -40,28 +39,6 @@ def chromium_path(settings: dict[str, Any] | None = None) -> str:
     return str(configured or os.environ.get("MB_OAUTH_CHROMIUM") or "/usr/bin/chromium")
 
 
-def css(selector: str) -> str:
-    """Translate a preset form selector into CSS."""
-    if selector.startswith(("#", ".")):
-        return f"form{selector}"
-    kind, _, value = selector.partition(":")
-    if kind == "field":
-        return f'form:has([name="{value}"])'
-    if kind == "method":
-        return f'form[method="{value}" i]'
-
-    attribute = {"name": "name", "action": "action"}[kind]
-    operator = "=" if kind == "name" else "*="
-    return f'form[{attribute}{operator}"{value}"]'
-
-
-def button_css(button: str) -> str:
-    """CSS for a `name=value` button."""
-    name, _, value = button.partition("=")
-    match = f'[name="{name}"][value="{value}"]'
-    return f'[type="submit"]{match}, button{match}'
-
-
 class BrowserDriver(ConsentDriver):
     """Drives real pages; the redirect back to the application is caught as the browser tries
     to follow it (nothing needs to listen there)."""
@@ -75,8 +52,6 @@ class BrowserDriver(ConsentDriver):
         from playwright.sync_api import sync_playwright  # lazy: optional dependency
 
         self.profile, self.preset = profile, preset
-        http.secrets.add(profile.user.password)
-        self._secrets = http.secrets
         self._http = http
         origin = urlsplit(profile.base_url)
         self._origin = (origin.scheme, origin.netloc)
@@ -132,12 +107,12 @@ class BrowserDriver(ConsentDriver):
             raise DriverError(f"no revoke link for the application {name!r} on {page_url}")
         for link in links:
             self._walk(lambda link=link: self._page.goto(link))
-            form = self._page.locator(css(self.preset.revoke_form)).first
-            clickable = button_css(self.preset.revoke_button) if self.preset.revoke_button else ""
-            self._act(form.locator(clickable or '[type="submit"], button').first.click)
+            form = self._page.locator(self.preset.revoke_form).first
+            clickable = self.preset.revoke_button or '[type="submit"], button'
+            self._act(form.locator(clickable).first.click)
 
     def _revoke_form(self, client_id: str, scope: str | None) -> Any:
-        forms = self._page.locator(css(self.preset.revoke_form))
+        forms = self._page.locator(self.preset.revoke_form)
         for index in range(forms.count()):
             form = forms.nth(index)
             if self._field(form, self.preset.revoke_client_field) != client_id:
@@ -170,8 +145,8 @@ class BrowserDriver(ConsentDriver):
         if not isinstance(outcome, ServicePage) or not outcome.consent:
             return outcome
         self.used_one()
-        form = self._page.locator(css(self.preset.consent_form)).first
-        result = self._walk(lambda: form.locator(button_css(button)).first.click())
+        form = self._page.locator(self.preset.consent_form).first
+        result = self._walk(lambda: form.locator(button).first.click())
         return result.with_consent(True) if isinstance(result, RedirectResult) else result
 
     def _fresh_page(self) -> Any:
@@ -208,7 +183,7 @@ class BrowserDriver(ConsentDriver):
         else:
             exchange.status = response.status
             exchange.response_headers = list(response.headers.items())
-        self._http.exchanges.append(exchange)
+        self._http.record(exchange)
 
     def _act(self, action: Any) -> None:
         from playwright.sync_api import Error as PlaywrightError
@@ -224,9 +199,9 @@ class BrowserDriver(ConsentDriver):
         self._captured = None
         self._act(action)
         for _ in range(MAX_STEPS):
-            if self._captured:
-                return RedirectResult.from_url(self._captured)
-            login = self._page.locator(css(self.preset.login_form))
+            if captured := self._redirect_caught():
+                return RedirectResult.from_url(captured)
+            login = self._page.locator(self.preset.login_form)
             if not login.count():
                 self._known_login()
                 return self._page_outcome()
@@ -235,6 +210,11 @@ class BrowserDriver(ConsentDriver):
             submit = login.locator('[type="submit"], button').first
             self._act(submit.click)
         raise DriverError("the login form keeps coming back: login refused?")
+
+    def _redirect_caught(self) -> str | None:
+        """The application's address the browser tried to leave for (set by the request
+        handler while an action runs)."""
+        return self._captured
 
     def _known_login(self) -> None:
         """A password field outside the preset's login form: stuck, say what is there."""
@@ -248,11 +228,10 @@ class BrowserDriver(ConsentDriver):
     def _page_outcome(self) -> Outcome:
         url, html = self._page.url, self._page.content()
         if urlsplit(url).path == self.preset.oob_path:
-            match = re.search(self.preset.oob_code, html)
-            if match:
-                self._secrets.add(match.group(1))
+            code = text_of(html, self.preset.oob_code)
+            if code:
                 params = dict(parse_qsl(urlsplit(url).query))
-                return RedirectResult(url=url, code=match.group(1).strip(), params=params, oob=True)
-        consent = self._page.locator(css(self.preset.consent_form)).count() > 0
+                return RedirectResult(url=url, code=code, params=params, oob=True)
+        consent = self._page.locator(self.preset.consent_form).count() > 0
         status, headers = self._last
         return ServicePage(url, status, headers, html, consent)

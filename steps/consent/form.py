@@ -3,7 +3,6 @@ JavaScript. Every page visit goes through the suite's HTTP layer, so it shows in
 
 from __future__ import annotations
 
-import re
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import httpx
@@ -16,7 +15,8 @@ from steps.consent.base import (
     ServicePage,
     UnrecognisedPage,
 )
-from steps.consent.html import (
+from steps.consent.presets import Preset, app_name
+from steps.html import (
     Form,
     describe_forms,
     find_form,
@@ -24,8 +24,8 @@ from steps.consent.html import (
     login_forms,
     post_forms,
     revoke_links,
+    text_of,
 )
-from steps.consent.presets import Preset, app_name
 from steps.http import HttpLayer
 from steps.profile import Profile
 
@@ -43,7 +43,6 @@ class FormDriver(ConsentDriver):
         self.http = http
         self.preset = preset
         self.client = http.new_client(cookies=True)
-        http.secrets.add(profile.user.password)
         parts = urlsplit(profile.base_url)
         self._origin = (parts.scheme, parts.netloc)
 
@@ -76,9 +75,7 @@ class FormDriver(ConsentDriver):
         if not forms:
             raise DriverError(f"no revoke form for client {client_id} on {page.url}")
         for form in forms:
-            button = f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else None
-            data = form.submission(button) if button else list(form.fields)
-            self._walk("POST", urljoin(page.url, form.attrs.get("action") or page.url), data)
+            self._submit(form, page.url, "")
 
     def check_login(self, authorize_url: str) -> None:
         """Preflight: open the authorization page once; a refused login raises DriverError."""
@@ -108,8 +105,8 @@ class FormDriver(ConsentDriver):
             self._submit(form, confirm.url, self.preset.revoke_button)
 
     def _submit(self, form: Form, page_url: str, button: str) -> None:
-        chosen = button or (f"{form.buttons[0][0]}={form.buttons[0][1]}" if form.buttons else "")
-        data = form.submission(chosen) if chosen else list(form.fields)
+        """Post a form with the button a selector picks (empty: its first button)."""
+        data = form.submission(form.button(button))
         self._walk("POST", urljoin(page_url, form.attrs.get("action") or page_url), data)
 
     def _grant_of(self, form: Form, client_id: str, scope: str | None) -> bool:
@@ -128,7 +125,7 @@ class FormDriver(ConsentDriver):
         assert form is not None
         self.used_one()
         action = urljoin(outcome.url, form.attrs.get("action") or outcome.url)
-        result = self._walk("POST", action, form.submission(button))
+        result = self._walk("POST", action, form.submission(form.button(button)))
         return result.with_consent(True) if isinstance(result, RedirectResult) else result
 
     def _is_service(self, url: str) -> bool:
@@ -160,11 +157,7 @@ class FormDriver(ConsentDriver):
             self.preset.username_field: self.profile.user.username,
             self.preset.password_field: self.profile.user.password,
         }
-        button = f"{login.buttons[0][0]}={login.buttons[0][1]}" if login.buttons else None
-        if button:
-            return login.submission(button, **values)
-        data = [(k, values.get(k, v)) for k, v in login.fields]
-        return data + [(k, v) for k, v in values.items() if k not in dict(login.fields)]
+        return login.submission(login.button(), **values)
 
     @staticmethod
     def _action(form: Form, response: httpx.Response) -> str:
@@ -173,11 +166,10 @@ class FormDriver(ConsentDriver):
     def _page(self, response: httpx.Response) -> Outcome:
         url = str(response.url)
         if urlsplit(url).path == self.preset.oob_path and response.status_code == 200:
-            match = re.search(self.preset.oob_code, response.text)
-            if match:
+            code = text_of(response.text, self.preset.oob_code)
+            if code:
                 params = dict(parse_qsl(urlsplit(url).query))
-                self.http.secrets.add(match.group(1))
-                return RedirectResult(url=url, code=match.group(1).strip(), params=params, oob=True)
+                return RedirectResult(url=url, code=code, params=params, oob=True)
         consent = find_form(response.text, self.preset.consent_form) is not None
         if login_forms(response.text):
             raise UnrecognisedPage(

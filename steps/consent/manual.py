@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
@@ -25,12 +24,13 @@ from steps.consent.base import (
     ServicePage,
 )
 from steps.consent.presets import Preset
+from steps.html import text_of
 from steps.http import HttpLayer
 from steps.profile import Profile
 
 TTY = "/dev/tty"
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
-ANY_CODE = r"<code\b[^>]*>([^<]+)</code>"
+ANY_CODE = "code"
 
 
 class NoTerminal(DriverError):
@@ -194,13 +194,10 @@ class ManualDriver(ConsentDriver):
             code = self._code_on_page(url)
         if code is None and urlsplit(url).path != oob_path:
             return ServicePage(url, None)
-        if self.http is not None and code:
-            self.http.secrets.add(code)
         return RedirectResult(url=url, code=code, params=params, oob=True)
 
     def _code_on_page(self, url: str) -> str | None:
         if self.http is None:
             return None
         html = self.http.request("GET", url).text
-        match = re.search(self.preset.oob_code if self.preset else ANY_CODE, html)
-        return match.group(1).strip() if match else None
+        return text_of(html, self.preset.oob_code if self.preset else ANY_CODE) or None

@@ -3,24 +3,29 @@ key under [consent.form] (or [consent.browser])."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from soupsieve import SelectorSyntaxError
+
 from steps.consent.base import DriverError
+from steps.html import check_selector
 from steps.profile import Profile
 
 
 @dataclass(frozen=True)
 class Preset:
-    """Page facts a driver needs. Form selectors: `#id`, `.class`, `name:x`, `action:substr`;
-    buttons: `name=value`; `oob_code` is a regular expression whose group 1 is the code.
+    """Page facts a driver needs. Forms, buttons, the out-of-band code's element and revoke
+    links are CSS selectors, read alike by the form driver (`steps.html`) and by Chromium;
+    `*_field` are field names.
 
     Manual revocation comes in two shapes: a form per grant on the list page (`revoke_form`,
     identified by `revoke_client_field` / `revoke_scope_field`), or, when `revoke_link` is set,
-    a link per grant (its href contains `revoke_link`) in a row naming the application by its
-    display name (`app_names`, by client role), leading to a confirmation page whose
-    `revoke_form` is submitted with `revoke_button` (empty: the form's first button)."""
+    a link per grant (the links it selects) in a row naming the application by its display
+    name (`app_names`, by client role), leading to a confirmation page whose `revoke_form` is
+    submitted with `revoke_button` (empty: the form's first button)."""
 
     login_path: str
     login_form: str
@@ -43,16 +48,16 @@ class Preset:
 
 BUNDLED = Preset(
     login_path="/login",
-    login_form="#login-form",
+    login_form="form#login-form",
     username_field="username",
     password_field="password",  # noqa: S106 - a field name, not a password
-    consent_form="#consent-form",
-    approve_button="decision=approve",
-    deny_button="decision=deny",
+    consent_form="form#consent-form",
+    approve_button='[name="decision"][value="approve"]',
+    deny_button='[name="decision"][value="deny"]',
     oob_path="/oauth2/oob",
-    oob_code=r'<code\b[^>]*\bid="oob-code"[^>]*>([^<]+)</code>',
+    oob_code="code#oob-code",
     authorized_apps_path="/account/authorized",
-    revoke_form=".revoke-form",
+    revoke_form="form.revoke-form",
     revoke_client_field="client_id",
     revoke_scope_field="scope",
 )
@@ -66,21 +71,21 @@ BUNDLED = Preset(
 # then a confirmation page with an unnamed post form. Not tried against musicbrainz.org itself.
 MUSICBRAINZ = Preset(
     login_path="/login",
-    login_form="field:password",
+    login_form='form:has([name="password"])',
     username_field="username",
     password_field="password",  # noqa: S106 - a field name, not a password
-    consent_form="name:confirm",
-    approve_button="confirm.submit=1",
-    deny_button="confirm.cancel=1",
+    consent_form='form[name="confirm"]',
+    approve_button='[name="confirm.submit"][value="1"]',
+    deny_button='[name="confirm.cancel"][value="1"]',
     oob_path="/oauth2/oob",
-    oob_code=r"<code\b[^>]*>([^<]+)</code>",
+    oob_code="code",
     authorized_apps_path="/account/applications",
-    revoke_form="method:post",
+    revoke_form='form[method="post" i]',
     revoke_client_field="client_id",
     revoke_scope_field="scope",
     verified=False,
-    revoke_link="/account/applications/revoke-access/",
-    revoke_button="confirm.submit=1",
+    revoke_link='a[href*="/account/applications/revoke-access/"]',
+    revoke_button='[name="confirm.submit"][value="1"]',
 )
 
 PRESETS = {"bundled": BUNDLED, "musicbrainz": MUSICBRAINZ}
@@ -96,7 +101,70 @@ def resolve_preset(name: str, overrides: dict[str, Any] | None = None) -> Preset
     unknown = set(overrides or {}) - known
     if unknown:
         raise ValueError(f"unknown consent preset keys {sorted(unknown)} (known: {sorted(known)})")
-    return replace(preset, **(overrides or {}))
+    resolved = replace(preset, **(overrides or {}))
+    for key in SELECTOR_KEYS:
+        _check(key, getattr(resolved, key))
+    return resolved
+
+
+#: Preset keys that hold CSS selectors (an empty revoke_link / revoke_button means "none").
+SELECTOR_KEYS = (
+    "login_form",
+    "consent_form",
+    "revoke_form",
+    "approve_button",
+    "deny_button",
+    "revoke_button",
+    "oob_code",
+    "revoke_link",
+)
+_OLD_FORM = re.compile(r"^(name|action|field|method):(.*)$")
+_OLD_BUTTON = re.compile(r"^([^\s\[\]=]+)=([^\s\[\]]*)$")
+
+
+def _check(key: str, selector: str) -> None:
+    """A selector written in the presets' former syntax gets its CSS spelled out; any other
+    invalid CSS is named."""
+    if not selector:
+        return
+    css = _css_for_old(key, selector)
+    if css is not None:
+        raise ValueError(
+            f"consent preset key {key} = {selector!r} is in the former selector syntax; "
+            f"presets are CSS selectors now: {css}"
+        )
+    try:
+        check_selector(selector)
+    except SelectorSyntaxError as exc:
+        raise ValueError(
+            f"consent preset key {key} = {selector!r} is not a CSS selector: {exc}"
+        ) from None
+
+
+def _css_for_old(key: str, selector: str) -> str | None:
+    """What to write instead of a selector in the former syntax (None: not one)."""
+    css = _old_css(key, selector)
+    if css is None and key == "oob_code" and ("(" in selector or "<" in selector):
+        return "write oob_code = a CSS selector of the element that shows the code, as 'code'"
+    return None if css is None else f"write {key} = {css!r}"
+
+
+def _old_css(key: str, selector: str) -> str | None:
+    old = _OLD_FORM.match(selector)
+    if key.endswith("_form") and old:
+        kind, value = old.groups()
+        return {
+            "name": f'form[name="{value}"]',
+            "action": f'form[action*="{value}"]',
+            "field": f'form:has([name="{value}"])',
+            "method": f'form[method="{value}" i]',
+        }[kind]
+    old = _OLD_BUTTON.match(selector)
+    if key.endswith("_button") and old:
+        return f'[name="{old[1]}"][value="{old[2]}"]'
+    if key == "revoke_link" and selector.startswith("/"):
+        return f'a[href*="{selector}"]'
+    return None
 
 
 def app_name(profile: Profile, preset: Preset, client_id: str) -> str:

@@ -79,7 +79,10 @@ def write_reports(
 
 def load_results(report_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """results.json of a report directory (FileNotFoundError when the plugin wrote none)."""
-    return json.loads((Path(report_dir) / RESULTS).read_text(encoding="utf-8"))
+    data = json.loads((Path(report_dir) / RESULTS).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{RESULTS} in {report_dir} is not a JSON object")
+    return data
 
 
 def load_profile(path: str | os.PathLike[str] | None) -> dict[str, Any]:

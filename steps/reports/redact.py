@@ -3,6 +3,7 @@
 The plugin masks evidence as it records it; this module does not trust that. It masks the
 profile's secrets (and their encoded forms), every token value it can find in the recorded
 evidence, and anything that looks like a token after a well-known key, in every report file.
+The names and the masker are the kit's (`client_kit.redaction`), shared with the evidence.
 """
 
 from __future__ import annotations
@@ -10,54 +11,23 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
-MASK = "***"
-#: Shorter values cannot be masked without garbling ordinary words in the report.
-MIN_SECRET_LENGTH = 4
-SECRET_KEYS = (
-    "access_token",
-    "refresh_token",
-    "code",
-    "client_secret",
-    "password",
-    "token",
-    "code_verifier",
-    "id_token",
-    "csrf_token",
+from client_kit.redaction import (
+    MASK,
+    MIN_SECRET_LENGTH,
+    SECRET_FIELDS,
+    FieldMasker,
+    is_masked,
+    is_secret_name,
 )
+
+#: Files the last pass reads; anything else in a report directory is left alone.
 TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md", ".csv"}
-
-_KEYS = "|".join(SECRET_KEYS)
-# key=value in query strings and form bodies (also percent-encoded '=' inside a URL).
-_FORM_RE = re.compile(
-    rf"((?:(?<![\w-])|(?<=%3F)|(?<=%26)|(?<=%3f))(?:{_KEYS})(?:=|%3D|%3d))([^&\s\"'<>;#]+)"
-)
-# "key": "value" in JSON, in JSON inside a JSON string, and in HTML-escaped JSON.
-_Q = r"""(?:\\*"|&quot;|&#34;|')"""
-_JSON_RE = re.compile(rf"({_Q}(?:{_KEYS}){_Q}\s*:\s*{_Q})((?:[^\"'\\&<>\s]|\\u2026)+)")
-# key='value' as Python shows keyword arguments and dataclasses in tracebacks.
-_REPR_RE = re.compile(rf"((?<![\w-])(?:{_KEYS})=['\"])([^'\"\s]+)")
-# Authorization header values; long enough not to catch prose such as "Bearer tokens".
-_AUTH_RE = re.compile(r"\b(Bearer|Basic)(\s+)(?!realm\b|error\b|scope\b)([A-Za-z0-9._~+/-]{12,}=*)")
-
-
-def looks_masked(value: str) -> bool:
-    """A value the plugin already masked (or too short to be a secret worth masking)."""
-    lowered = value.lower()
-    return (
-        len(value) < MIN_SECRET_LENGTH
-        or "*" in value
-        or "…" in value
-        or "%E2%80%A6" in value.upper()
-        or "\\u2026" in value
-        or "mask" in lowered
-        or "redact" in lowered
-    )
+_FIELDS = FieldMasker(SECRET_FIELDS)
 
 
 def variants(secret: str) -> set[str]:
@@ -152,7 +122,7 @@ def harvest_tokens(results: Mapping[str, Any]) -> set[str]:
             if not isinstance(exchange, Mapping):
                 continue
             for key, value in _pairs_from_exchange(exchange):
-                if key in SECRET_KEYS and value and not looks_masked(value):
+                if is_secret_name(key) and value and not is_masked(value):
                     found.add(value)
     return found
 
@@ -170,16 +140,7 @@ def mask_text(text: str, secrets: Iterable[str]) -> str:
     """Mask the given secrets, then any value after a secret key or an auth scheme."""
     for form in expand(secrets):
         text = text.replace(form, MASK)
-    text = _FORM_RE.sub(_keep_masked, text)
-    text = _JSON_RE.sub(_keep_masked, text)
-    text = _REPR_RE.sub(_keep_masked, text)
-    return _AUTH_RE.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
-
-
-def _keep_masked(match: re.Match[str]) -> str:
-    """Replace the value after a secret key unless the plugin already masked it."""
-    value = match.group(2)
-    return match.group(0) if looks_masked(value) else match.group(1) + MASK
+    return _FIELDS(text)
 
 
 def mask_value(value: Any, secrets: Iterable[str]) -> Any:

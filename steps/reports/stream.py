@@ -11,7 +11,7 @@ import codecs
 import os
 import selectors
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -68,13 +68,19 @@ def pump(fd: int, tee: MaskedTee) -> None:
 
 
 def run_masked(
-    command: list[str], secrets: Iterable[str], out: IO[str], log_path: Path, **popen: object
+    command: list[str],
+    secrets: Iterable[str],
+    out: IO[str],
+    log_path: Path,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> int:
     """Run a command with its stdout and stderr masked into `out` and `log_path`."""
     with log_path.open("w", encoding="utf-8") as log:
         tee = MaskedTee(secrets, out, log)
         process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **popen
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd, env=env
         )
         assert process.stdout is not None
         pump(process.stdout.fileno(), tee)

@@ -182,5 +182,6 @@ def result_line(document: Mapping[str, Any], colour: bool) -> str:
     strict = " (strict)" if document.get("strict") else ""
     verdict = str(document.get("conclusion") or ("CONFORMS" if status == 0 else "DOES NOT CONFORM"))
     if colour:
-        verdict = click.style(verdict, fg=STATUS_COLOURS.get(status, "red"), bold=True)
+        colour_name = STATUS_COLOURS.get(status, "red") if isinstance(status, int) else "red"
+        verdict = click.style(verdict, fg=colour_name, bold=True)
     return f"Rules: {counts_text(summary) or 'none ran'}. {verdict}{strict} (exit {status})"

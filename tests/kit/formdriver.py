@@ -1,73 +1,47 @@
-"""Plays the user in the bundled server's web pages with plain HTTP: log in, then consent."""
+"""The user of the kit's tests: the suite's own `form` consent driver, logged in as a test user.
+
+Kit tests only need "log in, then approve or deny" on the bundled server's pages, which is what
+the product's driver does (`steps.consent.form`); this module only adapts its outcome to what
+the tests hand on: the address the browser is sent to, or the out-of-band page's outcome.
+"""
 
 from __future__ import annotations
 
-import html
-import re
-import ssl
-from urllib.parse import urljoin
-
-import httpx
-
-_FORM = re.compile(r'<form[^>]*id="(?P<id>[^"]+)"[^>]*>(?P<body>.*?)</form>', re.S)
-_ACTION = re.compile(r'<form[^>]*id="{id}"[^>]*action="(?P<action>[^"]*)"', re.S)
-_HIDDEN = re.compile(r'<input[^>]*type="hidden"[^>]*name="(?P<n>[^"]+)"[^>]*value="(?P<v>[^"]*)"')
+from steps.consent.base import RedirectResult
+from steps.consent.form import FormDriver as ConsentFormDriver
+from steps.consent.presets import BUNDLED
+from steps.http import HttpLayer
+from steps.profile import Profile, User
 
 
 class FormDriver:
-    """Follows the authorization URL until the service redirects away from itself."""
+    """Follows an authorization URL as `username` until the service sends the browser away."""
 
     def __init__(self, base_url: str, ca_file: str, username: str, password: str) -> None:
-        self.base_url = base_url
-        self.username = username
-        self.password = password
-        self.http = httpx.Client(verify=ssl.create_default_context(cafile=ca_file))
-
-    def close(self) -> None:
-        self.http.close()
-
-    def authorize(self, url: str, decision: str = "approve") -> httpx.Response | str:
-        """Returns the redirect target outside the service, or the final page's response."""
-        response = self.http.get(url)
-        for _ in range(12):
-            if response.is_redirect:
-                target = urljoin(str(response.url), response.headers["location"])
-                if not target.startswith(self.base_url):
-                    return target
-                response = self.http.get(target)
-                continue
-            forms = {m["id"]: m for m in _FORM.finditer(response.text)}
-            if "login-form" in forms:
-                response = self._submit(
-                    response,
-                    forms["login-form"],
-                    "login-form",
-                    {"username": self.username, "password": self.password},
-                )
-            elif "consent-form" in forms:
-                response = self._submit(
-                    response, forms["consent-form"], "consent-form", {"decision": decision}
-                )
-            else:
-                return response
-        raise AssertionError("too many steps in the authorization pages")
-
-    def _submit(
-        self, response: httpx.Response, form: re.Match[str], form_id: str, fields: dict[str, str]
-    ) -> httpx.Response:
-        data = {m["n"]: html.unescape(m["v"]) for m in _HIDDEN.finditer(form["body"])}
-        data.update(fields)
-        action = _ACTION.pattern.format(id=form_id)
-        found = re.search(action, response.text, re.S)
-        target = (
-            urljoin(str(response.url), html.unescape(found["action"]))
-            if found
-            else str(response.url)
+        self.profile = Profile(
+            name="kit-tests",
+            base_url=base_url,
+            user=User(username, password),
+            clients={},
+            ca_file=ca_file,
         )
-        return self.http.post(target, data=data)
+
+    def authorize(self, url: str, decision: str = "approve") -> str | RedirectResult:
+        """The redirect target outside the service, or the out-of-band page's outcome (its
+        `url` and `code`: what a user pastes)."""
+        http = HttpLayer(self.profile.ca_file)
+        driver = ConsentFormDriver(self.profile, http, BUNDLED)
+        try:
+            outcome = driver.approve(url) if decision == "approve" else driver.deny(url)
+        finally:
+            driver.close()
+            http.close()
+        if not isinstance(outcome, RedirectResult) or outcome.url is None:
+            raise AssertionError(f"the service did not send the browser on: {outcome}")
+        return outcome if outcome.oob else outcome.url
 
 
-def oob_code(page: httpx.Response) -> str:
-    found = re.search(r'<code[^>]*id="oob-code"[^>]*>([^<]+)</code>', page.text)
-    assert found, page.text[:2000]
-    return html.unescape(found.group(1)).strip()
+def oob_code(outcome: str | RedirectResult) -> str:
+    """The code the out-of-band page shows."""
+    assert isinstance(outcome, RedirectResult) and outcome.oob and outcome.code, outcome
+    return outcome.code

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from steps import html
 from tests.support.user_agent import query_of
 
 from .flows import authorize_params, exchange, obtain_code, pkce_pair
@@ -219,10 +218,10 @@ class TestDesktopRedirects:
         location = user.authorize(params)
         assert location.startswith("/oauth2/oob?")
         page = user.http.get(location)
-        code = re.search(r'<code class="code-box" id="oob-code">([^<]+)</code>', page.text)
-        assert code is not None
+        code = html.text_of(page.text, "code#oob-code")
+        assert code
         assert query_of(location)["state"] == params["state"]
-        response = exchange(http, world.installed, code.group(1), redirect_uri=OOB)
+        response = exchange(http, world.installed, code, redirect_uri=OOB)
         assert response.status_code == 200, response.text
 
     def test_out_of_band_errors_are_shown_not_redirected(self, world, user):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reference_server.credentials import token_hash
+from steps import html
 
 from .flows import database_row, refresh, revoke, token_set, works
 
@@ -109,17 +110,9 @@ class TestManualRevocation:
         tokens = token_set(user, http, world.installed, scope="profile submit_isrc")
         page = user.http.get("/account/authorized")
         assert "Desktop app" in page.text
-        import re
-
-        forms = re.findall(
-            r'<form class="revoke-form" method="post" action="/account/authorized/revoke">'
-            r"(.*?)</form>",
-            page.text,
-            re.S,
-        )
-        chosen = next(f for f in forms if 'value="profile submit_isrc"' in f)
-        fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', chosen))
-        done = user.http.post("/account/authorized/revoke", data=fields)
+        forms = html.find_forms(page.text, 'form.revoke-form[action="/account/authorized/revoke"]')
+        chosen = next(f for f in forms if f.field("scope") == "profile submit_isrc")
+        done = user.http.post("/account/authorized/revoke", data=dict(chosen.fields))
         assert done.status_code == 303
         assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 400
         assert not works(http, tokens["access_token"])

@@ -21,9 +21,9 @@ import pytest
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.anonymous import AnonymousLook
 from steps.consent.base import RUN_PROMPTS, UnrecognisedPage
-from steps.consent.html import find_form, parse_forms
 from steps.consent.manual import Console, ManualDriver, NoTerminal
 from steps.consent.presets import PRESETS, resolve_preset
+from steps.html import find_form, parse_forms
 from steps.http import HttpLayer
 from steps.outcomes import NotChecked
 from steps.plugin import estimate_approvals
@@ -55,28 +55,30 @@ def test_forms_are_read_with_fields_and_buttons() -> None:
     assert confirm.buttons == [("confirm.submit", "1")]
 
 
-@pytest.mark.parametrize("selector", ["#login-form", "action:/login", "field:password"])
+@pytest.mark.parametrize(
+    "selector", ["#login-form", 'form[action^="/login"]', 'form:has([name="password"])']
+)
 def test_login_form_selectors(selector: str) -> None:
     form = find_form(PAGE, selector)
     assert form is not None and form.attrs["id"] == "login-form"
 
 
-@pytest.mark.parametrize("selector", ["name:confirm", ".revoke-form"])
+@pytest.mark.parametrize("selector", ['form[name="confirm"]', ".revoke-form", "[value=app]"])
 def test_consent_form_selectors(selector: str) -> None:
     form = find_form(PAGE, selector)
     assert form is not None and form.field("client_id") == "app"
 
 
 def test_a_submission_fills_fields_and_names_the_button() -> None:
-    form = find_form(PAGE, "name:confirm")
+    form = find_form(PAGE, 'form[name="confirm"]')
     assert form is not None
-    assert form.submission("confirm.submit=1", extra="x") == [
+    assert form.submission(form.button('[name="confirm.submit"][value="1"]'), extra="x") == [
         ("client_id", "app"),
         ("extra", "x"),
         ("confirm.submit", "1"),
     ]
     with pytest.raises(LookupError):
-        form.submission("confirm.cancel=1")
+        form.button('[name="confirm.cancel"]')
 
 
 def test_presets_take_overrides_and_refuse_unknown_keys() -> None:
@@ -86,6 +88,31 @@ def test_presets_take_overrides_and_refuse_unknown_keys() -> None:
     with pytest.raises(ValueError, match="unknown consent preset"):
         resolve_preset("keycloak")
     assert PRESETS["musicbrainz"].verified is False
+
+
+@pytest.mark.parametrize(
+    ("key", "old", "css"),
+    [
+        ("login_form", "field:password", 'form:has([name="password"])'),
+        ("consent_form", "name:confirm", 'form[name="confirm"]'),
+        ("revoke_form", "method:post", 'form[method="post" i]'),
+        ("approve_button", "decision=approve", '[name="decision"][value="approve"]'),
+        ("revoke_link", "/revoke-access/", 'a[href*="/revoke-access/"]'),
+        ("oob_code", r"<code>([^<]+)</code>", "a CSS selector"),
+    ],
+)
+def test_presets_in_the_former_syntax_are_refused_with_their_css(
+    key: str, old: str, css: str
+) -> None:
+    with pytest.raises(ValueError, match="former selector syntax") as refused:
+        resolve_preset("bundled", {key: old})
+    assert css in str(refused.value)
+    resolve_preset("bundled", {key: css} if key != "oob_code" else {key: "code"})
+
+
+def test_a_preset_selector_that_is_not_css_is_named() -> None:
+    with pytest.raises(ValueError, match="consent_form = 'form\\[' is not a CSS selector"):
+        resolve_preset("bundled", {"consent_form": "form["})
 
 
 # --- the manual driver -------------------------------------------------------------------
@@ -514,7 +541,7 @@ def test_the_old_musicbrainz_login_selector_is_stuck_and_says_so(
 ) -> None:
     _, path = mb_site
     profile = load_profile(path)
-    stale = dict(profile.consent.form) | {"login_form": "action:/login"}
+    stale = dict(profile.consent.form) | {"login_form": 'form[action^="/login"]'}
     profile = replace(profile, consent=replace(profile.consent, form=stale))
     driver = make_driver(profile, HttpLayer(profile.ca_file))
     url = _mb_url(profile.base_url, "mb-web-client", "https://client.example/callback")

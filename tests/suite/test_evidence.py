@@ -8,7 +8,9 @@ import time
 import httpx
 import pytest
 
-from steps.http import Exchange, HttpLayer, Pacer, Secrets, mask, mask_body, mask_headers, mask_url
+from client_kit.redaction import Secrets
+from client_kit.redaction import hint as mask
+from steps.http import Exchange, HttpLayer, Pacer, mask_body, mask_headers, mask_url
 
 TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
@@ -78,6 +80,36 @@ def test_a_secret_seen_once_is_scrubbed_wherever_it_shows_up_again() -> None:
     redacted = json.dumps(exchange.redacted(Secrets()), ensure_ascii=False)
     assert TOKEN not in redacted
     assert "your code was AbCd…(32)" in redacted
+
+
+def test_the_layer_learns_secrets_from_the_traffic_before_any_evidence_is_written() -> None:
+    """No step registers a token: one met by name in a later answer (JSON), or in a page's
+    CSRF input, is masked where an earlier exchange showed it without a name."""
+    csrf = "CsRf-" + TOKEN[::-1]
+    pages = iter(
+        [
+            httpx.Response(200, text=f"echo {TOKEN} and {csrf}"),
+            httpx.Response(200, json={"access_token": TOKEN}),
+            httpx.Response(200, html=f'<form><input name="csrf_token" value="{csrf}"></form>'),
+        ]
+    )
+    layer = HttpLayer(None)
+    layer.api = httpx.Client(transport=httpx.MockTransport(lambda _: next(pages)))
+    layer.begin()
+    for path in ("echo", "oauth2/token", "login"):
+        layer.request("GET", f"https://svc/{path}")
+    first, _, page = layer.evidence()
+    assert first["response"]["body"] == f"echo {mask(TOKEN)} and {mask(csrf)}"
+    assert csrf not in page["response"]["body"] and mask(csrf) in page["response"]["body"]
+
+
+def test_the_reports_last_pass_knows_every_name_the_evidence_masks() -> None:
+    from client_kit.redaction import SECRET_FIELDS
+    from steps.reports.redact import mask_text
+
+    for name in SECRET_FIELDS:
+        assert TOKEN not in mask_text(f"{name}={TOKEN}", []), name
+        assert TOKEN not in mask_text(json.dumps({name: TOKEN}), []), name
 
 
 def test_each_exchange_is_recorded_with_the_contract_shape() -> None:

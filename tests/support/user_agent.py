@@ -1,22 +1,19 @@
 """A scripted user of the reference server's pages: logs in and answers the consent page.
 
-Tests of the server and of the kit use it where a person would click through the browser.
+The server's tests need more than "log in and approve", which is all the product's `form`
+consent driver does: a session kept across steps, logging in on its own, the raw responses,
+a consent page answered later, twice or from another session, a CSRF token to tamper with.
+Its pages are read with the suite's one parser (`steps.html`).
 """
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-_FORM = re.compile(
-    r'<form id="(?P<id>[\w-]+)" method="post" action="(?P<action>[^"]*)">(?P<body>.*?)</form>',
-    re.S,
-)
-_CSRF = re.compile(r'name="csrf_token" value="([^"]*)"')
+from steps import html
 
 
 @dataclass
@@ -26,12 +23,12 @@ class Form:
 
 
 def find_form(page: str, form_id: str) -> Form:
-    for match in _FORM.finditer(page):
-        if match["id"] == form_id:
-            csrf = _CSRF.search(match["body"])
-            assert csrf, f"form {form_id} has no csrf_token"
-            return Form(html.unescape(match["action"]), html.unescape(csrf.group(1)))
-    raise AssertionError(f"no form {form_id!r} on the page:\n{page[:2000]}")
+    """The action and CSRF token of the form with this id."""
+    form = html.find_form(page, f"form#{form_id}")
+    assert form is not None, f"no form {form_id!r} on the page:\n{page[:2000]}"
+    csrf = form.field("csrf_token")
+    assert csrf is not None, f"form {form_id} has no csrf_token"
+    return Form(form.attrs.get("action", ""), csrf)
 
 
 def query_of(location: str) -> dict[str, str]:
@@ -78,7 +75,7 @@ class UserAgent:
     def authorize(self, params: dict[str, str], decision: str = "approve") -> str:
         """The Location the server finally redirects to (consent answered when shown)."""
         answer = self.open_authorize(params)
-        if answer.status_code == 200 and 'id="consent-form"' in answer.text:
+        if answer.status_code == 200 and html.find_form(answer.text, "form#consent-form"):
             answer = self.decide(answer, decision)
         assert answer.status_code == 302, f"{answer.status_code}: {answer.text[:500]}"
         return answer.headers["location"]

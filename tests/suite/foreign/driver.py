@@ -45,7 +45,6 @@ class ReactPropsDriver(ConsentDriver):
         super().__init__()
         self.profile, self.http = profile, http
         self.client = http.new_client(cookies=True)
-        http.secrets.add(profile.user.password)
         self._origin = urlsplit(profile.base_url)[:2]
 
     def open(self, authorize_url: str) -> Outcome:

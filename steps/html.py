@@ -1,0 +1,159 @@
+"""HTML pages as the suite reads them: the one parser for forms, list rows, codes shown on a
+page and secret inputs, addressed by CSS selectors.
+
+BeautifulSoup with soupsieve (on the stdlib's `html.parser`), chosen over selectolax and
+lxml + cssselect because soupsieve implements the CSS Selectors level 4 syntax that Chromium
+(the browser driver's Playwright locators) accepts too: `:has()`, `:is()`, the `i` flag of
+attribute selectors. A preset's selector therefore means the same to the form driver and to
+the browser, with no translation in between; a bad selector is a `SelectorSyntaxError` naming
+it. Both packages are pure-Python wheels (no C build on any platform) and well kept; speed does
+not matter for the few small pages of a scenario.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+import soupsieve
+from bs4 import BeautifulSoup, Tag
+
+
+def soup(html: str) -> BeautifulSoup:
+    """A parsed page (attributes kept as written: `class` is one string, as in the DOM)."""
+    return BeautifulSoup(html, "html.parser", multi_valued_attributes=None)
+
+
+def check_selector(selector: str) -> None:
+    """Raise SelectorSyntaxError (a ValueError) unless selector is valid CSS."""
+    soupsieve.compile(selector)
+
+
+@dataclass
+class Form:
+    """A form as a browser would submit it: its attributes, its fields and its buttons."""
+
+    attrs: dict[str, str]
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    buttons: list[tuple[str, str]] = field(default_factory=list)
+    #: Whether the form has a password input: a login form, whatever it is called.
+    password: bool = False
+    node: Tag | None = field(default=None, repr=False, compare=False)
+
+    def field(self, name: str) -> str | None:
+        """Value of a named field (first one)."""
+        return next((v for k, v in self.fields if k == name), None)
+
+    def button(self, selector: str = "") -> tuple[str, str] | None:
+        """The (name, value) of the button a selector picks in this form (empty: the first
+        named button); None for a form without one."""
+        if not selector:
+            return self.buttons[0] if self.buttons else None
+        found = self.node.select_one(selector) if self.node is not None else None
+        if found is None or not found.get("name"):
+            raise LookupError(f"form has no button {selector!r} (has {self.buttons})")
+        return (_attr(found, "name"), _attr(found, "value"))
+
+    def submission(
+        self, button: tuple[str, str] | None = None, **values: str
+    ) -> list[tuple[str, str]]:
+        """Fields to post when clicking `button`, with some fields filled in."""
+        data = [(k, values.get(k, v)) for k, v in self.fields]
+        data += [(k, v) for k, v in values.items() if k not in dict(self.fields)]
+        return [*data, button] if button else data
+
+
+def _attr(node: Tag, name: str, default: str = "") -> str:
+    value = node.get(name)
+    return default if value is None else str(value)
+
+
+def _form(node: Tag) -> Form:
+    form = Form(attrs={k: str(v) for k, v in node.attrs.items()}, node=node)
+    for control in node.find_all(["input", "button"]):
+        if not isinstance(control, Tag) or control.get("name") is None:
+            continue
+        name = _attr(control, "name")
+        kind = _attr(control, "type", "submit" if control.name == "button" else "text").lower()
+        if kind in ("submit", "image"):
+            form.buttons.append((name, _attr(control, "value")))
+        elif kind in ("checkbox", "radio"):
+            if control.has_attr("checked"):
+                form.fields.append((name, _attr(control, "value", "on")))
+        elif kind not in ("button", "reset", "file"):
+            form.fields.append((name, _attr(control, "value")))
+            form.password |= kind == "password"
+    return form
+
+
+def parse_forms(html: str) -> list[Form]:
+    """Every form of a page."""
+    return [_form(node) for node in soup(html).find_all("form") if isinstance(node, Tag)]
+
+
+def find_forms(html: str, selector: str) -> list[Form]:
+    """The forms a CSS selector picks (an element inside a form stands for its form)."""
+    forms: list[Tag] = []
+    for node in soup(html).select(selector):
+        form = node if node.name == "form" else node.find_parent("form")
+        if form is not None and not any(form is f for f in forms):
+            forms.append(form)
+    return [_form(node) for node in forms]
+
+
+def find_form(html: str, selector: str) -> Form | None:
+    """The first form a selector picks."""
+    forms = find_forms(html, selector)
+    return forms[0] if forms else None
+
+
+def login_forms(html: str) -> list[Form]:
+    """Forms with a password input: what any login page has, whatever its preset says."""
+    return [form for form in parse_forms(html) if form.password]
+
+
+def post_forms(html: str) -> list[Form]:
+    """Forms that post with a button: where a user decides something (consent, confirm)."""
+    return [
+        form
+        for form in parse_forms(html)
+        if form.attrs.get("method", "get").lower() == "post" and form.buttons
+    ]
+
+
+def describe_forms(html: str) -> str:
+    """The forms of a page in a line, for a setup error that says what the driver saw."""
+    forms = parse_forms(html)
+    if not forms:
+        return "no forms"
+    return "; ".join(
+        f"<form {' '.join(f'{k}={v!r}' for k, v in form.attrs.items())}> fields "
+        f"{[k for k, _ in form.fields]} buttons {form.buttons}"
+        for form in forms
+    )
+
+
+def text_of(html: str, selector: str) -> str | None:
+    """The text of the first element a selector picks (a code shown on a page), stripped."""
+    node = soup(html).select_one(selector)
+    return node.get_text().strip() if node is not None else None
+
+
+def inputs(html: str) -> list[tuple[str, str]]:
+    """Name and value of every input with both (what a page hands back to the service)."""
+    return [
+        (_attr(node, "name"), _attr(node, "value"))
+        for node in soup(html).select("input[name][value]")
+    ]
+
+
+def revoke_links(html: str, page_url: str, app_name: str, link: str) -> list[str]:
+    """Absolute addresses of the links a selector picks in the rows (table rows, list items)
+    that have a cell naming the application: the "link per grant" style of the user's page
+    (musicbrainz-server)."""
+    found = []
+    for row in soup(html).select("tr, li"):
+        cells = row.find_all(["td", "th"]) if row.name == "tr" else [row]
+        if app_name in (" ".join(cell.get_text().split()) for cell in cells):
+            found += [urljoin(page_url, _attr(a, "href")) for a in row.select(link)]
+    return found
