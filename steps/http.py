@@ -351,6 +351,12 @@ class HttpLayer:
         exchange.error = None
         return True
 
+    def record(self, exchange: Exchange) -> None:
+        """Add an exchange made elsewhere (a browser's navigation, a shared grant's code
+        exchange) to the scenario's evidence, once."""
+        if exchange not in self.exchanges:
+            self.exchanges.append(exchange)
+
     def begin(self) -> None:
         """Start a scenario's evidence."""
         self.exchanges = []

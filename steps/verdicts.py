@@ -16,6 +16,7 @@ from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
 
+
 class Verdict(StrEnum):
     """A rule's verdict; the value is the word the reports print."""
 
