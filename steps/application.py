@@ -17,24 +17,13 @@ from steps.http import HttpLayer
 from steps.observations import Observations
 from steps.outcomes import NotChecked
 from steps.profile import Client, Profile
-from steps.scene import AuthRequest, IssuedCode, Scene
+from steps.scene import AuthRequest, IssuedCode, Scene, TokenHistory
 from steps.service import Service, TokenSet
 from steps.token import refreshed, took_tokens
 
 #: Authorization errors that say nothing about the request's PKCE or redirect parameters: a
 #: scenario refused for one of these never reached the token endpoint it is about.
 UNRELATED_REFUSALS = ("invalid_scope", "access_denied", "server_error", "temporarily_unavailable")
-
-
-@dataclass
-class TokenHistory:
-    """The tokens of the scenario's first exchange and the refresh tokens it sent."""
-
-    first_tokens: TokenSet | None = None
-    #: The refresh token the latest refresh sent.
-    sent_refresh_token: str | None = None
-    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
-    first_refresh_token: str | None = None
 
 
 @dataclass
@@ -102,10 +91,15 @@ class Application:
         response = self.keep(
             self.service.exchange(issued.client, issued.code, issued.redirect_uri, overrides)
         )
-        tokens = took_tokens(
-            self.scene, response, self.clock, self.observations, self.http, issued.code
+        took_tokens(
+            self.scene,
+            self.history,
+            response,
+            self.clock,
+            self.observations,
+            self.http,
+            issued.code,
         )
-        self.history.first_tokens = self.history.first_tokens or tokens
         return response
 
     def refresh(self, token: str, overrides: dict[str, str | None] | None = None) -> None:

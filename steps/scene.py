@@ -44,6 +44,17 @@ class IssuedCode:
 
 
 @dataclass
+class TokenHistory:
+    """The tokens of the scenario's first exchange and the refresh tokens it sent."""
+
+    first_tokens: TokenSet | None = None
+    #: The refresh token the latest refresh sent.
+    sent_refresh_token: str | None = None
+    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
+    first_refresh_token: str | None = None
+
+
+@dataclass
 class Scene:
     """Per-scenario state shared by the step modules."""
 

@@ -10,22 +10,23 @@ import httpx
 from steps.clock import Clock
 from steps.http import HttpLayer
 from steps.observations import Observations
-from steps.scene import Scene
+from steps.scene import Scene, TokenHistory
 from steps.service import TokenSet, json_body
 
 
 def took_tokens(
     scene: Scene,
+    history: TokenHistory,
     response: httpx.Response,
     clock: Clock,
     observations: Observations,
     http: HttpLayer,
     code: str | None,
-) -> TokenSet | None:
+) -> None:
     """Keep the tokens of a successful exchange as the scenario's grant."""
     body = json_body(response)
     if response.status_code != 200 or not body or not isinstance(body.get("access_token"), str):
-        return None
+        return
     http.secrets.add(body["access_token"], body.get("refresh_token"))
     observations.token_response(body)
     tokens = TokenSet(
@@ -39,7 +40,7 @@ def took_tokens(
         code=code,
     )
     scene.tokens = tokens
-    return tokens
+    history.first_tokens = history.first_tokens or tokens
 
 
 def refreshed(scene: Scene, response: httpx.Response, clock: Clock, http: HttpLayer) -> None:
