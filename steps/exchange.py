@@ -9,17 +9,21 @@ from pytest_bdd import parsers, when
 
 from steps.application import Application
 from steps.pkce import new_verifier
-from steps.probes import NEVER_ISSUED, change_uri, loopback_uri, near_miss, wrong_secret
+from steps.probes import (
+    NEAR_MISSES,
+    NEVER_ISSUED,
+    change_uri,
+    loopback_uri,
+    near_miss,
+    wrong_secret,
+)
 from steps.scene import IssuedCode
 from steps.token import issued_tokens
 
 #: Loopback ports for "another redirect URI it may use": the first one not issued for.
 OTHER_PORTS = (49153, 49154)
-#: The features' words for a wrong client secret, a near-miss code, a PKCE value sent back.
+#: The features' words for a wrong client secret and for a PKCE value sent back.
 WRONG_SECRETS = r"(?P<how>a wrong client secret|an empty client secret|its client secret .+)"
-CODE_CHANGES = (
-    r"(?P<how>with its last character changed|without its last character|with a character added)"
-)
 PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code verifier)"
 
 
@@ -47,7 +51,7 @@ def exchange_wrong_secret(application: Application, code: IssuedCode | None, how
     application.exchange(code, client_secret=secret)
 
 
-@when(parsers.re(r"the application exchanges the code " + CODE_CHANGES))
+@when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
 def exchange_near_code(application: Application, code: IssuedCode | None, how: str) -> None:
     """A code that only resembles the issued one."""
     application.exchange(code, code=near_miss(application.issued(code).code, how))
