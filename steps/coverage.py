@@ -53,7 +53,8 @@ def _scenarios(
 
 def parse_feature(text: str, file: str = "<text>") -> list[TaggedScenario]:
     """The scenarios of one feature file's text."""
-    feature = Parser().parse(text).get("feature")
+    # typed as always there, but a file with no Feature (comments only) parses without one
+    feature: Mapping[str, Any] | None = Parser().parse(text).get("feature")
     if not feature:
         return []
     return list(_scenarios(feature["children"], _tags(feature), file))

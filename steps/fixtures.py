@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from steps.application import Application
 from steps.clock import Clock
 from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
@@ -14,9 +15,9 @@ from steps.grants import Authorizer, GrantCache
 from steps.http import HttpLayer
 from steps.isolation import isolation
 from steps.observations import Observations
-from steps.profile import Profile
-from steps.scene import Scene
-from steps.service import Service
+from steps.profile import Client, Profile
+from steps.scene import AuthRequest, IssuedCode, Scene
+from steps.service import Service, TokenSet
 from steps.suite import SuiteState, suite_state
 
 
@@ -96,3 +97,49 @@ def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) ->
 def scene() -> Scene:
     """A fresh scenario state."""
     return Scene()
+
+
+@pytest.fixture
+def application(
+    request: pytest.FixtureRequest,
+    scene: Scene,
+    profile: Profile,
+    service: Service,
+    clock: Clock,
+    observations: Observations,
+) -> Application:
+    """The application the scenario plays, with what its steps need (the consent driver only
+    once a step sends the user to the authorization page: a manual driver asks a person)."""
+
+    def consent() -> ConsentDriver:
+        driver: ConsentDriver = request.getfixturevalue("driver")
+        return driver
+
+    return Application(scene, profile, service, consent, clock, observations)
+
+
+# --- what a step hands to the steps after it (`target_fixture`); until then: -----------------
+
+
+@pytest.fixture
+def code() -> IssuedCode | None:
+    """The code to exchange: none until a Given issues one or the user's visit brings one."""
+    return None
+
+
+@pytest.fixture
+def grant() -> TokenSet:
+    """The grant a Given issued."""
+    raise AssertionError("no grant from an earlier step")
+
+
+@pytest.fixture
+def auth_request() -> AuthRequest:
+    """The authorization request a step started."""
+    raise AssertionError("no authorization request was started")
+
+
+@pytest.fixture
+def other_client() -> Client:
+    """The other application a Given chose."""
+    raise AssertionError("no other application chosen by an earlier step")

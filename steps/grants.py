@@ -9,14 +9,13 @@ own from the Authorizer (steps/isolation.py says which are which, and why that s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from steps.clock import Clock
 from steps.consent.base import ConsentDriver, RedirectResult
 from steps.isolation import Isolation
 from steps.observations import Observations
 from steps.outcomes import CASCADE, NotChecked
-from steps.profile import Client, Profile
+from steps.profile import Profile
+from steps.scene import IssuedCode
 from steps.service import Service, TokenSet, json_body
 
 RENEW_MARGIN = 60.0
@@ -24,15 +23,6 @@ RENEW_MARGIN = 60.0
 
 class SetupFailure(NotChecked):
     """A scenario could not get the code or grant it starts from."""
-
-
-@dataclass(frozen=True)
-class IssuedCode:
-    """A code and the redirect URI it was issued for."""
-
-    client: Client
-    code: str
-    redirect_uri: str
 
 
 class Authorizer:

@@ -315,9 +315,11 @@ class HttpLayer:
         return True
 
     def record(self, exchange: Exchange) -> None:
-        """Add an exchange made elsewhere (the browser's navigations) to the evidence."""
+        """Add an exchange made elsewhere (a browser's navigation, a shared grant's code
+        exchange) to the scenario's evidence, once, learning the secrets it carries."""
         exchange.learn(self.secrets)
-        self.exchanges.append(exchange)
+        if exchange not in self.exchanges:
+            self.exchanges.append(exchange)
 
     def begin(self) -> None:
         """Start a scenario's evidence."""

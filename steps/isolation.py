@@ -99,10 +99,10 @@ def isolation(config: pytest.Config) -> Isolation:
 
 
 def _steps(item: pytest.Item) -> list[str] | None:
-    from steps.plugin import META_KEY  # the plugin stashes each scenario's steps
+    from steps.selection import META_KEY  # selection stashes each scenario's steps
 
-    meta: dict[str, Any] | None = item.stash.get(META_KEY, None)
-    return None if meta is None else list(meta["steps"])
+    meta = item.stash.get(META_KEY, None)
+    return None if meta is None else list(meta.steps)
 
 
 @pytest.hookimpl(trylast=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 from pytest_bdd import parsers, then, when
@@ -13,15 +13,15 @@ from steps.consent.base import DriverError
 from steps.http import HttpLayer
 from steps.observations import Observations
 from steps.outcomes import NotChecked
+from steps.probes import NEVER_ISSUED, WRONG_SECRET
 from steps.profile import Profile
 from steps.scene import Scene
 from steps.service import Service, json_body
-from steps.token import NEVER_ISSUED, WRONG_SECRET
 
 
 def _token(scene: Scene, which: str) -> str:
-    assert scene.tokens is not None, "no grant from an earlier step"
-    token = scene.tokens.access_token if which == "access" else scene.tokens.refresh_token
+    tokens = scene.grant()
+    token = tokens.access_token if which == "access" else tokens.refresh_token
     assert token, f"the grant has no {which} token"
     return token
 
@@ -44,11 +44,33 @@ def website_revocations() -> WebsiteRevocations:
     return WebsiteRevocations()
 
 
+@dataclass
+class Revocations:
+    """What the scenario revoked: the grant's tokens the application revoked ("access",
+    "refresh", in order), and why the user's revocation on the website may not have reached
+    the grant."""
+
+    revoked: list[str] = field(default_factory=list)
+    website_note: str = ""
+
+
+@pytest.fixture
+def revocations() -> Revocations:
+    """The scenario's revocations."""
+    return Revocations()
+
+
 @when(parsers.re(r"the application revokes the (?P<which>access|refresh) token"))
-def revoke(scene: Scene, service: Service, observations: Observations, which: str) -> None:
+def revoke(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
     """RFC 7009 revocation of one of the grant's tokens."""
     response = scene.keep(service.revoke(scene.app(), _token(scene, which)))
-    scene.revoked.append(which)
+    revocations.revoked.append(which)
     _seen(observations, response.status_code)
 
 
@@ -95,6 +117,7 @@ def revoke_manually(
     scene: Scene,
     driver: ConsentDriver,
     profile: Profile,
+    revocations: Revocations,
     website_revocations: WebsiteRevocations,
 ) -> None:
     """The user's own revocation on the authorized-applications page (spec 3).
@@ -106,18 +129,18 @@ def revoke_manually(
     (the real musicbrainz-server hides such grants): the refresh token check then decides."""
     capabilities = profile.capabilities
     if capabilities.no_manual_revocation:
-        scene.website_revocation_note = "the profile declares the deployment has no way to revoke"
+        revocations.website_note = "the profile declares the deployment has no way to revoke"
         return
     if not capabilities.manual_revocation:
         raise NotChecked("the profile says the consent driver cannot revoke on the website")
-    assert scene.tokens is not None, "no grant from an earlier step"
-    scope = profile.scope(scene.tokens.scope) if scene.tokens.scope else None
+    tokens = scene.grant()
+    scope = profile.scope(tokens.scope) if tokens.scope else None
     try:
         driver.revoke_manually(scene.app().client_id, scope)
     except DriverError as error:
-        if not (website_revocations.worked and "access" in scene.revoked):
+        if not (website_revocations.worked and "access" in revocations.revoked):
             raise
-        scene.website_revocation_note = f"the website offered no way to revoke it: {error}"
+        revocations.website_note = f"the website offered no way to revoke it: {error}"
     else:
         website_revocations.worked += 1
 
@@ -152,13 +175,16 @@ def access_token_state(scene: Scene, service: Service, still: str) -> None:
 
 
 @then("the refresh token no longer works")
-def refresh_dead(scene: Scene, service: Service, profile: Profile) -> None:
+def refresh_dead(
+    scene: Scene, service: Service, profile: Profile, revocations: Revocations
+) -> None:
     """A refresh with the token fails."""
-    if profile.capabilities.no_manual_revocation and scene.website_revocation_note:
-        raise AssertionError(scene.website_revocation_note)
+    note = revocations.website_note
+    if profile.capabilities.no_manual_revocation and note:
+        raise AssertionError(note)
     response = service.refresh(scene.app(), _token(scene, "refresh"))
     body = json_body(response) or {}
-    note = f" ({scene.website_revocation_note})" if scene.website_revocation_note else ""
+    note = f" ({note})" if note else ""
     assert "access_token" not in body, f"it still yields tokens{note}"  # any status: spec 7.2
 
 
@@ -166,10 +192,10 @@ def refresh_dead(scene: Scene, service: Service, profile: Profile) -> None:
 def no_refresh_left(scene: Scene, service: Service) -> None:
     """An online grant has no refresh token; one a non-conforming service handed out anyway
     must have gone with the whole grant."""
-    assert scene.tokens is not None, "no grant from an earlier step"
-    if not scene.tokens.refresh_token:
+    refresh_token = scene.grant().refresh_token
+    if not refresh_token:
         return
-    response = service.refresh(scene.app(), scene.tokens.refresh_token)
+    response = service.refresh(scene.app(), refresh_token)
     body = json_body(response) or {}
     assert "access_token" not in body, (  # any status: spec 7.2
         "the refresh token the service handed out for this online grant still yields tokens"

@@ -13,13 +13,10 @@ the clients' credentials are accepted and the user can log in.
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -27,6 +24,17 @@ import click
 from steps.catalogue import load_catalogue
 from steps.profiles.bundled import SetupError, bundled_server, provision
 from steps.profiles.writer import write_profile
+from steps.pytest_run import (
+    COLLECT_TARGET,
+    PROJECT_DIR,
+    PYTEST_LOG,
+    PYTEST_PLUGINS,
+    RunOptions,
+    pytest_command,
+    run_pytest,
+    suite_arguments,
+    use_colour,
+)
 from steps.reports import (
     RESULTS,
     finalize_reports,
@@ -36,103 +44,33 @@ from steps.reports import (
 )
 from steps.reports.junit import annotate_pytest_reports
 from steps.reports.redact import profile_secrets
-from steps.reports.stream import run_masked
+from steps.usage import check_options
 from steps.verdicts import LEVELS
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-PROJECT_DIR = PACKAGE_DIR.parent
-#: What pytest collects: the scenario modules of the steps package (they bind features/).
-COLLECT_TARGET = PACKAGE_DIR / "test_features.py"
+#: With the names tests and tools import from here (the pytest part lives in steps/pytest_run.py).
+__all__ = [
+    "COLLECT_TARGET",
+    "PROJECT_DIR",
+    "PYTEST_PLUGINS",
+    "RunOptions",
+    "main",
+    "pytest_command",
+    "suite_arguments",
+]
+
 PROFILE_NAME = "profile.toml"
-PYTEST_LOG = "pytest-output.txt"
 #: Files of an earlier run that must not be mistaken for this run's.
 STALE_FILES = ("results.json", "verdicts.json", "summary.txt", "report.html", "junit.xml",
                "cucumber.json", PYTEST_LOG)  # fmt: skip
 
-#: Plugins loaded explicitly (autoloading is off, see run_pytest).
-PYTEST_PLUGINS = ("pytest_bdd.plugin", "steps.plugin", "no:cacheprovider")
 # Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
 PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
-
-
-@dataclass
-class RunOptions:
-    """What the command line asked for, as the pytest plugin's options need it."""
-
-    report_dir: Path
-    profile: Path
-    target: str | None = None
-    levels: tuple[str, ...] = ()
-    tags: str | None = None
-    rules: tuple[str, ...] = ()
-    run_slow: bool = False
-    run_lasting: bool = False
-    min_interval: float | None = None
-    strict: bool = False
-    workers: int = 0
-    extra: tuple[str, ...] = field(default_factory=tuple)
-
-
-# --- running pytest -----------------------------------------------------------------------
-
-
-def pytest_command(options: RunOptions) -> list[str]:
-    """The pytest command line: plugins, report files, suite options, collection target."""
-    rd = options.report_dir
-    cmd = [sys.executable, "-m", "pytest", *(f"-p{p}" for p in PYTEST_PLUGINS), "--no-preflight"]
-    cmd += ["-q", "--tb=short", "--color=yes" if use_colour() else "--color=no"]
-    cmd += [f"--junitxml={rd / 'junit.xml'}", f"--cucumberjson={rd / 'cucumber.json'}"]
-    cmd += suite_arguments(options)
-    if options.workers > 0:
-        cmd += ["-pxdist.plugin", "-psteps.reports.xdist_bridge", "-n", str(options.workers)]
-    return [*cmd, *options.extra, str(COLLECT_TARGET)]
-
-
-def use_colour() -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-
-
-def suite_arguments(options: RunOptions) -> list[str]:
-    """The plugin's options. --strict is not among them: pytest 9 owns that option, and the
-    runner applies it to the verdicts itself."""
-    args = ["--profile", str(options.profile), "--report-dir", str(options.report_dir)]
-    args += ["--target", options.target] if options.target else []
-    args += [arg for level in options.levels for arg in ("--level", level)]
-    args += [arg for rule in options.rules for arg in ("--rule", rule)]
-    args += ["-m", options.tags] if options.tags else []
-    args += ["--run-slow"] if options.run_slow else []
-    args += ["--run-lasting"] if options.run_lasting else []
-    if options.min_interval is not None:
-        args += ["--min-interval", str(options.min_interval)]
-    return args
-
-
-def run_pytest(options: RunOptions) -> int:
-    """Run pytest in a subprocess from the project folder, its output masked; its exit code."""
-    env = os.environ | {"PYTHONPATH": os.pathsep.join(_python_path())}
-    # Only the plugins the suite needs: the others installed in the environment (hypothesis,
-    # anyio, ...) cost seconds of start-up per run. `-- -p NAME` brings one back.
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    secrets = profile_secrets(load_profile(options.profile))
-    log = options.report_dir / PYTEST_LOG
-    return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)
-
-
-def _python_path() -> list[str]:
-    existing = os.environ.get("PYTHONPATH", "")
-    return [str(PROJECT_DIR), *([existing] if existing else [])]
 
 
 def clear_stale(report_dir: Path) -> None:
     """Remove the files of an earlier run, so a failed run is never read as a passed one."""
     for name in STALE_FILES:
         (report_dir / name).unlink(missing_ok=True)
-
-
-def known_rule_ids() -> set[str]:
-    """Ids of the rule catalogue, for checking --rule before a long run starts."""
-    return set(load_catalogue())
 
 
 def selection_text(options: RunOptions) -> str:
@@ -225,38 +163,6 @@ def run_bundled(options: RunOptions) -> int:
         click.echo(f"Bundled reference server at {server.base_url}", err=True)
         write_profile(options.profile, provision(server))
         return execute(options)
-
-
-# --- command line -------------------------------------------------------------------------
-
-
-def check_options(target: str | None, profile: Path | None, rules: Sequence[str]) -> None:
-    """Usage errors (exit status 2) before anything starts."""
-    if target and not profile:
-        raise click.UsageError("--target needs --profile (the credentials for the target)")
-    if target and not target.startswith("https://"):
-        raise click.UsageError("--target must be an https:// URL")
-    known = known_rule_ids()
-    unknown = sorted(set(rules) - known)
-    if unknown:
-        raise click.UsageError(f"unknown rule id(s): {', '.join(unknown)}")
-    if profile:
-        check_profile(profile, target, known)
-
-
-def check_profile(path: Path, target: str | None, known: set[str]) -> None:
-    """A profile the suite cannot use is a usage error, said in one line, not a traceback."""
-    from steps.profile import ProfileError
-    from steps.profile import load_profile as parse
-
-    try:
-        profile = parse(path, target=target)
-    except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
-        raise click.UsageError(f"profile {path}: {error}") from None
-    strays = sorted(set(profile.known_deviations) - known)
-    if strays:
-        names = ", ".join(strays)
-        click.echo(f"warning: known_deviations names unknown rule ids: {names}", err=True)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

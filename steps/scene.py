@@ -1,5 +1,10 @@
-"""What a scenario has built so far: the application in play, its authorization request, where
-the browser ended, the code, the tokens and the last response. One per scenario."""
+"""What a scenario has seen so far: the application in play, where the browser ended, the
+grant's tokens and the answers to its requests. One per scenario (fixture `scene`).
+
+The rest of a scenario's state lives where pytest-bdd puts it: the authorization request
+being built, the code and the grant of a Given are fixtures (`target_fixture`), the refresh
+tokens sent are kept by the application (steps/application.py), its revocations by the
+revocation steps."""
 
 from __future__ import annotations
 
@@ -27,30 +32,43 @@ class AuthRequest:
         return self.params.get("redirect_uri")
 
 
+@dataclass(frozen=True)
+class IssuedCode:
+    """A code, the redirect URI it was issued for, and the PKCE pair of its request."""
+
+    client: Client
+    code: str
+    redirect_uri: str
+    verifier: str | None = None
+    challenge: str | None = None
+
+
+@dataclass
+class TokenHistory:
+    """The tokens of the scenario's first exchange and the refresh tokens it sent."""
+
+    first_tokens: TokenSet | None = None
+    #: The refresh token the latest refresh sent.
+    sent_refresh_token: str | None = None
+    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
+    first_refresh_token: str | None = None
+
+
 @dataclass
 class Scene:
     """Per-scenario state shared by the step modules."""
 
     client: Client | None = None
-    other: Client | None = None
-    request: AuthRequest | None = None
+    #: Where the browser ended after the user's last visit to the authorization page.
     outcome: Outcome | None = None
-    code: str | None = None
-    code_redirect_uri: str | None = None
-    verifier: str | None = None
-    challenge: str | None = None
     tokens: TokenSet | None = None
-    first_tokens: TokenSet | None = None
-    sent_refresh_token: str | None = None
-    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
-    first_refresh_token: str | None = None
-    #: Which of the grant's tokens the application revoked ("access", "refresh"), in order.
-    revoked: list[str] = field(default_factory=list)
-    #: Why the user's revocation on the website may not have reached the grant.
-    website_revocation_note: str = ""
-    response: httpx.Response | None = None
-    transport_error: Exception | None = None
     responses: list[httpx.Response] = field(default_factory=list)
+    transport_error: Exception | None = None
+
+    @property
+    def response(self) -> httpx.Response | None:
+        """The latest response a step kept."""
+        return self.responses[-1] if self.responses else None
 
     def app(self) -> Client:
         """The application in play (a step before must have chosen one)."""
@@ -64,9 +82,13 @@ class Scene:
 
     def keep(self, response: httpx.Response) -> httpx.Response:
         """Remember a response as the scenario's latest."""
-        self.response = response
         self.responses.append(response)
         return response
+
+    def grant(self) -> TokenSet:
+        """The grant's tokens (from a Given or an exchange)."""
+        assert self.tokens is not None, "no grant from an earlier step"
+        return self.tokens
 
     def redirect(self) -> RedirectResult:
         """The redirect the browser ended on; fails the step clearly when it did not."""

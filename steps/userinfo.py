@@ -11,10 +11,10 @@ import pytest
 from pytest_bdd import parsers, then, when
 
 from steps.observations import Observations
+from steps.probes import NEAR_MISSES, NEVER_ISSUED, near_miss
 from steps.profile import Profile
 from steps.scene import Scene
 from steps.service import Service, json_body
-from steps.token import NEVER_ISSUED, near_miss
 
 WAYS = {
     "in the Authorization header": "header",
@@ -22,11 +22,6 @@ WAYS = {
     "in the query string": "query",
     "in the header and the query string": "header+query",
 }
-
-
-def _access_token(scene: Scene) -> str:
-    assert scene.tokens is not None, "no grant from an earlier step"
-    return scene.tokens.access_token
 
 
 def _values(body: Any) -> list[str]:
@@ -42,7 +37,7 @@ def _values(body: Any) -> list[str]:
 def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
     """User information with the token passed one way (or two)."""
     how = WAYS[way]
-    response = scene.keep(service.userinfo(_access_token(scene), how))
+    response = scene.keep(service.userinfo(scene.grant().access_token, how))
     if how == "body":
         observations.describe("userinfo_post_body", response.status_code == 200)
 
@@ -54,7 +49,7 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
 )
 def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
     """The token under another authorization scheme."""
-    scene.keep(service.userinfo(_access_token(scene), f"scheme:{scheme}"))
+    scene.keep(service.userinfo(scene.grant().access_token, f"scheme:{scheme}"))
 
 
 @when("the application asks for the user's profile without a token")
@@ -64,15 +59,11 @@ def ask_profile_no_token(scene: Scene, service: Service) -> None:
 
 
 @when(
-    parsers.re(
-        r"the application asks for the user's profile with its access token "
-        r"(?P<how>with its last character changed|without its last character"
-        r"|with a character added)"
-    )
+    parsers.re(r"the application asks for the user's profile with its access token " + NEAR_MISSES)
 )
 def ask_profile_near_token(scene: Scene, service: Service, how: str) -> None:
     """A token that shares all but its end with the grant's access token, in the header."""
-    token = near_miss(_access_token(scene), how.replace("its last", "the last"))
+    token = near_miss(scene.grant().access_token, how)
     scene.keep(service.userinfo(token))
 
 
@@ -92,7 +83,7 @@ def ask_profile_plain_http(
     scene: Scene, service: Service, profile: Profile, way: str | None
 ) -> None:
     """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear)."""
-    token = _access_token(scene)
+    token = scene.grant().access_token
     try:
         how = WAYS[way or "in the Authorization header"]
         scene.keep(service.userinfo(token, how, base=profile.plain_http_base))

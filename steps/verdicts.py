@@ -11,20 +11,30 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
 
-PASS = "pass"  # noqa: S105 (a verdict, not a password)
-FAIL = "fail"
-WARNING = "warning"
-OBSERVED = "observed"
-SKIPPED = "skipped"
-EXPECTED_FAILURE = "expected failure"
-UNEXPECTED_PASS = "unexpected pass"  # noqa: S105
-NOT_RUN = "not run"
-#: A scenario of the rule could not establish its premise (setup failed, throttled).
-UNCHECKED = "could not be checked"
+
+class Verdict(StrEnum):
+    """A rule's verdict; the value is the word the reports print."""
+
+    PASS = "pass"  # noqa: S105 (a verdict, not a password)
+    FAIL = "fail"
+    WARNING = "warning"
+    OBSERVED = "observed"
+    SKIPPED = "skipped"
+    EXPECTED_FAILURE = "expected failure"
+    UNEXPECTED_PASS = "unexpected pass"  # noqa: S105
+    NOT_RUN = "not run"
+    #: A scenario of the rule could not establish its premise (setup failed, throttled).
+    UNCHECKED = "could not be checked"
+
+
+PASS, FAIL, WARNING, OBSERVED = Verdict.PASS, Verdict.FAIL, Verdict.WARNING, Verdict.OBSERVED
+SKIPPED, NOT_RUN, UNCHECKED = Verdict.SKIPPED, Verdict.NOT_RUN, Verdict.UNCHECKED
+EXPECTED_FAILURE, UNEXPECTED_PASS = Verdict.EXPECTED_FAILURE, Verdict.UNEXPECTED_PASS
 
 #: Display order of verdicts (worst first) in summaries.
 VERDICT_ORDER = (
@@ -83,7 +93,7 @@ class RuleVerdict:
     section: str
     level: str
     title: str
-    verdict: str = NOT_RUN
+    verdict: Verdict = NOT_RUN
     scenarios: list[ScenarioResult] = field(default_factory=list)
     known_deviation: bool = False
     in_catalogue: bool = True
@@ -95,7 +105,7 @@ class RuleVerdict:
             "section": self.section,
             "level": self.level,
             "title": self.title,
-            "verdict": self.verdict,
+            "verdict": str(self.verdict),
             "known_deviation": self.known_deviation,
             "scenarios": [scenario_json(s) for s in self.scenarios],
         }
@@ -118,7 +128,7 @@ def rule_attr(rule: Any, name: str, default: str = "") -> str:
     return default if value is None else str(value)
 
 
-def decide(level: str, outcomes: Iterable[str], known_deviation: bool) -> str:
+def decide(level: str, outcomes: Iterable[str], known_deviation: bool) -> Verdict:
     """Verdict for one rule from its scenario outcomes, in the contract's order: a real failure
     (a Then step failed) first, then a premise that could not be established, then skips."""
     outcomes = list(outcomes)
@@ -184,7 +194,7 @@ def section_key(section: str) -> tuple[Any, ...]:
 def summarize(verdicts: Iterable[RuleVerdict]) -> dict[str, int]:
     """Counts per verdict (every verdict key present, so readers need no defaults)."""
     counts = Counter(v.verdict for v in verdicts)
-    summary = {name: counts.get(name, 0) for name in VERDICT_ORDER}
+    summary: dict[str, int] = {str(name): counts.get(name, 0) for name in VERDICT_ORDER}
     summary["total"] = sum(counts.values())
     return summary
 

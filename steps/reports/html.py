@@ -12,6 +12,7 @@ from steps.reports.description import headline
 from steps.reports.sections import by_section, heading
 from steps.reports.terminal import counts_text
 from steps.verdicts import (
+    EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,
     UNCHECKED,
@@ -23,7 +24,7 @@ from steps.verdicts import (
 
 #: A body longer than this shows its start and end; the whole body sits in a collapsed block.
 BODY_LIMIT = 4000
-OPEN_VERDICTS = {FAIL, WARNING, "expected failure", UNCHECKED}
+OPEN_VERDICTS = {FAIL, WARNING, EXPECTED_FAILURE, UNCHECKED}
 #: What the page says about the deployment, by exit status.
 RESULTS = {
     0: "conforms to the spec",

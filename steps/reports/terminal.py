@@ -25,7 +25,7 @@ from steps.verdicts import (
     RuleVerdict,
 )
 
-COLOURS = {
+COLOURS: dict[str, str] = {
     PASS: "green",
     FAIL: "red",
     WARNING: "yellow",
@@ -35,7 +35,7 @@ COLOURS = {
     OBSERVED: "blue",
     UNCHECKED: "yellow",
 }
-LABELS = {
+LABELS: dict[str, str] = {
     FAIL: "FAIL",
     WARNING: "WARN",
     EXPECTED_FAILURE: "XFAIL",

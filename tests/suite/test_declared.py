@@ -18,14 +18,15 @@ from typing import Any
 import httpx
 import pytest
 
+from steps.application import Application
 from steps.consent.base import DriverError
+from steps.exchange import exchange_other_valid_uri
 from steps.outcomes import NotChecked
 from steps.profile import Client, Profile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.revocation import WebsiteRevocations, refresh_dead, revoke_manually
-from steps.scene import Scene
+from steps.revocation import Revocations, WebsiteRevocations, refresh_dead, revoke_manually
+from steps.scene import IssuedCode, Scene
 from steps.service import TokenSet
-from steps.token import exchange_other_valid_uri
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -106,7 +107,7 @@ def test_a_driver_that_cannot_revoke_leaves_revoke_manual_unchecked() -> None:
         }
     )
     with pytest.raises(NotChecked, match="cannot revoke on the website"):
-        revoke_manually(Scene(), None, profile, WebsiteRevocations())  # type: ignore[arg-type]
+        revoke_manually(Scene(), None, profile, Revocations(), WebsiteRevocations())  # type: ignore[arg-type]
 
 
 def test_the_redirect_uri_premise_reaches_its_check_without_port_wildcards(
@@ -144,19 +145,19 @@ def _revoking_profile() -> Profile:
     )
 
 
-def _scene(*revoked: str) -> Scene:
+def _scene() -> Scene:
     client = Client("installed", "id", "secret", "http://localhost/callback")
     tokens = TokenSet(client, "profile collection", "a", "r", {}, "application/json", 0.0)
-    return Scene(client=client, tokens=tokens, revoked=list(revoked))
+    return Scene(client=client, tokens=tokens)
 
 
 def test_a_grant_hidden_from_the_user_after_its_access_token_was_revoked_fails() -> None:
     """The real musicbrainz-server: the page lists no grant whose access token was revoked,
     so the user cannot revoke it and its refresh token keeps working."""
-    scene, profile = _scene("access"), _revoking_profile()
-    revoke_manually(scene, GrantNotListed(), profile, WebsiteRevocations(worked=1))  # type: ignore[arg-type]
+    scene, profile, revocations = _scene(), _revoking_profile(), Revocations(["access"])
+    revoke_manually(scene, GrantNotListed(), profile, revocations, WebsiteRevocations(worked=1))  # type: ignore[arg-type]
     with pytest.raises(AssertionError, match="the website offered no way to revoke it"):
-        refresh_dead(scene, StillRefreshing(), profile)  # type: ignore[arg-type]
+        refresh_dead(scene, StillRefreshing(), profile, revocations)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -168,7 +169,11 @@ def test_a_driver_that_finds_nothing_to_revoke_otherwise_leaves_it_unchecked(
     """The driver's error goes on (a setup error: helper D makes DriverError a NotChecked)."""
     with pytest.raises(DriverError):
         revoke_manually(  # type: ignore[arg-type]
-            _scene(*revoked), GrantNotListed(), _revoking_profile(), WebsiteRevocations(worked)
+            _scene(),
+            GrantNotListed(),
+            _revoking_profile(),
+            Revocations(list(revoked)),
+            WebsiteRevocations(worked),
         )
 
 
@@ -177,6 +182,7 @@ class RecordingExchange:
 
     def __init__(self) -> None:
         self.sent: list[str] = []
+        self.http = None  # nothing is recorded
 
     def exchange(self, client: Client, code: str, uri: str, overrides: Any) -> httpx.Response:
         self.sent.append(overrides["redirect_uri"])
@@ -195,7 +201,7 @@ def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
     more: tuple[str, ...], expected: str
 ) -> None:
     client = Client("installed", "id", "s", "http://localhost/callback", more)
-    scene = Scene(client=client, code="c", code_redirect_uri=client.redirect_uri)
     service = RecordingExchange()
-    exchange_other_valid_uri(scene, service, None, None, None)  # type: ignore[arg-type]
+    application = Application(Scene(client=client), None, service, None, None, None)  # type: ignore[arg-type]
+    exchange_other_valid_uri(application, IssuedCode(client, "c", client.redirect_uri))
     assert service.sent == [expected]

@@ -189,8 +189,8 @@ def test_observations_of_scenarios_that_could_not_be_checked_are_not_used() -> N
     results = Results()
     unchecked = payload("a", False, unchecked=True, cause="login failed", message="m")
     results.add(FakeReport("skipped", unchecked))
-    assert results.scenarios["x::a"]["outcome"] == "unchecked"
-    assert results.scenarios["x::a"]["cause"] == "login failed"
+    assert results.scenarios["x::a"].outcome == "unchecked"
+    assert results.scenarios["x::a"].cause == "login failed"
     assert results.observations.get("description", {}).get("pkce") is None
     results.add(FakeReport("passed", payload("b", True)))
     assert results.observations["description"]["pkce"] is True

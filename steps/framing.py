@@ -1,0 +1,56 @@
+"""Steps about clickjacking protection of the pages where the user logs in and decides
+(feature: consent)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from pytest_bdd import then
+
+from steps.consent import ConsentDriver, ServicePage
+from steps.http import HttpLayer
+from steps.profile import Profile
+from steps.scene import AuthRequest, Scene
+from steps.service import Service
+
+#: Redirects followed from the authorization URL to the page a logged-out user sees.
+MAX_REDIRECTS = 6
+
+
+def forbids_framing(headers: dict[str, str]) -> bool:
+    """X-Frame-Options DENY/SAMEORIGIN, or CSP frame-ancestors 'none'/'self'."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    xfo = lowered.get("x-frame-options", "").strip().upper()
+    csp = lowered.get("content-security-policy", "")
+    return xfo in ("DENY", "SAMEORIGIN") or bool(
+        re.search(r"frame-ancestors\s+('none'|'self')", csp)
+    )
+
+
+@then("the consent page forbids framing")
+def consent_page_unframeable(scene: Scene, driver: ConsentDriver) -> None:
+    """Clickjacking protection on the page where the user decides."""
+    if not driver.observes_pages:
+        pytest.skip(f"the {driver.name} driver cannot read page headers")
+    outcome = scene.outcome
+    assert isinstance(outcome, ServicePage)
+    assert forbids_framing(dict(outcome.headers)), f"framing allowed: {dict(outcome.headers)}"
+
+
+@then("the page a logged-out user sees forbids framing")
+def landing_page_unframeable(
+    auth_request: AuthRequest, service: Service, http: HttpLayer, profile: Profile
+) -> None:
+    """The first page of the flow (usually the login page) without a session."""
+    url = service.authorize_url(auth_request.params)
+    for _ in range(MAX_REDIRECTS):
+        response = http.request("GET", url)
+        location = response.headers.get("location")
+        if not response.is_redirect or not location:
+            break
+        url = str(response.url.join(location))
+        if urlsplit(url).netloc != urlsplit(profile.base_url).netloc:
+            pytest.fail(f"a logged-out user was sent off the service to {url}")
+    assert forbids_framing(dict(response.headers)), f"framing allowed on {url}"

@@ -1,0 +1,86 @@
+"""Steps that set a scenario up: the application in play, and the code or grant it starts
+from (features: registration, code exchange, refresh, revocation, user information, ...).
+
+The code and the grant of a Given are fixtures (`target_fixture`, pytest-bdd's way of handing
+a step's product to the steps after it): `code` and `grant`."""
+
+from __future__ import annotations
+
+from pytest_bdd import given, parsers, then
+
+from steps.application import Application
+from steps.approvals import Visits, visits_consent
+from steps.grants import Authorizer, GrantCache
+from steps.probes import APPS
+from steps.profile import Client, Profile
+from steps.scene import IssuedCode, Scene
+from steps.service import TokenSet
+
+
+@given("a web application registered with the service")
+def web_application(scene: Scene, profile: Profile) -> None:
+    """The confidential web application of the profile."""
+    scene.client = profile.client("web")
+
+
+@given("an installed application registered with the service")
+def installed_application(scene: Scene, profile: Profile) -> None:
+    """The public installed application of the profile."""
+    scene.client = profile.client("installed")
+
+
+@given("another web application registered with the service", target_fixture="other_client")
+def other_application(profile: Profile) -> Client:
+    """The second confidential application, for cross-client checks."""
+    return profile.client("other_web")
+
+
+@then("the two applications have different Client IDs")
+def different_client_ids(scene: Scene, other_client: Client) -> None:
+    """Client IDs identify applications."""
+    assert scene.app().client_id != other_client.client_id
+
+
+@then("every registered application has a Client ID of its own")
+def unique_client_ids(profile: Profile) -> None:
+    """Spec 2.1: unique, whatever the application type."""
+    ids = [client.client_id for client in profile.clients.values()]
+    assert len(set(ids)) == len(ids), f"{len(ids)} applications share {len(set(ids))} Client IDs"
+
+
+@visits_consent(Visits.EACH)
+@given(
+    parsers.re(
+        r"an authorization code issued to the (?P<kind>web|installed|second web) application"
+        r"(?P<offline> for offline access)?"
+    ),
+    target_fixture="code",
+)
+def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | None) -> IssuedCode:
+    """A fresh code (the user approves once)."""
+    issued = authorizer.code(APPS[kind], "profile", offline=bool(offline))
+    scene.client = issued.client
+    return issued
+
+
+@visits_consent(lambda fresh=None, **_: Visits.EACH if fresh else Visits.SHARED)
+@given(
+    parsers.re(
+        r"the user has (?P<fresh>just )?granted the (?P<kind>web application|installed application)"
+        r' (?P<offline>offline )?access to "(?P<scope>[^"]*)"'
+    ),
+    target_fixture="grant",
+)
+def granted(
+    application: Application,
+    authorizer: Authorizer,
+    grants: GrantCache,
+    fresh: str | None,
+    kind: str,
+    offline: str | None,
+    scope: str,
+) -> TokenSet:
+    """A grant: shared among read-only scenarios (steps/isolation.py), or ("just") one of the
+    scenario's own."""
+    issue = authorizer.grant if fresh else grants.get
+    return application.hold(issue(APPS[kind], scope, offline=bool(offline)))

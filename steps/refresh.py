@@ -1,0 +1,56 @@
+"""Steps of the refresh at the token endpoint (features: refresh, lifetime, desktop)."""
+
+from __future__ import annotations
+
+from pytest_bdd import parsers, when
+
+from steps.application import Application
+from steps.probes import NEVER_ISSUED, WRONG_SECRET
+
+
+@when(parsers.re(r"the application refreshes the access token(?: again)?"))
+def refresh(application: Application) -> None:
+    """A plain refresh."""
+    application.refresh(application.refresh_token())
+
+
+@when("the application refreshes the access token again with the refresh token it sent first")
+def refresh_with_first(application: Application) -> None:
+    """Spec 3: the refresh token stays valid, so the ORIGINAL one still works after a refresh
+    (a server that rotates refresh tokens and retires the old one fails here)."""
+    first = application.history.first_refresh_token
+    assert first, "no earlier refresh in this scenario"
+    application.refresh(first)
+
+
+@when(parsers.parse("the application refreshes the access token without the {field} field"))
+def refresh_without(application: Application, field: str) -> None:
+    """A refresh missing one field."""
+    application.refresh(application.refresh_token(), {field: None})
+
+
+@when("the application refreshes the access token with a wrong client secret")
+def refresh_wrong_secret(application: Application) -> None:
+    """Client authentication fails."""
+    application.refresh(application.refresh_token(), {"client_secret": WRONG_SECRET})
+
+
+@when(
+    parsers.parse('the application refreshes the access token with the token type "{token_type}"')
+)
+def refresh_token_type(application: Application, token_type: str) -> None:
+    """token_type on the refresh (only bearer allowed)."""
+    application.refresh(application.refresh_token(), {"token_type": token_type})
+
+
+@when("another web application refreshes the access token with its own credentials")
+def refresh_by_other(application: Application) -> None:
+    """A refresh token stolen by another registered application."""
+    other = application.profile.client("other_web")
+    application.keep(application.service.refresh(other, application.refresh_token()))
+
+
+@when("the application refreshes with a refresh token the service never issued")
+def refresh_unknown(application: Application) -> None:
+    """A made-up refresh token."""
+    application.keep(application.service.refresh(application.client, NEVER_ISSUED))
