@@ -12,6 +12,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .hotpath import HotPaths
 from .oauth.authorize import authorize, out_of_band
 from .oauth.revoke import revoke
 from .oauth.token import token
@@ -69,7 +70,7 @@ def create_app(
     test_clock: bool = False,
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
-) -> Starlette:
+) -> HotPaths:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
         test_clock=test_clock,
@@ -83,10 +84,16 @@ def create_app(
         exception_handlers={ClientDisconnect: _client_gone},
     )
     app.state.server = state
-    return app
+    hot = {
+        ("/oauth2/token", "POST"): token,
+        ("/oauth2/revoke", "POST"): revoke,
+        ("/oauth2/userinfo", "GET"): userinfo,
+        ("/oauth2/userinfo", "POST"): userinfo,
+    }
+    return HotPaths(app, hot, _client_gone, state.store.settled)
 
 
-def app_from_environment() -> Starlette:
+def app_from_environment() -> HotPaths:
     """Factory for uvicorn's worker processes, which get their settings from the environment."""
     return create_app(
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),

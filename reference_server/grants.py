@@ -103,7 +103,7 @@ def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> TokenSet:
     """Redeem a code once; a replay revokes what the first redemption issued (RFC 6749 4.1.2)."""
-    with store.transaction():
+    with store.unit():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
     # Raised only after the commit: a replay's revocation must stick.
     if isinstance(outcome, OAuthError):
@@ -169,7 +169,7 @@ def refresh(
     store: Store, now: int, app: Application, refresh_token: str, scope: str | None
 ) -> TokenSet:
     """A new access token; the refresh token stays valid and the previous access token ends."""
-    with store.transaction():
+    with store.unit():
         grant = store.one(
             "SELECT * FROM grants WHERE refresh_hash = ? AND revoked_at IS NULL",
             credentials.token_hash(refresh_token),
@@ -201,7 +201,7 @@ def _narrowed(scope: str, granted: frozenset[str]) -> frozenset[str]:
 def revoke(store: Store, now: int, app: Application, token: str) -> None:
     """RFC 7009 with the effects of spec section 3; other clients' tokens stay untouched."""
     digest = credentials.token_hash(token)
-    with store.transaction():
+    with store.unit():
         access = store.one(
             "SELECT t.token_hash, g.id AS grant_id, g.application_id, g.refresh_hash"
             " FROM access_tokens t JOIN grants g ON g.id = t.grant_id WHERE t.token_hash = ?",

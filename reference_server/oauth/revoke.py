@@ -8,7 +8,8 @@ from starlette.responses import Response
 from .. import grants
 from ..state import server
 from . import clients
-from .errors import NO_STORE, OAuthError
+from .errors import OAuthError
+from .replies import EmptyReply
 from .token import read_parameters, required
 
 
@@ -23,4 +24,4 @@ async def revoke(request: Request) -> Response:
         return error.response()
     grants.revoke(state.store, state.now(), app, token)
     # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
-    return Response(status_code=200, headers=NO_STORE)
+    return EmptyReply()

@@ -7,14 +7,15 @@ code ever travels in a URL (RFC 6749 3.2, RFC 9700 4.3).
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from .. import grants, guard
 from ..accounts import Application
 from ..state import ServerState, server
 from . import clients
-from .errors import NO_STORE, OAuthError, invalid_request
+from .errors import OAuthError, invalid_request
 from .params import ParameterError, form_params, has_query
+from .replies import JSONReply
 
 
 def required(params: dict[str, str], name: str) -> str:
@@ -57,7 +58,7 @@ async def token(request: Request) -> Response:
         return error.response()
     if guessed_before:
         state.guard.release(state, guard.grant_key_of(request, client_id))
-    return JSONResponse(tokens.as_json(), headers=NO_STORE)
+    return JSONReply(tokens.as_json())
 
 
 def _grant(

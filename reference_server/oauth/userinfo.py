@@ -12,6 +12,7 @@ from ..accounts import User
 from ..state import server
 from .errors import NO_STORE, REALM
 from .params import ParameterError, form_params, is_form, query_params
+from .replies import JSONReply
 
 
 def _header_safe(text: str) -> str:
@@ -87,4 +88,4 @@ async def userinfo(request: Request) -> Response:
         return _challenge(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         return _challenge(401, "invalid_token", "the token's user no longer exists")
-    return JSONResponse(profile(user, state.public_url, grant.scope), headers=NO_STORE)
+    return JSONReply(profile(user, state.public_url, grant.scope))
