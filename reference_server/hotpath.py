@@ -15,7 +15,7 @@ a wrong method, a trailing slash) go to the Starlette app unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from starlette.applications import Starlette
 from starlette.datastructures import State
@@ -47,7 +47,7 @@ class HotPaths:
     def __init__(
         self,
         app: Starlette,
-        table: dict[tuple[str, str], Handler],
+        table: Mapping[tuple[str, str], Handler],
         client_gone: Fallback,
         settle: Settle,
     ) -> None:

@@ -33,21 +33,21 @@ _SIMPLE = {
     "form_tokens": "SELECT token_hash FROM form_tokens WHERE expires_at <= :now LIMIT :limit",
     "throttle": "SELECT key FROM throttle WHERE blocked_until <= :now"
     " AND last_at <= :now - 86400 LIMIT :limit",
-    "codes": "SELECT code_hash FROM codes WHERE redeemed_at IS NULL AND expires_at <= :now"
+    "codes": "SELECT id FROM codes WHERE redeemed_at IS NULL AND expires_at <= :now"
     " LIMIT :limit",
     # Ended tokens of a grant that holds a newer live one (a refresh replaced them): every
     # grant keeps at least one token; the grant's own end takes the rest.
-    "access_tokens": "SELECT token_hash FROM access_tokens t WHERE (revoked_at <= :now - :grace"
+    "access_tokens": "SELECT id FROM access_tokens t WHERE (revoked_at <= :now - :grace"
     " OR expires_at <= :now - :grace) AND EXISTS (SELECT 1 FROM access_tokens l"
-    " WHERE l.grant_id = t.grant_id AND l.revoked_at IS NULL AND l.token_hash != t.token_hash)"
+    " WHERE l.grant_id = t.grant_id AND l.revoked_at IS NULL AND l.id != t.id)"
     " LIMIT :limit",
 }
 _KEYS = {
     "sessions": "session_hash",
     "form_tokens": "token_hash",
     "throttle": "key",
-    "codes": "code_hash",
-    "access_tokens": "token_hash",
+    "codes": "id",
+    "access_tokens": "id",
 }
 # Ended grants: revoked, or online (no refresh token) with every access token long expired.
 _DEAD_GRANTS = (

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+from .credentials import LEGACY_IDS
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     id             INTEGER PRIMARY KEY,
@@ -40,30 +42,39 @@ CREATE TABLE IF NOT EXISTS applications (
 );
 CREATE INDEX IF NOT EXISTS applications_owner ON applications(owner_id);
 -- One authorization of one application by one user: what a code exchange creates.
+-- Codes and tokens are split tokens (credentials.py): `id` is the selector, time-ordered, so
+-- inserts append; the *_hash columns hold the SHA-256 of the verifier, 32 bytes. Rows from
+-- before split tokens (ids below credentials.LEGACY_IDS) hold the hash of the whole token and
+-- are found through the *_legacy partial indexes, which hold them only.
 CREATE TABLE IF NOT EXISTS grants (
-    id             INTEGER PRIMARY KEY,
+    id             INTEGER PRIMARY KEY,  -- the refresh token's selector
     application_id INTEGER NOT NULL REFERENCES applications(id),
     user_id        INTEGER NOT NULL REFERENCES users(id),
     scope          TEXT NOT NULL,
-    refresh_hash   TEXT UNIQUE,          -- NULL for an online web application
+    refresh_hash   BLOB,                 -- NULL for an online web application
     created_at     INTEGER NOT NULL,
     revoked_at     INTEGER
 );
 CREATE INDEX IF NOT EXISTS grants_user_app ON grants(user_id, application_id);
+CREATE UNIQUE INDEX IF NOT EXISTS grants_legacy ON grants(refresh_hash) WHERE id < 1099511627776;
 CREATE TABLE IF NOT EXISTS access_tokens (
-    token_hash TEXT PRIMARY KEY,
+    id         INTEGER PRIMARY KEY,      -- the token's selector
+    token_hash BLOB NOT NULL,
     grant_id   INTEGER NOT NULL REFERENCES grants(id),
     scope      TEXT NOT NULL,
     expires_at INTEGER NOT NULL,
     revoked_at INTEGER
-) WITHOUT ROWID;
+);
+CREATE UNIQUE INDEX IF NOT EXISTS access_tokens_legacy ON access_tokens(token_hash)
+    WHERE id < 1099511627776;
 -- Live tokens of a grant only: a refresh revokes the grant's previous token, and a grant
 -- collects one more revoked token per refresh, forever. A full index on grant_id made each
 -- refresh visit all of them (O(refreshes so far)); this one holds the live ones only.
 DROP INDEX IF EXISTS access_tokens_grant;
 CREATE INDEX IF NOT EXISTS access_tokens_live ON access_tokens(grant_id) WHERE revoked_at IS NULL;
 CREATE TABLE IF NOT EXISTS codes (
-    code_hash       TEXT PRIMARY KEY,
+    id              INTEGER PRIMARY KEY, -- the code's selector
+    code_hash       BLOB NOT NULL,
     application_id  INTEGER NOT NULL REFERENCES applications(id),
     user_id         INTEGER NOT NULL REFERENCES users(id),
     scope           TEXT NOT NULL,
@@ -74,7 +85,8 @@ CREATE TABLE IF NOT EXISTS codes (
     expires_at      INTEGER NOT NULL,
     grant_id        INTEGER,             -- set when redeemed
     redeemed_at     INTEGER
-) WITHOUT ROWID;
+);
+CREATE UNIQUE INDEX IF NOT EXISTS codes_legacy ON codes(code_hash) WHERE id < 1099511627776;
 CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
 -- Scope sets a user approved for a web application (approval_prompt=auto).
 CREATE TABLE IF NOT EXISTS consents (
@@ -161,6 +173,74 @@ class Checkpointer:
         self._thread.join(timeout=15)
 
 
+def _has_hex_keys(db: sqlite3.Connection) -> bool:
+    """A database from before split tokens: codes and tokens keyed by their hex SHA-256."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(access_tokens)")}
+    return bool(columns) and "id" not in columns
+
+
+# The earlier tables, renamed and copied: ids for the codes and tokens (numbered from 1, below
+# credentials.LEGACY_IDS), hashes as 32 bytes. Grants keep their ids.
+_COPIES = (
+    "INSERT INTO grants (id, application_id, user_id, scope, refresh_hash, created_at,"
+    " revoked_at) SELECT id, application_id, user_id, scope, unhex(refresh_hash), created_at,"
+    " revoked_at FROM grants_hex",
+    "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at, revoked_at)"
+    " SELECT unhex(token_hash), grant_id, scope, expires_at, revoked_at FROM access_tokens_hex",
+    "INSERT INTO codes (code_hash, application_id, user_id, scope, redirect_uri, challenge,"
+    " challenge_method, offline, expires_at, grant_id, redeemed_at) SELECT unhex(code_hash),"
+    " application_id, user_id, scope, redirect_uri, challenge, challenge_method, offline,"
+    " expires_at, grant_id, redeemed_at FROM codes_hex",
+)
+
+
+def _migrate_to_split_tokens(db: sqlite3.Connection) -> None:
+    """Rebuild grants, access_tokens and codes in the new layout, in one transaction.
+
+    Every code and token issued before stays valid (found by its hash). An interrupted
+    migration leaves the old tables as they were.
+    """
+    db.create_function("unhex", 1, _unhex, deterministic=True)
+    db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction
+    db.execute("PRAGMA legacy_alter_table = ON")  # renames leave other tables' references be
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("grants", "access_tokens", "codes"):
+                db.execute(f"ALTER TABLE {table} RENAME TO {table}_hex")
+            for index in ("grants_user_app", "access_tokens_live", "codes_user_app"):
+                db.execute(f"DROP INDEX IF EXISTS {index}")
+            for statement in _statements(SCHEMA):
+                db.execute(statement)
+            if db.execute("SELECT MAX(id) >= ? FROM grants_hex", (LEGACY_IDS,)).fetchone()[0]:
+                raise RuntimeError("grant ids too large to migrate to split tokens")
+            for copy in _COPIES:
+                db.execute(copy)
+            for table in ("access_tokens", "codes", "grants"):
+                db.execute(f"DROP TABLE {table}_hex")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        db.execute("PRAGMA legacy_alter_table = OFF")
+        db.execute("PRAGMA foreign_keys = ON")
+
+
+def _unhex(value: str | None) -> bytes | None:
+    return bytes.fromhex(value) if value is not None else None
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The statements of a script, one by one (executescript would commit first)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
 def _private_file(path: Path) -> None:
     """The database holds password and token hashes: 0600 whatever the umask or folder.
 
@@ -200,6 +280,8 @@ class Store:
             self._checkpointer = Checkpointer(path)
 
     def _create_schema(self) -> None:
+        if _has_hex_keys(self.db):
+            _migrate_to_split_tokens(self.db)
         # executescript commits on its own; the statements are idempotent.
         self.db.executescript(SCHEMA)
 
@@ -284,7 +366,8 @@ class Store:
             await asyncio.shield(batch)
 
     def one(self, sql: str, *args: object) -> Row | None:
-        return self.db.execute(sql, args).fetchone()
+        row: Row | None = self.db.execute(sql, args).fetchone()
+        return row
 
     def all(self, sql: str, *args: object) -> list[Row]:
         return self.db.execute(sql, args).fetchall()
