@@ -1,7 +1,12 @@
-"""The Starlette application: routes of the spec's endpoints and of the service's pages."""
+"""The Starlette application: routes of the spec's endpoints and of the service's pages.
+
+Also the one place where errors meet the framework: the renderers of the framework-free
+errors of `errors.py` are registered here, once, for every route.
+"""
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from pathlib import Path
@@ -12,14 +17,17 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .errors import BearerError, OAuthError, PageError, RedirectError
 from .hotpath import HotPaths
-from .oauth.authorize import authorize, out_of_band
+from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
 from .oauth.userinfo import userinfo
 from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, pages
+from .web.authorize import authorize, out_of_band
+from .web.errorpages import render_page_error, render_redirect_error
 from .web.html import stylesheet
 from .web.security import SecurityHeaders
 
@@ -65,6 +73,15 @@ async def _client_gone(request: Request, _: Exception) -> Response:
     return Response(status_code=400)  # nobody reads it: the connection is gone
 
 
+EXCEPTION_HANDLERS = {
+    ClientDisconnect: _client_gone,
+    OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
+    BearerError: render_challenge,
+    PageError: render_page_error,
+    RedirectError: render_redirect_error,
+}
+
+
 def create_app(
     data_dir: Path,
     test_clock: bool = False,
@@ -81,7 +98,7 @@ def create_app(
     app = Starlette(
         routes=routes(test_clock),
         middleware=[Middleware(SecurityHeaders)],
-        exception_handlers={ClientDisconnect: _client_gone},
+        exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = state
     hot = {
@@ -90,7 +107,11 @@ def create_app(
         ("/oauth2/userinfo", "GET"): userinfo,
         ("/oauth2/userinfo", "POST"): userinfo,
     }
-    return HotPaths(app, hot, _client_gone, state.store.settled)
+    # What start-up made (modules, routes, compiled queries) lives as long as the process:
+    # out of the collector's sight, so that its full collections, pauses that grow with the
+    # heap, only walk what requests leave behind.
+    gc.freeze()
+    return HotPaths(app, hot, EXCEPTION_HANDLERS, state.store.settled)
 
 
 def app_from_environment() -> HotPaths:

@@ -5,9 +5,10 @@ middleware, our security-headers middleware (a closure and a header copy per res
 exception middleware, the router (a regular expression per route until one matches) and the
 request/response wrapper. For these three paths a dict lookup finds the handler; the handler
 is the same function the router would call, with the same Request. What the middlewares did
-is done here: the security headers are added (replies.py builds them in), a client that
-leaves mid-body gets the app's own handler, and any other exception goes up to uvicorn, which
-answers 500 and logs it as Starlette's error middleware would. The token endpoints' writes
+is done here: the security headers are added (replies.py builds them in), an exception is
+rendered by the handler the app registered for its class (app.EXCEPTION_HANDLERS, the one
+place errors are rendered), and any other exception goes up to uvicorn, which answers 500
+and logs it as Starlette's error middleware would. The token endpoints' writes
 join the event loop turn's shared transaction (storage.Store.unit): nothing is answered
 before it is committed. Other paths and methods (HEAD,
 a wrong method, a trailing slash) go to the Starlette app unchanged.
@@ -19,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from starlette.applications import Starlette
 from starlette.datastructures import State
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -27,13 +28,15 @@ from .storage import group_commit
 from .web.security import SECURITY_HEADERS
 
 Handler = Callable[[Request], Awaitable[Response]]
-Fallback = Callable[[Request, Exception], Awaitable[Response]]
+Renderer = Callable[[Request, Exception], Awaitable[Response]]
 Settle = Callable[[], Awaitable[None]]
 
 
 def secured(response: Response) -> Response:
     """The security headers of web/security.py, unless the response has them already."""
-    if not getattr(response, "secured", False):
+    if getattr(response, "bare", False):  # oauth/replies.py: none of them yet
+        response.raw_headers.extend(SECURITY_HEADERS)
+    else:
         present = {name for name, _ in response.raw_headers}
         response.raw_headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
         if b"cache-control" not in present:
@@ -48,12 +51,12 @@ class HotPaths:
         self,
         app: Starlette,
         table: Mapping[tuple[str, str], Handler],
-        client_gone: Fallback,
+        renderers: Mapping[type[Exception], Renderer],
         settle: Settle,
     ) -> None:
         self.app = app
         self.table = table
-        self.client_gone = client_gone
+        self.renderers = renderers
         self.settle = settle  # until the request's writes are committed (Store.settled)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -65,13 +68,20 @@ class HotPaths:
                 group_commit.set(True)  # this task's context only: we settle before answering
                 try:
                     response = await handler(request)
-                except ClientDisconnect as gone:
-                    response = await self.client_gone(request, gone)
+                except Exception as error:
+                    response = await self._render(request, error)
                 finally:
                     await self.settle()
                 await secured(response)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+    async def _render(self, request: Request, error: Exception) -> Response:
+        for kind in type(error).__mro__:
+            render = self.renderers.get(kind)
+            if render is not None:
+                return await render(request, error)
+        raise error
 
     @property
     def state(self) -> State:

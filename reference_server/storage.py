@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from .credentials import LEGACY_IDS
+from . import migrate
+from .checkpoint import Checkpointer
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -132,113 +132,10 @@ group_commit: ContextVar[bool] = ContextVar("group_commit", default=False)
 _joined: ContextVar[asyncio.Future[None] | None] = ContextVar("_joined", default=None)
 
 
-class Checkpointer:
-    """WAL checkpoints in a thread of their own, off the thread that serves requests.
-
-    SQLite's automatic checkpoint runs inside the COMMIT that crosses 1000 WAL pages and ends
-    with two fsyncs (WAL, then database): the event loop stood still for ~6-10 ms every 100-300
-    write requests (see tools/PERFORMANCE.md). Here a thread copies the WAL into the database
-    every INTERVAL seconds (PASSIVE: writers go on meanwhile); once the WAL holds RESTART_PAGES
-    pages it asks for a RESTART, which waits for the writer of the moment and lets the next
-    one start the WAL over, so the file stays small. Durability is unchanged: a commit is in
-    the WAL either way, and synchronous=NORMAL syncs at checkpoints as before.
-    """
-
-    INTERVAL = 0.1
-    RESTART_PAGES = 4000
-
-    def __init__(self, path: Path) -> None:
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(path,), name="sqlite-checkpoint", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, path: Path) -> None:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute("PRAGMA busy_timeout = 10000")
-            while not self._stop.wait(self.INTERVAL):
-                try:
-                    _, pages, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    if pages >= self.RESTART_PAGES:
-                        db.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
-                except sqlite3.Error:
-                    continue  # another process is checkpointing, or the file is busy: later
-        finally:
-            db.close()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=15)
-
-
 def _has_hex_keys(db: sqlite3.Connection) -> bool:
     """A database from before split tokens: codes and tokens keyed by their hex SHA-256."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(access_tokens)")}
     return bool(columns) and "id" not in columns
-
-
-# The earlier tables, renamed and copied: ids for the codes and tokens (numbered from 1, below
-# credentials.LEGACY_IDS), hashes as 32 bytes. Grants keep their ids.
-_COPIES = (
-    "INSERT INTO grants (id, application_id, user_id, scope, refresh_hash, created_at,"
-    " revoked_at) SELECT id, application_id, user_id, scope, unhex(refresh_hash), created_at,"
-    " revoked_at FROM grants_hex",
-    "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at, revoked_at)"
-    " SELECT unhex(token_hash), grant_id, scope, expires_at, revoked_at FROM access_tokens_hex",
-    "INSERT INTO codes (code_hash, application_id, user_id, scope, redirect_uri, challenge,"
-    " challenge_method, offline, expires_at, grant_id, redeemed_at) SELECT unhex(code_hash),"
-    " application_id, user_id, scope, redirect_uri, challenge, challenge_method, offline,"
-    " expires_at, grant_id, redeemed_at FROM codes_hex",
-)
-
-
-def _migrate_to_split_tokens(db: sqlite3.Connection) -> None:
-    """Rebuild grants, access_tokens and codes in the new layout, in one transaction.
-
-    Every code and token issued before stays valid (found by its hash). An interrupted
-    migration leaves the old tables as they were.
-    """
-    db.create_function("unhex", 1, _unhex, deterministic=True)
-    db.execute("PRAGMA foreign_keys = OFF")  # a no-op inside a transaction
-    db.execute("PRAGMA legacy_alter_table = ON")  # renames leave other tables' references be
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for table in ("grants", "access_tokens", "codes"):
-                db.execute(f"ALTER TABLE {table} RENAME TO {table}_hex")
-            for index in ("grants_user_app", "access_tokens_live", "codes_user_app"):
-                db.execute(f"DROP INDEX IF EXISTS {index}")
-            for statement in _statements(SCHEMA):
-                db.execute(statement)
-            if db.execute("SELECT MAX(id) >= ? FROM grants_hex", (LEGACY_IDS,)).fetchone()[0]:
-                raise RuntimeError("grant ids too large to migrate to split tokens")
-            for copy in _COPIES:
-                db.execute(copy)
-            for table in ("access_tokens", "codes", "grants"):
-                db.execute(f"DROP TABLE {table}_hex")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-    finally:
-        db.execute("PRAGMA legacy_alter_table = OFF")
-        db.execute("PRAGMA foreign_keys = ON")
-
-
-def _unhex(value: str | None) -> bytes | None:
-    return bytes.fromhex(value) if value is not None else None
-
-
-def _statements(script: str) -> Iterator[str]:
-    """The statements of a script, one by one (executescript would commit first)."""
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            yield pending
-            pending = ""
 
 
 def _private_file(path: Path) -> None:
@@ -281,7 +178,7 @@ class Store:
 
     def _create_schema(self) -> None:
         if _has_hex_keys(self.db):
-            _migrate_to_split_tokens(self.db)
+            migrate.to_split_tokens(self.db, SCHEMA)
         # executescript commits on its own; the statements are idempotent.
         self.db.executescript(SCHEMA)
 

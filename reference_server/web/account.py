@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import grants
+from .. import grants, inbound
 from ..accounts import (
     AccountError,
     Application,
@@ -18,7 +18,7 @@ from ..accounts import (
     applications_of,
     reset_secret,
 )
-from ..state import ServerState, server
+from ..state import ServerState
 from . import sessions
 from .forms import FormRejected, checked_form
 from .html import error_page, esc, hidden, page
@@ -36,7 +36,7 @@ def _date(epoch: int) -> str:
 
 
 async def authorized(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = _require_login(state, request)
     if isinstance(session, Response):
         return session
@@ -79,7 +79,7 @@ class _ApplicationForm:
 
 
 async def _application_form(request: Request) -> _ApplicationForm | Response:
-    state = server(request)
+    state = inbound.server(request)
     try:
         session, form = await checked_form(state, request)
     except FormRejected as error:
@@ -150,7 +150,7 @@ def _secret_notice(client_id: str, secret: str) -> str:
 
 
 async def registered(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = _require_login(state, request)
     if isinstance(session, Response):
         return session
@@ -158,7 +158,7 @@ async def registered(request: Request) -> Response:
 
 
 async def register(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     try:
         session, form = await checked_form(state, request)
     except FormRejected as error:

@@ -8,10 +8,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import credentials, guard
+from .. import credentials, guard, inbound
 from ..accounts import authenticate_user, user_by_name
-from ..oauth.params import ParameterError, form_params
-from ..state import server
+from ..errors import ParameterError, Throttled
 from . import sessions
 from .forms import FormRejected, checked_form
 from .html import error_page, esc, hidden, page
@@ -48,7 +47,7 @@ def _login_form(
 
 
 async def login_page(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = sessions.load(state, request)
     returnto = safe_return_path(request.query_params.get("returnto"))
     if session is not None and session.user is not None:
@@ -57,10 +56,10 @@ async def login_page(request: Request) -> Response:
 
 
 async def login(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     returnto = safe_return_path(request.query_params.get("returnto"))
     try:
-        form = await form_params(request)
+        form = await inbound.form_params(request)
     except ParameterError as error:
         return _login_form(*sessions.login_token(request), returnto, str(error), error.status)
     if not sessions.login_token_ok(request, form.get("csrf_token")):
@@ -70,9 +69,11 @@ async def login(request: Request) -> Response:
     name, password = form.get("username", ""), form.get("password", "")
     # ':' never occurs in a client_id: no clash with clients. The slot is reserved before the
     # scrypt work (a waiting address costs nothing) and given back if the password is right.
-    throttle_key = guard.key(request, "user:" + name)
-    wait = state.guard.reserve(state, throttle_key)
-    if wait is not None:
+    throttle_key = guard.key(inbound.peer(request), "user:" + name)
+    try:
+        state.guard.reserve(throttle_key)
+    except Throttled as refused:
+        wait = refused.retry_after
         message = f"Too many failed logins from here for this user; try again in {wait} s."
         response = _login_form(token, False, returnto, message, status=429)
         response.headers["Retry-After"] = str(wait)
@@ -80,14 +81,14 @@ async def login(request: Request) -> Response:
     user = await run_in_threadpool(authenticate_user, state.store, name, password)
     if user is None:
         return _login_form(token, False, returnto, "Incorrect username or password.", 401)
-    state.guard.release(state, throttle_key)
+    state.guard.release(throttle_key)
     new_session = sessions.log_in(state, sessions.load(state, request), user)
     response = RedirectResponse(returnto, status_code=303)
     return sessions.forget_login_token(sessions.attach(response, new_session))
 
 
 async def logout(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     try:
         session, _ = await checked_form(state, request, login_required=False)
     except FormRejected as error:
@@ -97,7 +98,7 @@ async def logout(request: Request) -> Response:
 
 
 async def home(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = sessions.load(state, request)
     if session is None or session.user is None:
         body = """<p>This is the reference server of the MusicBrainz OAuth 2.0 service.</p>
@@ -112,7 +113,7 @@ async def home(request: Request) -> Response:
 
 
 async def user_profile(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     user = user_by_name(state.store, request.path_params["name"])
     if user is None:
         return error_page("There is no such user.", status=404, title="Not found")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from reference_server import accounts, credentials, grants
-from reference_server.oauth.errors import OAuthError
+from reference_server import accounts, credentials, grants, migrate
+from reference_server.errors import OAuthError
 from reference_server.storage import Store
 
 REDIRECT = "https://client.example/cb"
@@ -53,9 +53,7 @@ def old_database(tmp_path: Path) -> tuple[Path, dict[str, str], int]:
     store.close()
     old = {name: secrets.token_urlsafe(24) for name in ("refresh", "access", "code", "used")}
     db = sqlite3.connect(path, isolation_level=None)
-    db.executescript(
-        "DROP TABLE grants; DROP TABLE access_tokens; DROP TABLE codes;" + _HEX_LAYOUT
-    )
+    db.executescript("DROP TABLE grants; DROP TABLE access_tokens; DROP TABLE codes;" + _HEX_LAYOUT)
     app_id, user_id = app.application.id, owner.id
     db.execute(
         "INSERT INTO grants VALUES (7, ?, ?, 'profile', ?, ?, NULL)",
@@ -105,10 +103,9 @@ def test_old_codes_and_tokens_work_after_the_migration(old_database) -> None:
 
 
 def test_an_interrupted_migration_leaves_the_old_tables(old_database, monkeypatch) -> None:
-    path, old, _ = old_database
-    from reference_server import storage
+    path, _, _ = old_database
 
-    monkeypatch.setattr(storage, "_COPIES", (*storage._COPIES, "INSERT INTO nowhere VALUES (1)"))
+    monkeypatch.setattr(migrate, "_COPIES", (*migrate._COPIES, "INSERT INTO nowhere VALUES (1)"))
     with pytest.raises(sqlite3.OperationalError):
         Store(path)
     db = sqlite3.connect(path)
