@@ -32,11 +32,12 @@ _LAST_CHARACTERS = frozenset("AEIMQUYcgkosw048")  # base64url digits with two lo
 _last_selector = 0
 
 
-def new_selector() -> int:
-    """Milliseconds since 1970, then 20 random bits: increasing, hard to guess, never reused
-    by this process; a collision between processes is refused by the primary key."""
+def new_selector(low: int | None = None) -> int:
+    """Milliseconds since 1970, then 20 random bits (`low`): increasing, hard to guess, never
+    reused by this process; a collision between processes is refused by the primary key."""
     global _last_selector
-    selector = (time.time_ns() // 1_000_000) << 20 | secrets.randbits(20)
+    low = secrets.randbits(20) if low is None else low & 0xFFFFF
+    selector = (time.time_ns() // 1_000_000) << 20 | low
     if selector <= _last_selector:
         selector = _last_selector + 1
     _last_selector = selector
@@ -53,8 +54,9 @@ class TokenKey:
 
 def new_split_token() -> tuple[str, TokenKey]:
     """A code or token and the key of the row that stores it."""
-    selector = new_selector()
-    verifier = secrets.token_bytes(TOKEN_BYTES)
+    noise = secrets.token_bytes(TOKEN_BYTES + 3)  # one call to the system's random source
+    verifier = noise[:TOKEN_BYTES]
+    selector = new_selector(int.from_bytes(noise[TOKEN_BYTES:], "big"))
     raw = selector.to_bytes(SELECTOR_BYTES, "big") + verifier
     token = base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
     return token, TokenKey(selector, hashlib.sha256(verifier).digest())
