@@ -29,6 +29,7 @@ SPLIT_TOKEN_LENGTH = 43  # base64url of selector + verifier, no padding
 # selector starts with the time in milliseconds shifted by 20 bits, far above it.
 LEGACY_IDS = 1 << 40
 _LAST_CHARACTERS = frozenset("AEIMQUYcgkosw048")  # base64url digits with two low zero bits
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
 _last_selector = 0
 
 
@@ -64,9 +65,11 @@ def new_split_token() -> tuple[str, TokenKey]:
 
 def token_key(token: str) -> TokenKey:
     """How to look a presented code or token up: by selector, or by hash if of the old format."""
-    if len(token) == SPLIT_TOKEN_LENGTH:
-        try:
-            raw = base64.urlsafe_b64decode(token + "=")
+    if len(token) == SPLIT_TOKEN_LENGTH and "+" not in token and "/" not in token:
+        try:  # base64url, strictly: any other character is an error
+            raw = binascii.a2b_base64(
+                token.encode("ascii").translate(_URLSAFE) + b"=", strict_mode=True
+            )
         except (binascii.Error, ValueError):
             raw = b""
         # One token, one spelling: the last character's two spare bits must be zero (else

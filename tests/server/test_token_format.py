@@ -148,6 +148,9 @@ def test_split_tokens_are_found_by_selector_and_checked_by_verifier(tmp_path: Pa
         # Another spelling of the same bytes (spare bits of the last character) is refused.
         twin = tokens.access_token[:-1] + chr(ord(tokens.access_token[-1]) + 1)
         assert credentials.token_key(twin).selector is None
+        # Nor standard base64 or other characters in place of base64url ones.
+        for odd in ("+", "/", ".", "="):
+            assert credentials.token_key(odd + tokens.access_token[1:]).selector is None
         assert grants.access_grant_and_user(store, NOW, twin) is None
         # Nothing of a token is stored but the verifier's hash.
         dump = "\n".join(store.db.iterdump())
