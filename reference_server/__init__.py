@@ -9,12 +9,12 @@ tests/server/test_layering.py checks every import against this table.
 
     layer      web  modules
     rules      -    errors scopes pkce redirects credentials clock limits
-    storage    -    storage
+    storage    -    storage migrate checkpoint
     domain     -    accounts grants guard purge
     state      -    state
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
-    app        web  app
+    app        web  app hotpath
     process    -    protocol tls serve launcher cli __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.

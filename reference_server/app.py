@@ -6,6 +6,7 @@ errors of `errors.py` are registered here, once, for every route.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from pathlib import Path
@@ -17,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .errors import BearerError, OAuthError, PageError, RedirectError
+from .hotpath import HotPaths, Renderer
 from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
@@ -75,14 +77,18 @@ async def _client_gone(request: Request, _: Exception) -> Response:
     return Response(status_code=400)  # nobody reads it: the connection is gone
 
 
-EXCEPTION_HANDLERS = {
+ERROR_HANDLERS: dict[type[Exception], Renderer] = {
     ClientDisconnect: _client_gone,
     OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
-    404: pages.not_found,  # a page of the site, not a bare "Not Found"
 }
+# Starlette's table also takes status codes; the hot paths raise errors, never statuses.
+EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
+    key: handler for key, handler in ERROR_HANDLERS.items()
+}
+EXCEPTION_HANDLERS[404] = pages.not_found  # a page of the site, not a bare "Not Found"
 
 
 def create_app(
@@ -90,7 +96,7 @@ def create_app(
     test_clock: bool = False,
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
-) -> Starlette:
+) -> HotPaths:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
         test_clock=test_clock,
@@ -104,10 +110,20 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = state
-    return app
+    hot = {
+        ("/oauth2/token", "POST"): token,
+        ("/oauth2/revoke", "POST"): revoke,
+        ("/oauth2/userinfo", "GET"): userinfo,
+        ("/oauth2/userinfo", "POST"): userinfo,
+    }
+    # What start-up made (modules, routes, compiled queries) lives as long as the process:
+    # out of the collector's sight, so that its full collections, pauses that grow with the
+    # heap, only walk what requests leave behind.
+    gc.freeze()
+    return HotPaths(app, hot, ERROR_HANDLERS, state.store.settled)
 
 
-def app_from_environment() -> Starlette:
+def app_from_environment() -> HotPaths:
     """Factory for uvicorn's worker processes, which get their settings from the environment."""
     return create_app(
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),

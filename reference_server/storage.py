@@ -7,12 +7,16 @@ workers on the same file cannot both redeem one code or both revoke and refresh 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+
+from . import migrate
+from .checkpoint import Checkpointer
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -38,30 +42,39 @@ CREATE TABLE IF NOT EXISTS applications (
 );
 CREATE INDEX IF NOT EXISTS applications_owner ON applications(owner_id);
 -- One authorization of one application by one user: what a code exchange creates.
+-- Codes and tokens are split tokens (credentials.py): `id` is the selector, time-ordered, so
+-- inserts append; the *_hash columns hold the SHA-256 of the verifier, 32 bytes. Rows from
+-- before split tokens (ids below credentials.LEGACY_IDS) hold the hash of the whole token and
+-- are found through the *_legacy partial indexes, which hold them only.
 CREATE TABLE IF NOT EXISTS grants (
-    id             INTEGER PRIMARY KEY,
+    id             INTEGER PRIMARY KEY,  -- the refresh token's selector
     application_id INTEGER NOT NULL REFERENCES applications(id),
     user_id        INTEGER NOT NULL REFERENCES users(id),
     scope          TEXT NOT NULL,
-    refresh_hash   TEXT UNIQUE,          -- NULL for an online web application
+    refresh_hash   BLOB,                 -- NULL for an online web application
     created_at     INTEGER NOT NULL,
     revoked_at     INTEGER
 );
 CREATE INDEX IF NOT EXISTS grants_user_app ON grants(user_id, application_id);
+CREATE UNIQUE INDEX IF NOT EXISTS grants_legacy ON grants(refresh_hash) WHERE id < 1099511627776;
 CREATE TABLE IF NOT EXISTS access_tokens (
-    token_hash TEXT PRIMARY KEY,
+    id         INTEGER PRIMARY KEY,      -- the token's selector
+    token_hash BLOB NOT NULL,
     grant_id   INTEGER NOT NULL REFERENCES grants(id),
     scope      TEXT NOT NULL,
     expires_at INTEGER NOT NULL,
     revoked_at INTEGER
-) WITHOUT ROWID;
+);
+CREATE UNIQUE INDEX IF NOT EXISTS access_tokens_legacy ON access_tokens(token_hash)
+    WHERE id < 1099511627776;
 -- Live tokens of a grant only: a refresh revokes the grant's previous token, and a grant
 -- collects one more revoked token per refresh, forever. A full index on grant_id made each
 -- refresh visit all of them (O(refreshes so far)); this one holds the live ones only.
 DROP INDEX IF EXISTS access_tokens_grant;
 CREATE INDEX IF NOT EXISTS access_tokens_live ON access_tokens(grant_id) WHERE revoked_at IS NULL;
 CREATE TABLE IF NOT EXISTS codes (
-    code_hash       TEXT PRIMARY KEY,
+    id              INTEGER PRIMARY KEY, -- the code's selector
+    code_hash       BLOB NOT NULL,
     application_id  INTEGER NOT NULL REFERENCES applications(id),
     user_id         INTEGER NOT NULL REFERENCES users(id),
     scope           TEXT NOT NULL,
@@ -72,7 +85,8 @@ CREATE TABLE IF NOT EXISTS codes (
     expires_at      INTEGER NOT NULL,
     grant_id        INTEGER,             -- set when redeemed
     redeemed_at     INTEGER
-) WITHOUT ROWID;
+);
+CREATE UNIQUE INDEX IF NOT EXISTS codes_legacy ON codes(code_hash) WHERE id < 1099511627776;
 CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
 -- Scope sets a user approved for a web application (approval_prompt=auto).
 CREATE TABLE IF NOT EXISTS consents (
@@ -111,46 +125,17 @@ CREATE TABLE IF NOT EXISTS settings (
 
 Row = sqlite3.Row
 
+# Set by a request handler that awaits `Store.settled()` before it answers (hotpath.py): only
+# then may its writes join the shared transaction of `Store.unit()`.
+group_commit: ContextVar[bool] = ContextVar("group_commit", default=False)
+# The shared transaction the current request's writes went into (one context per request).
+_joined: ContextVar[asyncio.Future[None] | None] = ContextVar("_joined", default=None)
 
-class Checkpointer:
-    """WAL checkpoints in a thread of their own, off the thread that serves requests.
 
-    SQLite's automatic checkpoint runs inside the COMMIT that crosses 1000 WAL pages and ends
-    with two fsyncs (WAL, then database): the event loop stood still for ~6-10 ms every 100-300
-    write requests (see tools/PERFORMANCE.md). Here a thread copies the WAL into the database
-    every INTERVAL seconds (PASSIVE: writers go on meanwhile); once the WAL holds RESTART_PAGES
-    pages it asks for a RESTART, which waits for the writer of the moment and lets the next
-    one start the WAL over, so the file stays small. Durability is unchanged: a commit is in
-    the WAL either way, and synchronous=NORMAL syncs at checkpoints as before.
-    """
-
-    INTERVAL = 0.1
-    RESTART_PAGES = 4000
-
-    def __init__(self, path: Path) -> None:
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(path,), name="sqlite-checkpoint", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, path: Path) -> None:
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute("PRAGMA busy_timeout = 10000")
-            while not self._stop.wait(self.INTERVAL):
-                try:
-                    _, pages, _ = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    if pages >= self.RESTART_PAGES:
-                        db.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
-                except sqlite3.Error:
-                    continue  # another process is checkpointing, or the file is busy: later
-        finally:
-            db.close()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=15)
+def _has_hex_keys(db: sqlite3.Connection) -> bool:
+    """A database from before split tokens: codes and tokens keyed by their hex SHA-256."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(access_tokens)")}
+    return bool(columns) and "id" not in columns
 
 
 def _private_file(path: Path) -> None:
@@ -184,37 +169,109 @@ class Store:
         self.db.execute("PRAGMA mmap_size = 268435456")  # 256 MiB
         self._create_schema()
         self._checkpointer: Checkpointer | None = None
+        self._batch: asyncio.Future[None] | None = None  # the open shared transaction
+        self._in_unit = False
+        self._group = background_checkpoints  # the serving processes commit in groups
         if background_checkpoints:
             self.db.execute(f"PRAGMA wal_autocheckpoint = {8 * Checkpointer.RESTART_PAGES}")
             self._checkpointer = Checkpointer(path)
 
     def _create_schema(self) -> None:
+        if _has_hex_keys(self.db):
+            migrate.to_split_tokens(self.db, SCHEMA)
         # executescript commits on its own; the statements are idempotent.
         self.db.executescript(SCHEMA)
 
     def close(self) -> None:
+        self.flush()
         if self._checkpointer is not None:
             self._checkpointer.stop()
         self.db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE: take the write lock before reading what decides the write."""
+        """BEGIN IMMEDIATE: take the write lock before reading what decides the write.
+
+        Committed when the block ends; a shared transaction still open is committed first.
+        """
+        self.flush()
         self.db.execute("BEGIN IMMEDIATE")
+        self._in_unit = True
         try:
             yield self.db
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        finally:
+            self._in_unit = False
         self.db.execute("COMMIT")
 
+    @contextmanager
+    def unit(self) -> Iterator[sqlite3.Connection]:
+        """A unit of work of the token endpoints: all or nothing, like `transaction()`.
+
+        Group commit: in a serving process, for a request whose handler awaits `settled()`
+        before it answers (`group_commit` set), the unit is a SAVEPOINT inside a transaction
+        shared by every such request of one turn of the event loop, committed once by
+        `flush()` at the end of that turn. BEGIN IMMEDIATE and COMMIT (writing each dirty
+        page to the WAL) were most of a token request's database time; a page that several
+        requests touch is now written once. Nobody is answered before the commit; a failing
+        unit rolls back to its savepoint and leaves the others alone. Elsewhere (CLI, tests,
+        other handlers) it is `transaction()`.
+        """
+        if not (self._group and group_commit.get()):
+            with self.transaction() as db:
+                yield db
+            return
+        if self._batch is None:
+            loop = asyncio.get_running_loop()
+            self.db.execute("BEGIN IMMEDIATE")
+            self._batch = loop.create_future()
+            loop.call_soon(self.flush)
+        _joined.set(self._batch)
+        self.db.execute("SAVEPOINT unit")
+        self._in_unit = True
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK TO unit")
+            self.db.execute("RELEASE unit")
+            raise
+        finally:
+            self._in_unit = False
+        self.db.execute("RELEASE unit")
+
+    def flush(self) -> None:
+        """Commit the shared transaction of `unit()`, if one is open, and wake its requests."""
+        batch, self._batch = self._batch, None
+        if batch is None:
+            return
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            batch.set_exception(error)
+            return
+        batch.set_result(None)
+
+    async def settled(self) -> None:
+        """Until what this request wrote in `unit()` is committed (at once if it is)."""
+        batch = _joined.get()
+        if batch is not None:
+            _joined.set(None)
+            await asyncio.shield(batch)
+
     def one(self, sql: str, *args: object) -> Row | None:
-        return self.db.execute(sql, args).fetchone()
+        row: Row | None = self.db.execute(sql, args).fetchone()
+        return row
 
     def all(self, sql: str, *args: object) -> list[Row]:
         return self.db.execute(sql, args).fetchall()
 
     def run(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if self._batch is not None and not self._in_unit:
+            self.flush()  # a write of its own: it commits on its own, as it always did
         return self.db.execute(sql, args)
 
     # settings --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from .. import grants, inbound
 from . import clients
-from .responses import NO_STORE
+from .replies import EmptyReply
 from .token import read_parameters, required
 
 
@@ -19,4 +19,4 @@ async def revoke(request: Request) -> Response:
     app = state.guard.authenticate(inbound.peer(request), client_id, secret)
     grants.revoke(state.store, state.now(), app, token)
     # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
-    return Response(status_code=200, headers=NO_STORE)
+    return EmptyReply()

@@ -8,14 +8,14 @@ and rendered by `responses.render_oauth_error`.
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from .. import grants, guard, inbound
 from ..accounts import Application
 from ..errors import OAuthError, ParameterError, invalid_request
 from ..state import ServerState
 from . import clients
-from .responses import NO_STORE
+from .replies import JSONReply
 
 
 def required(params: dict[str, str], name: str) -> str:
@@ -58,7 +58,7 @@ async def token(request: Request) -> Response:
         raise
     if guessed_before:
         state.guard.release(guard.grant_key_of(source, client_id))
-    return JSONResponse(tokens.as_json(), headers=NO_STORE)
+    return JSONReply(tokens.as_json())
 
 
 def _grant(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from .. import grants, inbound
 from ..accounts import User
 from ..errors import BearerError, ParameterError
-from .responses import NO_STORE
+from .replies import JSONReply
 
 
 async def _presented_tokens(request: Request) -> list[str]:
@@ -65,4 +65,4 @@ async def userinfo(request: Request) -> Response:
         raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         raise BearerError(401, "invalid_token", "the token's user no longer exists")
-    return JSONResponse(profile(user, state.public_url, grant.scope), headers=NO_STORE)
+    return JSONReply(profile(user, state.public_url, grant.scope))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_server.credentials import token_hash
+from reference_server.credentials import token_key
 from steps import html
 
 from .flows import database_row, refresh, revoke, token_set, works
@@ -42,8 +42,8 @@ class TestEffects:
         grant = database_row(
             world,
             "SELECT g.revoked_at FROM grants g JOIN access_tokens t ON t.grant_id = g.id"
-            " WHERE t.token_hash = ?",
-            token_hash(tokens["access_token"]),
+            " WHERE t.id = ?",
+            token_key(tokens["access_token"]).selector,
         )
         assert grant is not None and grant["revoked_at"] is not None
 

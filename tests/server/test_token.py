@@ -9,7 +9,8 @@ import pytest
 
 from .flows import exchange, obtain_code, pkce_pair, refresh, token_set, userinfo, works
 
-TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{32}$")
+# Split tokens (credentials.py): an 8-byte selector and a 24-byte verifier, base64url.
+TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 
 def assert_error(response, error: str, status: int = 400) -> None:

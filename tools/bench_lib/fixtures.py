@@ -2,7 +2,8 @@
 
 Codes go through `reference_server.grants.issue_code` (the server's own code path). Grants with
 their tokens are bulk-inserted in one transaction (for the pools of tokens and for the
-database-size scaling runs), with the same hashing as the server's (`credentials.token_hash`).
+database-size scaling runs), as split tokens made by the server's own
+`credentials.new_split_token` (a grant's id is its refresh token's selector).
 """
 
 from __future__ import annotations
@@ -124,31 +125,34 @@ def bulk_grants(
         if not live:  # nobody else has the file open: no journal at all (the server sets WAL)
             db.execute("PRAGMA journal_mode = OFF")
         db.execute("BEGIN IMMEDIATE")
-        first = (db.execute("SELECT COALESCE(MAX(id), 0) FROM grants").fetchone()[0]) + 1
         batch = 100_000
+        kept_ids: list[int] = []
         for start in range(0, count, batch):
             size = min(batch, count - start)
             grant_rows, access_rows, code_rows = [], [], []
-            noise = os.urandom(96 * size).hex()  # random hashes, 64 hex digits each
+            noise = os.urandom(96 * size)  # random hashes, 32 bytes each
             for i in range(size):
                 index = start + i
-                grant_id = first + index
                 if index < keep:
-                    refresh, access = credentials.new_token(), credentials.new_token()
+                    refresh, refresh_key = credentials.new_split_token()
+                    access, access_key = credentials.new_split_token()
                     refresh_kept.append(refresh)
                     access_kept.append(access)
-                    refresh_hash = credentials.token_hash(refresh)
-                    access_hash = credentials.token_hash(access)
+                    grant_id, refresh_hash = refresh_key.selector, refresh_key.digest
+                    access_id, access_hash = access_key.selector, access_key.digest
+                    kept_ids.append(refresh_key.selector or 0)
                 else:  # nobody will present these: random hashes are enough
-                    refresh_hash = noise[192 * i : 192 * i + 64]
-                    access_hash = noise[192 * i + 64 : 192 * i + 128]
+                    grant_id, access_id = credentials.new_selector(), credentials.new_selector()
+                    refresh_hash = noise[96 * i : 96 * i + 32]
+                    access_hash = noise[96 * i + 32 : 96 * i + 64]
                 grant_rows.append(
                     (grant_id, client.app_id, client.user_id, SCOPE, refresh_hash, now)
                 )
-                access_rows.append((access_hash, grant_id, SCOPE, now + 3600))
+                access_rows.append((access_id, access_hash, grant_id, SCOPE, now + 3600))
                 code_rows.append(
                     (
-                        noise[192 * i + 128 : 192 * i + 192],
+                        credentials.new_selector(),
+                        noise[96 * i + 64 : 96 * i + 96],
                         client.app_id,
                         client.user_id,
                         SCOPE,
@@ -159,41 +163,40 @@ def bulk_grants(
                         now - 1,
                     )
                 )
-            # Key order makes the B-tree inserts append-like: far fewer pages touched.
-            access_rows.sort()
-            code_rows.sort()
+            # Selectors increase: the B-tree inserts append, as the server's do.
             db.executemany(
                 "INSERT INTO grants (id, application_id, user_id, scope, refresh_hash,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 grant_rows,
             )
             db.executemany(
-                "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO access_tokens (id, token_hash, grant_id, scope, expires_at)"
+                " VALUES (?, ?, ?, ?, ?)",
                 access_rows,
             )
             db.executemany(
-                "INSERT INTO codes (code_hash, application_id, user_id, scope, redirect_uri,"
-                " offline, expires_at, grant_id, redeemed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO codes (id, code_hash, application_id, user_id, scope, redirect_uri,"
+                " offline, expires_at, grant_id, redeemed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 code_rows,
             )
-        first_kept = first
         for start in range(0, keep * history, batch):
             size = min(batch, keep * history - start)
-            noise = os.urandom(32 * size).hex()
-            past = sorted(
+            noise = os.urandom(32 * size)
+            past = [
                 (
-                    noise[64 * i : 64 * i + 64],
-                    first_kept + (start + i) // history,
+                    credentials.new_selector(),
+                    noise[32 * i : 32 * i + 32],
+                    kept_ids[(start + i) // history],
                     SCOPE,
                     now - 1,
                     now - 1,
                 )
                 for i in range(size)
-            )
+            ]
             db.executemany(
-                "INSERT INTO access_tokens (token_hash, grant_id, scope, expires_at, revoked_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO access_tokens (id, token_hash, grant_id, scope, expires_at,"
+                " revoked_at) VALUES (?, ?, ?, ?, ?, ?)",
                 past,
             )
         db.execute("COMMIT")
