@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from client_kit.authorization import parse_pasted
 from client_kit.errors import KitError, LoginCancelled
@@ -42,6 +42,21 @@ if TYPE_CHECKING:
 
 #: events whose message the person is shown as it happens (the others are the console's own)
 SHOWN = (INPUT_REJECTED, SCOPES_DIFFER)
+
+
+class LoginOptions(TypedDict, total=False):
+    """The keyword options of ``Session.login`` (defaults: :meth:`DesktopLogin.login`)."""
+
+    method: LoginMethod
+    ports: Sequence[int]
+    redirect_path: str | None
+    open_browser: bool
+    timeout: float
+    use_pkce: bool
+    fetch_user: bool
+    check: bool
+    pages: LoopbackPages | None
+    on_event: Emit | None
 
 
 class DesktopLogin:

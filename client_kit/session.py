@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Literal, Unpack
 
 from client_kit.endpoints import Client, Endpoints, JsonObject, transport_failure
 from client_kit.errors import ConfigurationError, NotLoggedIn
-from client_kit.flow import Emit
 from client_kit.profiles import Profile
 from client_kit.refresh import RefreshEngine
 from client_kit.status import LoginStatus
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
 
     from client_kit.auth import BearerAuth
     from client_kit.authorization import AuthorizationRequest
+    from client_kit.desktop import LoginOptions
     from client_kit.handle import HandleOptions, LoginHandle
     from client_kit.pages import LoopbackPages
     from client_kit.tokens import TokenSet
@@ -107,42 +107,18 @@ class Session:
     # -- login -------------------------------------------------------------------------
 
     def login(
-        self,
-        scopes: Sequence[str] = DEFAULT_SCOPES,
-        *,
-        method: LoginMethod = "loopback",
-        ports: Sequence[int] = (),
-        redirect_path: str | None = None,
-        open_browser: bool = True,
-        timeout: float = DEFAULT_TIMEOUT,
-        use_pkce: bool = True,
-        fetch_user: bool = True,
-        check: bool = False,
-        pages: LoopbackPages | None = None,
-        on_event: Emit | None = None,
+        self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[LoginOptions]
     ) -> TokenSet:
         """Run a desktop login (``loopback`` or ``oob``); save and return the tokens.
 
-        Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`.
-        ``check``: before the browser, ask the authorization endpoint (fail at once on its
-        error page or error redirect) and check the client secret where that is cheap.
+        Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`. The
+        options are :class:`~client_kit.desktop.LoginOptions`; ``check``: before the browser,
+        ask the authorization endpoint (fail at once on its error page or error redirect) and
+        check the client secret where that is cheap.
         """
         from client_kit.desktop import DesktopLogin
 
-        return DesktopLogin(self.ui).login(
-            self,
-            scopes,
-            method=method,
-            ports=ports,
-            redirect_path=redirect_path,
-            open_browser=open_browser,
-            timeout=timeout,
-            use_pkce=use_pkce,
-            fetch_user=fetch_user,
-            check=check,
-            pages=pages,
-            on_event=on_event,
-        )
+        return DesktopLogin(self.ui).login(self, scopes, **options)
 
     def start_login(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]

@@ -17,7 +17,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .errors import BearerError, OAuthError, PageError, RedirectError
+from .errors import BearerError, LoginRequired, OAuthError, PageError, RedirectError
 from .hotpath import HotPaths, Renderer
 from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
@@ -27,7 +27,7 @@ from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, applications, pages
 from .web.authorize import authorize, out_of_band
-from .web.errorpages import render_page_error, render_redirect_error
+from .web.errorpages import render_login_required, render_page_error, render_redirect_error
 from .web.html import favicon, stylesheet
 from .web.security import SecurityHeaders
 
@@ -83,6 +83,7 @@ ERROR_HANDLERS: dict[type[Exception], Renderer] = {
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
+    LoginRequired: render_login_required,
 }
 # Starlette's table also takes status codes; the hot paths raise errors, never statuses.
 EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {

@@ -62,6 +62,14 @@ class BearerError(Exception):
         self.scope = scope
 
 
+class LoginRequired(Exception):
+    """A page for logged-in users asked for without a session: log in, then come back."""
+
+    def __init__(self, return_to: str) -> None:
+        super().__init__(return_to)
+        self.return_to = return_to
+
+
 class PageError(Exception):
     """A problem shown to the user on the service's own page (never redirected)."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -21,7 +20,7 @@ from ..accounts import (
     User,
     application_by_client_id,
 )
-from ..errors import PageError
+from ..errors import LoginRequired, PageError
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
@@ -34,11 +33,12 @@ _NOTICES = {
 }
 
 
-def require_login(state: ServerState, request: Request) -> sessions.Session | Response:
+def require_login(state: ServerState, request: Request) -> tuple[sessions.Session, User]:
+    """The session and its user; without one, `LoginRequired` sends the browser to log in."""
     session = sessions.load(state, request)
     if session is None or session.user is None:
-        return RedirectResponse("/login?returnto=" + quote(request.url.path), status_code=303)
-    return session
+        raise LoginRequired(request.url.path)
+    return session, session.user
 
 
 def _date(epoch: int) -> str:
@@ -60,12 +60,9 @@ def after(path: str, notice: str) -> Response:
 
 async def authorized(request: Request) -> Response:
     state = inbound.server(request)
-    session = require_login(state, request)
-    if isinstance(session, Response):
-        return session
-    assert session.user is not None
+    session, user = require_login(state, request)
     rows = []
-    for item in grants.authorizations(state.store, session.user, state.now()):
+    for item in grants.authorizations(state.store, user, state.now()):
         fields = (
             hidden("csrf_token", session.csrf)
             + hidden("client_id", item.client_id)

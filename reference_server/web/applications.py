@@ -123,9 +123,7 @@ def _secret_notice(client_id: str, secret: str, name: str = "") -> str:
 
 async def registered(request: Request) -> Response:
     state = inbound.server(request)
-    session = require_login(state, request)
-    if isinstance(session, Response):
-        return session
+    session, _ = require_login(state, request)
     message = flash.read(state, request, session)
     notice = notice_of(request)
     if message and {"client_id", "secret"} <= set(message):
@@ -198,12 +196,9 @@ users are asked for their consent again. Tokens already issued keep working.</p>
 
 async def edit_page(request: Request) -> Response:
     state = inbound.server(request)
-    session = require_login(state, request)
-    if isinstance(session, Response):
-        return session
-    assert session.user is not None
+    session, user = require_login(state, request)
     app = application_by_client_id(state.store, request.path_params["client_id"])
-    if app is None or app.owner_id != session.user.id:
+    if app is None or app.owner_id != user.id:
         raise PageError("You have no such application.", status=404)
     return _edit_page(session, app, {})
 

@@ -6,11 +6,13 @@ application by `app.create_app`.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import inbound
-from ..errors import PageError, RedirectError
+from ..errors import LoginRequired, PageError, RedirectError
 from ..redirects import OOB, with_params
 from . import sessions
 from .html import Viewer, error_page
@@ -30,6 +32,11 @@ def redirect_error_response(error: RedirectError, viewer: Viewer | None = None) 
 def _viewer(request: Request) -> Viewer | None:
     """Error pages are pages of the site: the header knows who is logged in."""
     return sessions.viewer_of(inbound.server(request), request)
+
+
+async def render_login_required(request: Request, error: Exception) -> Response:
+    assert isinstance(error, LoginRequired)  # registered for LoginRequired only
+    return RedirectResponse("/login?returnto=" + quote(error.return_to), status_code=303)
 
 
 async def render_page_error(request: Request, error: Exception) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -84,6 +85,15 @@ class TestSessions:
         response = user.http.post("/login", data={"username": "alice", "password": world.password})
         assert response.status_code == 403
         assert user.http.get("/account/authorized").status_code == 303  # still logged out
+
+    @pytest.mark.parametrize(
+        "path",
+        ["/account/authorized", "/account/applications", "/account/applications/some id/edit"],
+    )
+    def test_account_pages_send_a_stranger_to_log_in_and_back(self, user, path):
+        response = user.http.get(path)
+        assert response.status_code == 303
+        assert response.headers["location"] == "/login?returnto=" + quote(path)
 
     @pytest.mark.parametrize(
         "target",
