@@ -26,6 +26,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         required_secret_service()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long tests (marked ``slow``) first: pytest-xdist hands tests out one by one in this
+    order, so the longest start at once and no worker is left finishing one alone at the end.
+    The sort is stable: each module's tests keep their order and stay together."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The session's server (one per pytest-xdist worker: each listens on a free port)."""

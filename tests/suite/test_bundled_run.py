@@ -15,6 +15,10 @@ import pytest
 from steps.catalogue import load_catalogue
 from tests.suite.target import Target, bundled_target
 
+# One worker runs the whole module (xdist_group): its tests share a module fixture,
+# one full suite run, that a second worker would only repeat.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bundled_run")]
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+# One worker runs the whole module (xdist_group): its tests share a module fixture,
+# one short benchmark run, that a second worker would only repeat.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench")]
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tools" / "bench"
 SAMPLE_KEYS = {"rps", "p50_ms", "p99_ms", "p99_over_p50", "errors", "ratio", "repetitions"}
