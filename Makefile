@@ -8,10 +8,10 @@ STAMP  := $(VENV)/.installed
 
 # pytest-xdist workers for `make test` (and so for .ci/run). More workers than the CI machine's
 # two cores on purpose: most tests wait (for servers, subprocesses, a real browser, a guard's
-# Retry-After), so four workers keep both cores busy. `loadgroup`: tests that must not run
-# beside each other share an `xdist_group` (each says why). `make test PYTEST_ARGS=` runs
-# sequentially.
-PYTEST_ARGS ?= -n 4 --dist loadgroup
+# Retry-After), so four workers keep both cores busy. Tests are handed out one by one, longest
+# first; modules that must stay on one worker are listed in tests/conftest.py (ONE_WORKER,
+# with the reason). `make test PYTEST_ARGS=` runs sequentially.
+PYTEST_ARGS ?= -n 4
 
 venv: $(STAMP)
 

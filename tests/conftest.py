@@ -26,6 +26,32 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         required_secret_service()
 
 
+#: Test modules that run on one pytest-xdist worker, whole: their tests share a module fixture
+#: that a second worker would only repeat. (pytest-xdist's own `xdist_group` mark is not used:
+#: with pytest 9 its loadgroup mode no longer renames the tests it groups, so it groups none.)
+ONE_WORKER = {
+    "tests/suite/test_foreign_target.py": "two suite runs against three providers",
+    "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
+    "tests/tools/test_bench.py": "a short benchmark run",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`-n N` hands out tests one by one, but a module of ONE_WORKER as one unit; other
+    distribution modes (`--dist ...`) are left as asked."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneByOne(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else nodeid
+
+    return OneByOne(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Long tests (marked ``slow``) first: pytest-xdist hands tests out one by one in this
     order, so the longest start at once and no worker is left finishing one alone at the end.

@@ -29,8 +29,6 @@ from tests.suite.broken.harness import (
 )
 from tests.suite.broken.mutations import MUTATIONS
 
-pytestmark = pytest.mark.slow
-
 BROKEN = sorted(n for n, m in MUTATIONS.items() if n != "none" and not m.conforming)
 CONFORMING = sorted(n for n, m in MUTATIONS.items() if m.conforming)
 

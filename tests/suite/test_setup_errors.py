@@ -24,8 +24,6 @@ from steps.verdicts import UNCHECKED
 from tests.suite.broken.harness import Run, run_conformance
 from tests.suite.target import Target, bundled_target, profile_text
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

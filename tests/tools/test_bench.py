@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-# One worker runs the whole module (xdist_group): its tests share a module fixture,
-# one short benchmark run, that a second worker would only repeat.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("bench")]
+# Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
+# fixture, one short benchmark run, that a second worker would only repeat.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tools" / "bench"
