@@ -4,7 +4,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test conformance lint typecheck venv clean
+.PHONY: test pytest conformance lint typecheck venv clean
+
+# pytest-xdist workers for `make test` (and so for .ci/run). More workers than the CI machine's
+# two cores on purpose: most tests wait (for servers, subprocesses, a real browser, a guard's
+# Retry-After), so four workers keep both cores busy. Tests are handed out one by one, longest
+# first; modules that must stay on one worker are listed in tests/conftest.py (ONE_WORKER,
+# with the reason). `make test PYTEST_ARGS=` runs sequentially.
+PYTEST_ARGS ?= -n 4
 
 venv: $(STAMP)
 
@@ -19,6 +26,10 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# pytest alone on the files of FILES, with the same workers (.ci/run's first pass).
+pytest: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS) $(FILES)
 
 conformance: $(STAMP)
 	$(BIN)/mb-oauth-conformance $(CONFORMANCE_ARGS)

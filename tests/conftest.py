@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent
+from tests.support.world import INSTALLED_REDIRECT, World, provision
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -27,71 +26,63 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         required_secret_service()
 
 
-@dataclass(frozen=True)
-class Client:
-    client_id: str
-    client_secret: str
-    redirect_uri: str
-    type: str
+#: Test modules that run on one pytest-xdist worker, whole: their tests share a module fixture
+#: that a second worker would only repeat. (pytest-xdist's own `xdist_group` mark is not used:
+#: with pytest 9 its loadgroup mode no longer renames the tests it groups, so it groups none.)
+ONE_WORKER = {
+    "tests/suite/test_foreign_target.py": "two suite runs against three providers",
+    "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
+    "tests/tools/test_bench.py": "a short benchmark run",
+}
 
 
-@dataclass
-class World:
-    """The provisioned server: one user, and the applications tests act as."""
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`-n N` hands out tests one by one, but a module of ONE_WORKER as one unit; other
+    distribution modes (`--dist ...`) are left as asked."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
 
-    server: ServerProcess
-    username: str
-    password: str
-    email: str
-    web: Client  # confidential web application
-    installed: Client  # public desktop application, loopback redirect registered
-    other: Client  # a second confidential application, for cross-client checks
+    class OneByOne(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else nodeid
 
-    def user_agent(self) -> UserAgent:
-        return UserAgent(
-            self.server.base_url, self.server.ssl_context(), self.username, self.password
-        )
-
-    def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.server.base_url, verify=self.server.ssl_context())
+    return OneByOne(config, log)
 
 
-def _client(server: ServerProcess, name: str, app_type: str, redirect_uri: str) -> Client:
-    made = server.add_app("alice", name, app_type, redirect_uri)
-    return Client(made["client_id"], made["client_secret"], redirect_uri, app_type)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long tests (marked ``slow``) first: pytest-xdist hands tests out one by one in this
+    order, so the longest start at once and no worker is left finishing one alone at the end.
+    The sort is stable: each module's tests keep their order and stay together."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The session's server (one per pytest-xdist worker: each listens on a free port)."""
     with ServerProcess(tmp_path_factory.mktemp("server") / "data", test_clock=True) as running:
         yield running
 
 
 @pytest.fixture(scope="session")
-def world(server: ServerProcess) -> World:
-    password = secrets.token_urlsafe(12)
-    server.add_user(
+def world(server: ServerProcess) -> Iterator[World]:
+    provisioned = provision(
+        server,
         "alice",
-        password,
-        email="alice@example.org",
+        installed_redirect=INSTALLED_REDIRECT,
         website="https://alice.example",
         gender="female",
         timezone="Europe/Berlin",
     )
-    return World(
-        server=server,
-        username="alice",
-        password=password,
-        email="alice@example.org",
-        web=_client(server, "Web app", "confidential", "https://client.example/callback"),
-        installed=_client(server, "Desktop app", "public", "http://localhost/callback"),
-        other=_client(server, "Other web app", "confidential", "https://other.example/cb"),
-    )
+    yield provisioned
+    provisioned.close()
 
 
 @pytest.fixture
 def user(world: World) -> Iterator[UserAgent]:
-    agent = world.user_agent()
+    agent = world.agent()
     yield agent
     agent.close()
 

@@ -10,11 +10,11 @@ import pytest
 from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent
 
-from .helpers import Site, provision
+from .helpers import World, provision
 
 
 @pytest.fixture(scope="package")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     data_dir = tmp_path_factory.mktemp("hardening") / "data"
     with ServerProcess(data_dir, test_clock=True) as running:
         provisioned = provision(running)
@@ -23,13 +23,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 @pytest.fixture
-def client(site: Site) -> Iterator[httpx.Client]:
+def client(site: World) -> Iterator[httpx.Client]:
     with site.http() as http:
         yield http
 
 
 @pytest.fixture
-def agent(site: Site) -> Iterator[UserAgent]:
+def agent(site: World) -> Iterator[UserAgent]:
     browser = site.agent()
     yield browser
     browser.close()

@@ -1,156 +1,38 @@
-"""What the hardening tests share: an isolated server of their own, OAuth flows, log checks.
+"""What the hardening tests share: OAuth flows and log checks on servers of their own.
 
-The hardening tests run against servers they start themselves (not the session `server`),
-because they trip the brute-force guard, move the test clock and kill processes: none of that
-may disturb the rule-by-rule tests that share the session server.
+The hardening tests run against servers they start themselves (a `World` of
+tests/support/world.py, like the session's, but not the session `server`), because they trip
+the brute-force guard, move the test clock and kill processes: none of that may disturb the
+rule-by-rule tests that share the session server.
 """
 
 from __future__ import annotations
 
-import html
-import re
-import secrets
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from soak_lib.flows import LOG_PROBLEMS  # tools/ is on the path: see __init__.py
 from soak_lib.integrity import CONSISTENCY, integrity_problems
 
-from reference_server.launcher import ServerProcess
-from tests.support.user_agent import UserAgent, find_form
-
-# A loopback redirect with a port, as a desktop application uses it (spec 4.1).
-LOOPBACK_PORT = 4242
-WEB_REDIRECT = "https://client.example/callback"
-INSTALLED_REDIRECT = "http://localhost/callback"
-OTHER_REDIRECT = "https://other.example/cb"
-LOOPBACK_REDIRECT = f"http://localhost:{LOOPBACK_PORT}/callback"
-_CODE_ID = re.compile(r'<code id="(?P<id>new-client-[a-z]+)">(?P<value>[^<]*)</code>')
-
-
-@dataclass(frozen=True)
-class App:
-    client_id: str
-    client_secret: str
-    redirect_uri: str  # the one to send in requests (a loopback port for installed apps)
-    type: str
-
-    @property
-    def web(self) -> bool:
-        return self.type == "confidential"
-
-
-@dataclass
-class Site:
-    """A running server of our own with one user and three applications."""
-
-    server: ServerProcess
-    username: str
-    password: str
-    web: App
-    installed: App
-    other: App
-    _owner: UserAgent | None = field(default=None, repr=False)
-
-    def close(self) -> None:
-        """Close our own connections, so the server stops without waiting for them."""
-        if self._owner is not None:
-            self._owner.close()
-            self._owner = None
-
-    def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.server.base_url, verify=self.server.ssl_context())
-
-    def agent(self, username: str | None = None, password: str | None = None) -> UserAgent:
-        return UserAgent(
-            self.server.base_url,
-            self.server.ssl_context(),
-            username or self.username,
-            password or self.password,
-        )
-
-    def new_app(self, kind: str = "confidential") -> App:
-        """A fresh application, for tests whose failures must not count against others.
-
-        Registered through the user's own form (milliseconds) rather than the CLI (a process).
-        """
-        if self._owner is None:
-            self._owner = self.agent()
-            self._owner.log_in()
-        page = self._owner.http.get("/account/applications").text
-        csrf = find_form(page, "register-form").csrf_token
-        redirect = WEB_REDIRECT if kind == "confidential" else INSTALLED_REDIRECT
-        answer = self._owner.http.post(
-            "/account/applications",
-            data={
-                "csrf_token": csrf,
-                "name": f"hardening-{secrets.token_hex(3)}",
-                "type": kind,
-                "redirect_uri": redirect,
-            },
-        )
-        assert answer.status_code == 200, answer.text[:300]
-        found = {m["id"]: html.unescape(m["value"]) for m in _CODE_ID.finditer(answer.text)}
-        assert {"new-client-id", "new-client-secret"} <= set(found)
-        used = WEB_REDIRECT if kind == "confidential" else LOOPBACK_REDIRECT
-        return App(found["new-client-id"], found["new-client-secret"], used, kind)
-
-    @property
-    def database(self) -> Path:
-        return self.server.data_dir / "server.sqlite3"
-
-    @property
-    def log_path(self) -> Path:
-        return log_path(self.server)
-
-    def count(self, sql: str, *args: object) -> int:
-        """One number from the server's database, read on a separate connection."""
-        with read_db(self.database) as db:
-            return int(db.execute(sql, args).fetchone()[0])
-
-
-def log_path(server: ServerProcess) -> Path:
-    """Where the launcher sends the server's stdout and stderr: `<data_dir>.log`."""
-    return server.data_dir.parent / f"{server.data_dir.name}.log"
+from tests.support.user_agent import UserAgent
+from tests.support.world import (
+    INSTALLED_REDIRECT,
+    LOOPBACK_PORT,
+    LOOPBACK_REDIRECT,
+    OTHER_REDIRECT,
+    WEB_REDIRECT,
+    App,
+    World,
+    log_path,
+    make_app,
+    provision,
+    read_db,
+)
 
 
 def log_problems(text: str) -> list[str]:
     """Lines of a server log that show an unhandled error or a locked database."""
     return [line for line in text.splitlines() if LOG_PROBLEMS.search(line)]
-
-
-@contextmanager
-def read_db(path: Path, readonly: bool = True) -> Iterator[sqlite3.Connection]:
-    """A connection of our own; read-only unless the server is down (WAL recovery writes)."""
-    db = sqlite3.connect(f"file:{path}{'?mode=ro' if readonly else ''}", uri=True, timeout=10)
-    try:
-        yield db
-    finally:
-        db.close()
-
-
-def make_app(server: ServerProcess, owner: str, kind: str = "confidential") -> App:
-    name = f"hardening-{kind}-{secrets.token_hex(3)}"
-    if kind == "confidential":
-        made = server.add_app(owner, name, kind, WEB_REDIRECT)
-        return App(made["client_id"], made["client_secret"], WEB_REDIRECT, kind)
-    made = server.add_app(owner, name, kind, INSTALLED_REDIRECT)
-    return App(made["client_id"], made["client_secret"], LOOPBACK_REDIRECT, kind)
-
-
-def provision(server: ServerProcess, username: str = "alice") -> Site:
-    password = secrets.token_urlsafe(12)
-    server.add_user(username, password, email=f"{username}@example.org")
-    web = make_app(server, username, "confidential")
-    installed = make_app(server, username, "public")
-    made = server.add_app(username, "hardening-other", "confidential", OTHER_REDIRECT)
-    other = App(made["client_id"], made["client_secret"], OTHER_REDIRECT, "confidential")
-    return Site(server, username, password, web, installed, other)
 
 
 # --- flows ----------------------------------------------------------------------------------
@@ -269,7 +151,21 @@ def align_to_window(http: httpx.Client, window: int = 60, margin: int = 20) -> N
 
 # The database's own consistency checks come from tools/soak_lib/integrity.py (one source for
 # the tests and the soak tool); re-exported here for the tests.
-__all__ = ["CONSISTENCY", "integrity_problems"]
+__all__ = [
+    "CONSISTENCY",
+    "INSTALLED_REDIRECT",
+    "LOOPBACK_PORT",
+    "LOOPBACK_REDIRECT",
+    "OTHER_REDIRECT",
+    "WEB_REDIRECT",
+    "App",
+    "World",
+    "integrity_problems",
+    "log_path",
+    "make_app",
+    "provision",
+    "read_db",
+]
 
 
 def session_csrf(browser: UserAgent) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.user_agent import find_form
 
-from .helpers import App, Site, align_to_window, exchange, refresh, revoke, tokens, works
+from .helpers import App, World, align_to_window, exchange, refresh, revoke, tokens, works
 
 LIMIT = 20
 
@@ -40,7 +40,7 @@ def _healthy(client: httpx.Client, app: App) -> bool:
 
 @pytest.mark.parametrize("endpoint", ["token", "revoke"])
 def test_repeated_bad_secrets_lock_out_that_client_only(
-    site: Site, client: httpx.Client, endpoint: str
+    site: World, client: httpx.Client, endpoint: str
 ):
     attacked, bystander = site.new_app(), site.new_app()
     align_to_window(client)
@@ -62,7 +62,7 @@ def test_repeated_bad_secrets_lock_out_that_client_only(
     assert _healthy(client, attacked)
 
 
-def test_guessing_codes_locks_out_the_guessing_client(site: Site, client: httpx.Client):
+def test_guessing_codes_locks_out_the_guessing_client(site: World, client: httpx.Client):
     guesser, bystander = site.new_app("public"), site.new_app("public")
     align_to_window(client)
     for attempt in range(LIMIT):
@@ -74,7 +74,7 @@ def test_guessing_codes_locks_out_the_guessing_client(site: Site, client: httpx.
 
 
 def test_guessing_refresh_tokens_locks_out_the_guessing_client(
-    site: Site, client: httpx.Client, agent
+    site: World, client: httpx.Client, agent
 ):
     guesser, bystander = site.new_app("public"), site.new_app("public")
     held = tokens(client, agent, bystander)
@@ -89,7 +89,7 @@ def test_guessing_refresh_tokens_locks_out_the_guessing_client(
     assert works(client, renewed.json()["access_token"])
 
 
-def test_unknown_client_ids_get_a_clear_error_every_time(site: Site, client: httpx.Client):
+def test_unknown_client_ids_get_a_clear_error_every_time(site: World, client: httpx.Client):
     """Guessing client ids: each try is refused as invalid_client, never a 5xx."""
     align_to_window(client)
     for _ in range(LIMIT + 5):
@@ -102,7 +102,7 @@ def test_unknown_client_ids_get_a_clear_error_every_time(site: Site, client: htt
     assert answers[:LIMIT] == [401] * LIMIT and answers[LIMIT] == 429
 
 
-def test_password_guessing_on_the_login_form_is_throttled(site: Site, client: httpx.Client):
+def test_password_guessing_on_the_login_form_is_throttled(site: World, client: httpx.Client):
     """RFC 6749 10.10: the server MUST prevent guessing of resource owner passwords too.
 
     Like client credentials: after 20 failures for one user name in the window the login

@@ -16,11 +16,11 @@ import pytest
 from reference_server.grants import ACCESS_TOKEN_LIFETIME
 from tests.support.user_agent import UserAgent
 
-from .helpers import App, Site, authorize_params, exchange, query_of, revoke, session_csrf
+from .helpers import App, World, authorize_params, exchange, query_of, revoke, session_csrf
 
 
 @pytest.fixture
-def browser(site: Site) -> Iterator[UserAgent]:
+def browser(site: World) -> Iterator[UserAgent]:
     agent = site.agent()
     agent.log_in()
     yield agent
@@ -52,21 +52,21 @@ def _listed(browser: UserAgent, app_name_part: str) -> bool:
     return app_name_part in browser.http.get("/account/authorized").text
 
 
-def test_revoked_by_the_application_ends_the_consent(site: Site, client, browser):
+def test_revoked_by_the_application_ends_the_consent(site: World, client, browser):
     app, scope = site.new_app(), _scope()
     tokens = _consent_and_exchange(client, browser, app, scope)
     assert revoke(client, app, tokens["access_token"]).status_code == 200
     assert _asks_consent(browser, app, scope)
 
 
-def test_expired_tokens_end_the_consent(site: Site, client, browser):
+def test_expired_tokens_end_the_consent(site: World, client, browser):
     app, scope = site.new_app(), _scope()
     _consent_and_exchange(client, browser, app, scope)
     client.post("/_test/clock", data={"advance": str(ACCESS_TOKEN_LIFETIME + 1)})
     assert _asks_consent(browser, app, scope)
 
 
-def test_revoked_by_the_user_ends_the_consent_and_the_page_lists_it(site: Site, client, browser):
+def test_revoked_by_the_user_ends_the_consent_and_the_page_lists_it(site: World, client, browser):
     app, scope = site.new_app(), _scope()
     _consent_and_exchange(client, browser, app, scope)
     page = browser.http.get("/account/authorized").text

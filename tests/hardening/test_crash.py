@@ -15,7 +15,7 @@ from soak_lib.flows import provision
 
 from reference_server.launcher import ServerProcess
 
-from .helpers import CONSISTENCY, Site, integrity_problems, read_db, refresh, tokens
+from .helpers import CONSISTENCY, World, integrity_problems, read_db, refresh, tokens
 
 
 def test_tokens_survive_sigkill_under_load(tmp_path: Path):
@@ -34,7 +34,7 @@ def test_tokens_survive_sigkill_under_load(tmp_path: Path):
         server.stop()
 
 
-def test_consistency_checks_catch_half_written_state(site: Site, tmp_path: Path):
+def test_consistency_checks_catch_half_written_state(site: World, tmp_path: Path):
     """Every invariant query must be able to fail: break copies of a real database each way."""
     with site.http() as http:
         browser = site.agent()

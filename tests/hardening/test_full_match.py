@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from reference_server import pkce, redirects
 from tests.support.user_agent import UserAgent
 
-from .helpers import Site, authorize_params, query_of
+from .helpers import World, authorize_params, query_of
 
 TRAILERS = st.sampled_from(["\n", "\r\n", "\r", "\t", " ", "\x00", "\x0b", "\x0c"])
 VERIFIERS = st.from_regex(r"[A-Za-z0-9._~-]{43,128}", fullmatch=True)
@@ -46,14 +46,14 @@ def test_a_loopback_redirect_with_a_trailer_matches_nothing(uri: str, trailer: s
     assert redirects.validate_registered_uri(uri + trailer, "public") is not None
 
 
-def test_the_probe_redirect_with_a_newline_is_refused_on_our_page(site: Site, agent: UserAgent):
+def test_the_probe_redirect_with_a_newline_is_refused_on_our_page(site: World, agent: UserAgent):
     params = authorize_params(site.installed, state="s")
     params["redirect_uri"] = site.installed.redirect_uri + "\n"  # sent as %0A
     answer = agent.http.get("/oauth2/authorize", params=params)
     assert answer.status_code == 400 and "location" not in answer.headers, answer.text[:300]
 
 
-def test_a_challenge_ending_in_newline_is_refused(site: Site):
+def test_a_challenge_ending_in_newline_is_refused(site: World):
     browser = site.agent()
     try:
         browser.log_in()

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from reference_server.launcher import ServerProcess
 from tests.support.user_agent import find_form
 
-from .helpers import Site, log_problems, provision, session_csrf, tokens
+from .helpers import World, log_problems, provision, session_csrf, tokens
 
 OAUTH_NAMES = [
     "response_type",
@@ -102,7 +102,7 @@ ENDPOINTS = [
 
 @dataclass
 class Target:
-    site: Site
+    site: World
     http: httpx.Client
     known: list[str]  # valid credentials, tokens, URIs: values the server will accept
     cookie: str

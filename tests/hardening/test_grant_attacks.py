@@ -18,7 +18,7 @@ from tests.support.user_agent import UserAgent
 
 from .helpers import (
     App,
-    Site,
+    World,
     exchange,
     get_code,
     refresh,
@@ -41,7 +41,7 @@ def _refused(answer: httpx.Response, *errors: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def apps(site: Site) -> dict[str, App]:
+def apps(site: World) -> dict[str, App]:
     """Fresh applications: the failures these tests cause must not lock out other modules."""
     return {
         "web": site.new_app("confidential"),
@@ -52,7 +52,7 @@ def apps(site: Site) -> dict[str, App]:
 
 @pytest.mark.parametrize("kind", ["web", "installed"])
 def test_verifier_for_code_issued_without_challenge_is_refused(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App], kind: str
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App], kind: str
 ):
     """PKCE downgrade (RFC 9700 4.8.2): a verifier the authorization request never committed to."""
     app = apps[kind]
@@ -66,7 +66,7 @@ def test_verifier_for_code_issued_without_challenge_is_refused(
 
 @pytest.mark.parametrize("method", ["S256", "plain"])
 def test_code_issued_with_challenge_needs_its_verifier(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App], method: str
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App], method: str
 ):
     app = apps["installed"]
     verifier = secrets.token_urlsafe(48)
@@ -87,7 +87,7 @@ def test_code_issued_with_challenge_needs_its_verifier(
 
 
 def test_code_of_one_client_cannot_be_redeemed_by_another(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
 ):
     victim, thief = apps["web"], apps["other"]
     code = get_code(agent, victim, offline=True)
@@ -101,7 +101,7 @@ def test_code_of_one_client_cannot_be_redeemed_by_another(
 
 
 def test_code_is_bound_to_the_redirect_uri_it_was_issued_for(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
 ):
     """RFC 6749 4.1.3: the loopback port of the authorization request, not any other."""
     app = apps["installed"]
@@ -112,7 +112,7 @@ def test_code_is_bound_to_the_redirect_uri_it_was_issued_for(
 
 
 def test_refresh_token_of_one_client_is_useless_to_another(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
 ):
     victim, thief = apps["installed"], apps["other"]
     issued = tokens(client, agent, victim)
@@ -124,7 +124,7 @@ def test_refresh_token_of_one_client_is_useless_to_another(
 
 
 def test_revocation_by_another_client_changes_nothing(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
 ):
     """RFC 7009 2.1: a client may revoke only its own tokens (the answer is still 200)."""
     victim, thief = apps["installed"], apps["other"]
@@ -138,7 +138,7 @@ def test_revocation_by_another_client_changes_nothing(
 
 @pytest.mark.parametrize("kind", ["web", "installed"])
 def test_replayed_code_is_refused_and_revokes_its_tokens(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App], kind: str
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App], kind: str
 ):
     """RFC 6749 4.1.2 and 10.5: whoever replays a code also loses what it gave the first time."""
     app = apps[kind]
@@ -153,7 +153,7 @@ def test_replayed_code_is_refused_and_revokes_its_tokens(
 
 
 def test_failed_pkce_attempts_do_not_hand_out_tokens_later(
-    site: Site, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
+    site: World, agent: UserAgent, client: httpx.Client, apps: dict[str, App]
 ):
     """After refused verifiers, only the true verifier redeems the code, and only once."""
     app = apps["installed"]

@@ -12,7 +12,7 @@ import httpx
 
 from tests.support.user_agent import UserAgent
 
-from .helpers import Site, get_code, works
+from .helpers import World, get_code, works
 
 PICARD = {
     "User-Agent": "MusicBrainz-Picard/2.13.3 (Linux; x86_64; Python 3.11)",
@@ -28,7 +28,7 @@ def _post(http: httpx.Client, path: str, body: str, bearer: str | None = None) -
     return http.post(path, content=body.encode(), headers=headers)
 
 
-def test_picard_logs_in_refreshes_and_logs_out(site: Site, client: httpx.Client, agent: UserAgent):
+def test_picard_logs_in_refreshes_and_logs_out(site: World, client: httpx.Client, agent: UserAgent):
     app = site.installed
     creds = f"client_id={app.client_id}&client_secret={app.client_secret}"
     code = get_code(agent, app)
@@ -53,7 +53,7 @@ def test_picard_logs_in_refreshes_and_logs_out(site: Site, client: httpx.Client,
     assert not works(client, access), "revoking the refresh token ended the grant"
 
 
-def test_a_basic_header_still_conflicts_with_body_credentials(site: Site, client: httpx.Client):
+def test_a_basic_header_still_conflicts_with_body_credentials(site: World, client: httpx.Client):
     """Only a Basic header is a client authentication method: with body secrets, one too many."""
     app = site.installed
     answer = client.post(

@@ -17,7 +17,7 @@ import pytest
 from reference_server.launcher import ServerProcess
 
 from .helpers import (
-    Site,
+    World,
     get_code,
     integrity_problems,
     provision,
@@ -30,7 +30,7 @@ from .helpers import (
 WAIT = 20.0  # a bound on waiting for the background purge, not a measure
 
 
-def test_anonymous_visits_of_the_login_page_create_no_session_rows(site: Site):
+def test_anonymous_visits_of_the_login_page_create_no_session_rows(site: World):
     before = site.count("SELECT COUNT(*) FROM sessions")
     with site.http() as http:
         for _ in range(50):
@@ -40,7 +40,7 @@ def test_anonymous_visits_of_the_login_page_create_no_session_rows(site: Site):
 
 
 @pytest.fixture(scope="module")
-def purging(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def purging(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     data_dir = tmp_path_factory.mktemp("purge") / "data"
     extra = ("--purge-interval", "0.3")
     with ServerProcess(data_dir, test_clock=True, extra_args=extra) as running:
@@ -61,7 +61,7 @@ def _counts(database: Path) -> dict[str, int]:
         return {name: int(db.execute(sql).fetchone()[0]) for name, sql in queries.items()}
 
 
-def test_ended_rows_are_purged_in_the_background_and_live_ones_stay(purging: Site):
+def test_ended_rows_are_purged_in_the_background_and_live_ones_stay(purging: World):
     site = purging
     agent = site.agent()
     with site.http() as http:
@@ -94,7 +94,7 @@ def test_ended_rows_are_purged_in_the_background_and_live_ones_stay(purging: Sit
     agent.close()
 
 
-def test_an_operator_can_purge_from_the_command_line(purging: Site):
+def test_an_operator_can_purge_from_the_command_line(purging: World):
     """`mb-oauth-server purge`: one round now, for a cron job or a server that is down."""
     done = subprocess.run(
         [

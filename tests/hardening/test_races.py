@@ -22,7 +22,7 @@ from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import (
     App,
-    Site,
+    World,
     align_to_window,
     authorize_params,
     exchange,
@@ -39,7 +39,7 @@ from .helpers import (
 
 
 @pytest.fixture(scope="module")
-def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     data_dir = tmp_path_factory.mktemp("races") / "data"
     with ServerProcess(data_dir, test_clock=True, workers=2) as running:
         provisioned = provision(running)
@@ -48,19 +48,19 @@ def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 @pytest.fixture
-def browser(two_workers: Site) -> Iterator[UserAgent]:
+def browser(two_workers: World) -> Iterator[UserAgent]:
     agent = two_workers.agent()
     yield agent
     agent.close()
 
 
 @pytest.fixture
-def http(two_workers: Site) -> Iterator[httpx.Client]:
+def http(two_workers: World) -> Iterator[httpx.Client]:
     with two_workers.http() as client:
         yield client
 
 
-def race(site: Site, calls: list[Callable[[httpx.Client], httpx.Response]]) -> list:
+def race(site: World, calls: list[Callable[[httpx.Client], httpx.Response]]) -> list:
     """Run the calls at once, one fresh connection each; their responses, in order."""
     barrier = threading.Barrier(len(calls))
     context = site.server.ssl_context()
@@ -79,7 +79,7 @@ def _statuses(answers: list[httpx.Response]) -> list[int]:
     return sorted(a.status_code for a in answers)
 
 
-def _no_server_errors(site: Site, answers: list[httpx.Response]) -> None:
+def _no_server_errors(site: World, answers: list[httpx.Response]) -> None:
     assert all(a.status_code < 500 for a in answers), _statuses(answers)
     problems = log_problems(site.log_path.read_text(errors="replace"))
     assert not problems, "\n".join(problems[:20])
@@ -87,7 +87,7 @@ def _no_server_errors(site: Site, answers: list[httpx.Response]) -> None:
 
 @pytest.mark.parametrize("kind", ["confidential", "public"])
 def test_fifty_concurrent_redemptions_of_one_code_give_one_token_set(
-    two_workers: Site, browser: UserAgent, http: httpx.Client, kind: str
+    two_workers: World, browser: UserAgent, http: httpx.Client, kind: str
 ):
     app = two_workers.new_app(kind)  # its failures must not lock out other tests' clients
     code = get_code(browser, app, offline=True)
@@ -115,7 +115,7 @@ def test_fifty_concurrent_redemptions_of_one_code_give_one_token_set(
 
 
 def test_concurrent_refreshes_share_one_refresh_token_and_leave_one_access_token(
-    two_workers: Site, browser: UserAgent, http: httpx.Client
+    two_workers: World, browser: UserAgent, http: httpx.Client
 ):
     app = two_workers.installed
     held = tokens(http, browser, app)
@@ -130,7 +130,7 @@ def test_concurrent_refreshes_share_one_refresh_token_and_leave_one_access_token
 
 
 def test_revocation_racing_refreshes_leaves_nothing_usable(
-    two_workers: Site, browser: UserAgent, http: httpx.Client
+    two_workers: World, browser: UserAgent, http: httpx.Client
 ):
     for _ in range(3):  # a few interleavings
         app = two_workers.new_app("public")  # the losers' failures count against it
@@ -150,7 +150,7 @@ def test_revocation_racing_refreshes_leaves_nothing_usable(
 
 
 def test_access_token_revocation_racing_refreshes_keeps_the_grant_consistent(
-    two_workers: Site, browser: UserAgent, http: httpx.Client
+    two_workers: World, browser: UserAgent, http: httpx.Client
 ):
     """Revoking one access token while refreshing: at most one access token stays valid."""
     app = two_workers.new_app("public")
@@ -167,7 +167,7 @@ def test_access_token_revocation_racing_refreshes_keeps_the_grant_consistent(
 
 
 def test_manual_revocation_racing_refreshes_leaves_nothing_usable(
-    two_workers: Site, browser: UserAgent, http: httpx.Client
+    two_workers: World, browser: UserAgent, http: httpx.Client
 ):
     app = two_workers.new_app("public")
     held = tokens(http, browser, app, scope="profile")
@@ -192,7 +192,7 @@ def test_manual_revocation_racing_refreshes_leaves_nothing_usable(
 
 
 def test_one_consent_form_submitted_ten_times_at_once_gives_one_code(
-    two_workers: Site, browser: UserAgent
+    two_workers: World, browser: UserAgent
 ):
     """The consent form's token is single-use even when the submissions race."""
     app = two_workers.new_app("public")
@@ -211,7 +211,7 @@ def test_one_consent_form_submitted_ten_times_at_once_gives_one_code(
     assert all(a.status_code == 403 for a in answers if a not in codes), _statuses(answers)
 
 
-def _exchange_against_withdrawal(site: Site, browser: UserAgent, http: httpx.Client) -> None:
+def _exchange_against_withdrawal(site: World, browser: UserAgent, http: httpx.Client) -> None:
     app = site.new_app("public")
     code = get_code(browser, app, scope="profile")
     csrf, cookies = session_csrf(browser), dict(browser.http.cookies)
@@ -235,14 +235,14 @@ def _exchange_against_withdrawal(site: Site, browser: UserAgent, http: httpx.Cli
 
 
 def test_manual_revocation_racing_the_code_exchange_leaves_nothing_usable(
-    two_workers: Site, browser: UserAgent, http: httpx.Client
+    two_workers: World, browser: UserAgent, http: httpx.Client
 ):
     """Whichever wins, the user's withdrawal holds: no token from that code works after."""
     for _ in range(3):
         _exchange_against_withdrawal(two_workers, browser, http)
 
 
-def test_brute_force_limit_holds_under_concurrency(two_workers: Site, http: httpx.Client):
+def test_brute_force_limit_holds_under_concurrency(two_workers: World, http: httpx.Client):
     """Sixty guesses at once on two workers: the guard's count is shared through the database.
 
     Within a worker, check and count run without yielding; across the two workers a guess may
@@ -260,5 +260,5 @@ def test_brute_force_limit_holds_under_concurrency(two_workers: Site, http: http
     assert revoke(http, bystander, "t").status_code == 200
 
 
-def test_database_is_sound_after_the_races(two_workers: Site):
+def test_database_is_sound_after_the_races(two_workers: World):
     assert integrity_problems(Path(two_workers.database)) == []

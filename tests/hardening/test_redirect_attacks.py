@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from reference_server.redirects import OOB, matches
 from tests.support.user_agent import UserAgent, find_form
 
-from .helpers import Site, authorize_params
+from .helpers import World, authorize_params
 
 WEB_VECTORS = [
     "https://evil.example/callback",
@@ -139,12 +139,12 @@ def _assert_own_error_page(answer: httpx.Response) -> None:
     assert 'id="error-message"' in answer.text
 
 
-def _codes(site: Site) -> int:
+def _codes(site: World) -> int:
     return site.count("SELECT COUNT(*) FROM codes")
 
 
 @pytest.fixture(scope="module")
-def logged_in(site: Site):
+def logged_in(site: World):
     """One logged-in browser for the whole module (logging in costs an scrypt hash)."""
     browser = site.agent()
     browser.log_in()
@@ -153,7 +153,7 @@ def logged_in(site: Site):
 
 
 @pytest.mark.parametrize("vector", WEB_VECTORS)
-def test_web_app_redirect_vector_is_refused(site: Site, logged_in: UserAgent, vector: str):
+def test_web_app_redirect_vector_is_refused(site: World, logged_in: UserAgent, vector: str):
     before = _codes(site)
     params = authorize_params(site.web, state="s1")
     params["redirect_uri"] = vector
@@ -167,7 +167,7 @@ def test_web_app_redirect_vector_is_refused(site: Site, logged_in: UserAgent, ve
 
 
 @pytest.mark.parametrize("vector", INSTALLED_VECTORS)
-def test_installed_app_redirect_vector_is_refused(site: Site, logged_in: UserAgent, vector: str):
+def test_installed_app_redirect_vector_is_refused(site: World, logged_in: UserAgent, vector: str):
     before = _codes(site)
     params = authorize_params(site.installed, state="s1")
     params["redirect_uri"] = vector
@@ -175,7 +175,7 @@ def test_installed_app_redirect_vector_is_refused(site: Site, logged_in: UserAge
     assert _codes(site) == before
 
 
-def test_redirect_vectors_refused_when_logged_out(site: Site, agent: UserAgent):
+def test_redirect_vectors_refused_when_logged_out(site: World, agent: UserAgent):
     """Before login too: a bad redirect_uri must not even send the user to the login page."""
     for app, vectors in ((site.web, WEB_VECTORS), (site.installed, INSTALLED_VECTORS)):
         for vector in vectors:
@@ -184,7 +184,7 @@ def test_redirect_vectors_refused_when_logged_out(site: Site, agent: UserAgent):
             _assert_own_error_page(agent.http.get("/oauth2/authorize", params=params))
 
 
-def test_redirect_uri_of_another_registered_client_is_refused(site: Site, logged_in: UserAgent):
+def test_redirect_uri_of_another_registered_client_is_refused(site: World, logged_in: UserAgent):
     params = authorize_params(site.web)
     params["redirect_uri"] = site.other.redirect_uri
     _assert_own_error_page(logged_in.http.get("/oauth2/authorize", params=params))
@@ -215,7 +215,7 @@ OTHER_ERRORS = {
 }
 
 
-def _combined(site: Site, bad: str, other: str) -> list[tuple[str, str]]:
+def _combined(site: World, bad: str, other: str) -> list[tuple[str, str]]:
     values: dict[str, str | None] = dict(authorize_params(site.web, state="st"))
     values.update(BAD_CLIENTS[bad](site))
     values.update(OTHER_ERRORS[other])
@@ -224,7 +224,7 @@ def _combined(site: Site, bad: str, other: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("bad", list(BAD_CLIENTS))
 def test_bad_client_never_redirects_whatever_else_is_wrong(
-    site: Site, logged_in: UserAgent, agent: UserAgent, bad: str
+    site: World, logged_in: UserAgent, agent: UserAgent, bad: str
 ):
     for other, browser in itertools.product(OTHER_ERRORS, (logged_in, agent)):
         pairs = _combined(site, bad, other)
@@ -241,7 +241,7 @@ def test_bad_client_never_redirects_whatever_else_is_wrong(
 
 @pytest.mark.parametrize("name", ["client_id", "redirect_uri"])
 def test_repeated_client_id_or_redirect_uri_never_redirects(
-    site: Site, logged_in: UserAgent, name: str
+    site: World, logged_in: UserAgent, name: str
 ):
     """A second value could be the attacker's: neither one is trusted."""
     pairs = list(authorize_params(site.web).items())
@@ -251,7 +251,7 @@ def test_repeated_client_id_or_redirect_uri_never_redirects(
             _assert_own_error_page(logged_in.http.get("/oauth2/authorize", params=ordered))
 
 
-def test_control_registered_redirect_uris_are_accepted(site: Site, logged_in: UserAgent):
+def test_control_registered_redirect_uris_are_accepted(site: World, logged_in: UserAgent):
     """The vectors above fail for the right reason: the registered URIs themselves work."""
     for app in (site.web, site.installed):
         answer = logged_in.http.get("/oauth2/authorize", params=authorize_params(app))
@@ -278,7 +278,7 @@ REGISTRATION_VECTORS = [
 
 @pytest.mark.parametrize(("kind", "uri"), REGISTRATION_VECTORS)
 def test_dangerous_redirect_uris_cannot_be_registered(
-    site: Site, logged_in: UserAgent, kind: str, uri: str
+    site: World, logged_in: UserAgent, kind: str, uri: str
 ):
     """Exact matching is only as good as what may be registered (RFC 6749 3.1.2, 9700 4.1)."""
     before = site.count("SELECT COUNT(*) FROM applications")

@@ -16,7 +16,7 @@ import pytest
 from reference_server.launcher import ServerError
 from tests.support.user_agent import UserAgent, find_form
 
-from .helpers import Site
+from .helpers import World
 
 REFUSED = [  # (type, redirect URL, a word the reason must contain)
     ("confidential", "http://evil.example/cb", "https"),
@@ -41,7 +41,7 @@ _ERROR = re.compile(r'id="error-message">([^<]*)<')
 
 
 @pytest.fixture(scope="module")
-def owner(site: Site):
+def owner(site: World):
     browser = site.agent()
     browser.log_in()
     yield browser
@@ -76,7 +76,7 @@ def test_the_web_form_accepts_safe_urls(owner: UserAgent, kind: str, uri: str):
 
 
 @pytest.mark.parametrize(("kind", "uri", "reason"), REFUSED[:4])
-def test_the_cli_refuses_and_says_why(site: Site, kind: str, uri: str, reason: str):
+def test_the_cli_refuses_and_says_why(site: World, kind: str, uri: str, reason: str):
     with pytest.raises(ServerError) as refused:
         site.server.add_app(site.username, "cli-app", kind, uri)
     assert reason in str(refused.value)

@@ -18,12 +18,12 @@ from reference_server.launcher import ServerProcess
 from reference_server.redirects import OOB
 from tests.support.user_agent import UserAgent
 
-from .helpers import App, Site, authorize_params, exchange, provision, query_of, tokens
+from .helpers import App, World, authorize_params, exchange, provision, query_of, tokens
 
 WAIT = 15.0  # a bound on waiting for the server's log, not a measure
 
 
-def _log_after(site: Site, offset: int, needle: str) -> str:
+def _log_after(site: World, offset: int, needle: str) -> str:
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
         text = site.log_path.read_bytes()[offset:].decode(errors="replace")
@@ -34,7 +34,7 @@ def _log_after(site: Site, offset: int, needle: str) -> str:
     return site.log_path.read_bytes()[offset:].decode(errors="replace")
 
 
-def test_a_client_leaving_mid_body_is_one_log_line(site: Site):
+def test_a_client_leaving_mid_body_is_one_log_line(site: World):
     host, port = site.server.base_url.removeprefix("https://").rsplit(":", 1)
     offset = site.log_path.stat().st_size
     with socket.create_connection((host, int(port)), timeout=WAIT) as raw:
@@ -52,7 +52,7 @@ def test_a_client_leaving_mid_body_is_one_log_line(site: Site):
     assert len(lines) == 1 and "client left" in lines[0], lines
 
 
-def test_the_profile_url_does_not_come_from_the_host_header(site: Site, client, agent):
+def test_the_profile_url_does_not_come_from_the_host_header(site: World, client, agent):
     held = tokens(client, agent, site.installed)
     answer = client.get(
         "/oauth2/userinfo",
@@ -108,7 +108,7 @@ def test_the_oob_page_shows_no_text_it_did_not_issue(agent: UserAgent, text: str
 
 
 def test_the_oob_page_shows_an_issued_code_until_it_is_used(
-    site: Site, agent: UserAgent, client: httpx.Client
+    site: World, agent: UserAgent, client: httpx.Client
 ):
     code = _oob_code(agent, site.installed)
     shown = agent.http.get("/oauth2/oob", params={"code": code, "state": "spoof text"})

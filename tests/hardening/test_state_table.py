@@ -33,7 +33,7 @@ from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import (
     App,
-    Site,
+    World,
     authorize_params,
     exchange,
     provision,
@@ -89,7 +89,7 @@ def _alive(lo: int, hi: int, lifetime: int, now_lo: int, now_hi: int) -> bool | 
 
 
 class StateTable(RuleBasedStateMachine):
-    site: Site
+    site: World
     browser: UserAgent
     http: httpx.Client
 
@@ -302,7 +302,7 @@ class StateTable(RuleBasedStateMachine):
 
 
 @pytest.fixture(scope="module")
-def model_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+def model_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     data_dir = tmp_path_factory.mktemp("state-table") / "data"
     # No background purge here: the model does not follow what it removes.
     extra = ("--purge-interval", "1000000")
@@ -312,7 +312,7 @@ def model_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         provisioned.close()
 
 
-def test_state_table_holds_for_any_sequence(model_site: Site):
+def test_state_table_holds_for_any_sequence(model_site: World):
     browser = model_site.agent()
     browser.log_in()
     with model_site.http() as http:
@@ -330,7 +330,7 @@ def test_state_table_holds_for_any_sequence(model_site: Site):
     browser.close()
 
 
-def test_consent_form_is_needed_for_the_model(model_site: Site):
+def test_consent_form_is_needed_for_the_model(model_site: World):
     """The model's consent rule rests on the page's form: keep that assumption checked."""
     browser = model_site.agent()
     page = browser.open_authorize(authorize_params(model_site.installed))

@@ -16,19 +16,19 @@ import pytest
 from reference_server.guard import GuardPolicy
 from tests.support.user_agent import find_form
 
-from .helpers import App, Site, align_to_window, exchange, revoke
+from .helpers import App, World, align_to_window, exchange, revoke
 
 GUARD = GuardPolicy()
 ATTACKER, OWNER = "127.0.0.2", "127.0.0.3"
 
 
-def _client(site: Site, address: str) -> httpx.Client:
+def _client(site: World, address: str) -> httpx.Client:
     transport = httpx.HTTPTransport(local_address=address, verify=site.server.ssl_context())
     return httpx.Client(base_url=site.server.base_url, transport=transport)
 
 
 @pytest.fixture
-def user(site: Site) -> Iterator[tuple[str, str]]:
+def user(site: World) -> Iterator[tuple[str, str]]:
     name, password = f"target-{secrets.token_hex(3)}", secrets.token_urlsafe(12)
     site.server.add_user(name, password)
     yield name, password
@@ -42,7 +42,7 @@ def _log_in(http: httpx.Client | None, name: str, password: str, **kwargs) -> ht
     )
 
 
-async def _burst(site: Site, name: str, passwords: list[str]) -> list[int]:
+async def _burst(site: World, name: str, passwords: list[str]) -> list[int]:
     """All the logins at once, from one client with one login form."""
     limits = httpx.Limits(max_connections=len(passwords))
     async with httpx.AsyncClient(
@@ -58,7 +58,7 @@ async def _burst(site: Site, name: str, passwords: list[str]) -> list[int]:
     return [a.status_code for a in answers]
 
 
-def test_concurrent_guesses_cannot_outrun_the_throttle(site: Site, user: tuple[str, str]):
+def test_concurrent_guesses_cannot_outrun_the_throttle(site: World, user: tuple[str, str]):
     """150 logins at once (149 wrong, the right one last): at most the free ones are checked.
 
     The guarantee: a password is checked only after its slot is counted, so no burst gets more
@@ -74,7 +74,7 @@ def test_concurrent_guesses_cannot_outrun_the_throttle(site: Site, user: tuple[s
     assert statuses.count(303) <= 1
 
 
-def test_failures_from_one_address_do_not_lock_out_the_owner(site: Site, user: tuple[str, str]):
+def test_failures_from_one_address_do_not_lock_out_the_owner(site: World, user: tuple[str, str]):
     name, password = user
     with _client(site, ATTACKER) as attacker, _client(site, OWNER) as owner:
         answers = [_log_in(attacker, name, f"guess-{i}").status_code for i in range(GUARD.free + 1)]
@@ -84,7 +84,7 @@ def test_failures_from_one_address_do_not_lock_out_the_owner(site: Site, user: t
         assert _log_in(owner, name, password).status_code == 303, "the owner logs in"
 
 
-def test_the_delay_grows_instead_of_a_fixed_lock(site: Site, user: tuple[str, str]):
+def test_the_delay_grows_instead_of_a_fixed_lock(site: World, user: tuple[str, str]):
     name, _ = user
     with _client(site, ATTACKER) as attacker:
         for i in range(GUARD.free):
@@ -100,7 +100,7 @@ def test_the_delay_grows_instead_of_a_fixed_lock(site: Site, user: tuple[str, st
         assert waits[1] > waits[0] and waits[2] > waits[1], waits
 
 
-def test_bad_secrets_for_a_public_client_do_not_lock_out_its_users(site: Site):
+def test_bad_secrets_for_a_public_client_do_not_lock_out_its_users(site: World):
     """Every authorization URL shows a public client_id: guessing it must not stop the app."""
     app = site.new_app("public")
     forged = App(app.client_id, secrets.token_urlsafe(24), app.redirect_uri, app.type)

@@ -30,6 +30,7 @@ def _tool(name: str, *args: str, timeout: float) -> subprocess.CompletedProcess[
     )
 
 
+@pytest.mark.slow
 def test_soak_short_mode_serves_without_errors_and_survives_a_crash(tmp_path: Path):
     figures_file = tmp_path / "soak.json"
     result = _tool("soak", "--short", "--json", str(figures_file), timeout=240)
@@ -47,6 +48,7 @@ def test_soak_short_mode_serves_without_errors_and_survives_a_crash(tmp_path: Pa
 @pytest.mark.skipif(
     not (PROJECT / "steps" / "runner.py").exists(), reason="steps/runner.py is not written yet"
 )
+@pytest.mark.slow
 def test_conformance_suite_gives_the_same_verdicts_twice(tmp_path: Path):
     outcome_file = tmp_path / "stability.json"
     result = _tool("stability", "--runs", "2", "--json", str(outcome_file), timeout=600)

@@ -11,15 +11,15 @@ import ssl
 
 import pytest
 
-from .helpers import Site
+from .helpers import World
 
 
-def _address(site: Site) -> tuple[str, int]:
+def _address(site: World) -> tuple[str, int]:
     host, port = site.server.base_url.removeprefix("https://").rsplit(":", 1)
     return host, int(port)
 
 
-def test_plain_http_gets_no_http_answer(site: Site, client):
+def test_plain_http_gets_no_http_answer(site: World, client):
     assert client.get("/_test/clock").status_code == 200  # the server is up, over TLS
     request = (
         b"POST /oauth2/token HTTP/1.1\r\nHost: x\r\n"
@@ -37,7 +37,7 @@ def test_plain_http_gets_no_http_answer(site: Site, client):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("version", ["TLSv1", "TLSv1_1"])
-def test_tls_older_than_1_2_is_refused(site: Site, version: str):
+def test_tls_older_than_1_2_is_refused(site: World, version: str):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.load_verify_locations(site.server.ca_file)
     try:
@@ -54,7 +54,7 @@ def test_tls_older_than_1_2_is_refused(site: Site, version: str):
         context.wrap_socket(raw, server_hostname=host)
 
 
-def test_tls_1_2_and_1_3_work(site: Site):
+def test_tls_1_2_and_1_3_work(site: World):
     host, port = _address(site)
     for version in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
         context = ssl.create_default_context(cafile=site.server.ca_file)
@@ -66,7 +66,7 @@ def test_tls_1_2_and_1_3_work(site: Site):
             assert tls.version() == version.name.replace("_", ".")
 
 
-def test_idle_and_half_sent_connections_do_not_starve_others(site: Site, client):
+def test_idle_and_half_sent_connections_do_not_starve_others(site: World, client):
     """Slowloris-style load: hundreds of silent sockets and requests whose bodies never come."""
     host, port = _address(site)
     context = site.server.ssl_context()

@@ -16,11 +16,11 @@ import pytest
 
 from tests.support.user_agent import UserAgent, find_form
 
-from .helpers import Site, authorize_params, exchange, query_of, session_csrf, works
+from .helpers import World, authorize_params, exchange, query_of, session_csrf, works
 
 
 @pytest.fixture
-def victim(site: Site):
+def victim(site: World):
     browser = site.agent()
     browser.log_in()
     yield browser
@@ -28,7 +28,7 @@ def victim(site: Site):
 
 
 @pytest.fixture
-def attacker_session(site: Site):
+def attacker_session(site: World):
     """Another browser of the same user: its CSRF tokens are real, but not the victim's."""
     browser = site.agent()
     browser.log_in()
@@ -63,7 +63,7 @@ def _refused(answer: httpx.Response) -> None:
 # --- consent ----------------------------------------------------------------------------------
 
 
-def test_consent_form_csrf(site: Site, victim: UserAgent, attacker_session: UserAgent):
+def test_consent_form_csrf(site: World, victim: UserAgent, attacker_session: UserAgent):
     params = authorize_params(site.web, state="abc")
     page = victim.open_authorize(params)
     form = find_form(page.text, "consent-form")
@@ -88,7 +88,7 @@ def test_consent_form_csrf(site: Site, victim: UserAgent, attacker_session: User
     _refused(_post(victim, form.action, {"decision": "approve"}, form.csrf_token))
 
 
-def test_consent_token_is_bound_to_its_request(site: Site, victim: UserAgent):
+def test_consent_token_is_bound_to_its_request(site: World, victim: UserAgent):
     """A token from a consent page for `profile` cannot approve a request for more scopes."""
     modest = authorize_params(site.web, scope="profile")
     greedy = authorize_params(site.web, scope="profile email collection", offline=True)
@@ -106,7 +106,7 @@ def test_consent_token_is_bound_to_its_request(site: Site, victim: UserAgent):
 # --- login ------------------------------------------------------------------------------------
 
 
-def test_login_form_csrf(site: Site, agent: UserAgent, attacker_session: UserAgent):
+def test_login_form_csrf(site: World, agent: UserAgent, attacker_session: UserAgent):
     agent.http.get("/login")  # the victim's browser has a session, not logged in
     forged = {
         "missing": None,
@@ -131,7 +131,7 @@ def test_login_form_csrf(site: Site, agent: UserAgent, attacker_session: UserAge
 # --- registration, revocation, logout, secret reset --------------------------------------------
 
 
-def test_registration_form_csrf(site: Site, victim: UserAgent, attacker_session: UserAgent):
+def test_registration_form_csrf(site: World, victim: UserAgent, attacker_session: UserAgent):
     apps = site.count("SELECT COUNT(*) FROM applications")
     data = {"name": "Forged app", "type": "public", "redirect_uri": "http://localhost/cb"}
     for name, token in _forgeries(
@@ -143,7 +143,7 @@ def test_registration_form_csrf(site: Site, victim: UserAgent, attacker_session:
 
 
 def test_revoke_form_csrf(
-    site: Site, victim: UserAgent, attacker_session: UserAgent, client: httpx.Client
+    site: World, victim: UserAgent, attacker_session: UserAgent, client: httpx.Client
 ):
     app = site.new_app("public")
     location = victim.authorize(authorize_params(app, scope="profile"))
@@ -164,14 +164,14 @@ def test_revoke_form_csrf(
     assert not works(client, issued["access_token"])
 
 
-def test_logout_form_csrf(site: Site, victim: UserAgent, attacker_session: UserAgent):
+def test_logout_form_csrf(site: World, victim: UserAgent, attacker_session: UserAgent):
     for token in (None, "wrong-token", session_csrf(attacker_session)):
         _refused(_post(victim, "/logout", {"go": "1"}, token))
         assert victim.http.get("/account/authorized").status_code == 200
 
 
 def test_secret_reset_form_csrf(
-    site: Site, victim: UserAgent, attacker_session: UserAgent, client: httpx.Client
+    site: World, victim: UserAgent, attacker_session: UserAgent, client: httpx.Client
 ):
     app = site.new_app("confidential")
     for token in (None, "wrong-token", session_csrf(attacker_session)):
@@ -220,7 +220,7 @@ def _assert_unframeable(answer: httpx.Response, what: str) -> None:
 
 
 @pytest.mark.parametrize("logged_in", [False, True])
-def test_every_page_refuses_to_be_framed(site: Site, logged_in: bool):
+def test_every_page_refuses_to_be_framed(site: World, logged_in: bool):
     browser = site.agent()
     try:
         if logged_in:
@@ -295,13 +295,13 @@ def _landing(answer: httpx.Response) -> str:
     return answer.headers["location"]
 
 
-def test_login_returnto_stays_on_our_site_when_already_logged_in(site: Site, victim: UserAgent):
+def test_login_returnto_stays_on_our_site_when_already_logged_in(site: World, victim: UserAgent):
     for vector in RETURNTO_VECTORS:
         location = _landing(victim.http.get("/login", params={"returnto": vector}))
         assert _stays_on_site(site.server.base_url, location), (vector, location)
 
 
-def test_login_returnto_stays_on_our_site_after_logging_in(site: Site):
+def test_login_returnto_stays_on_our_site_after_logging_in(site: World):
     """The login POST: one browser per vector, since logging in replaces the session."""
     for vector in RETURNTO_VECTORS[:12]:
         browser = site.agent()
@@ -324,7 +324,7 @@ def test_login_returnto_stays_on_our_site_after_logging_in(site: Site):
             browser.close()
 
 
-def test_control_local_returnto_is_kept(site: Site, victim: UserAgent):
+def test_control_local_returnto_is_kept(site: World, victim: UserAgent):
     location = _landing(victim.http.get("/login", params={"returnto": "/account/applications"}))
     assert location == "/account/applications"
 
@@ -332,7 +332,7 @@ def test_control_local_returnto_is_kept(site: Site, victim: UserAgent):
 # --- sessions, cookies, caching, reflected and stored markup -------------------------------------
 
 
-def test_login_replaces_the_session_no_fixation(site: Site, agent: UserAgent):
+def test_login_replaces_the_session_no_fixation(site: World, agent: UserAgent):
     """A session id planted before login (session fixation) must not become a logged-in one.
 
     No session exists before login (no row per anonymous visit): the planted id is one the
@@ -350,7 +350,7 @@ def test_login_replaces_the_session_no_fixation(site: Site, agent: UserAgent):
         assert answer.status_code == 303 and answer.headers["location"].startswith("/login")
 
 
-def test_session_cookie_attributes(site: Site, agent: UserAgent):
+def test_session_cookie_attributes(site: World, agent: UserAgent):
     answer = agent.http.get("/login")
     cookie = answer.headers["set-cookie"]
     attributes = {part.strip().split("=")[0].lower() for part in cookie.split(";")}
@@ -360,7 +360,7 @@ def test_session_cookie_attributes(site: Site, agent: UserAgent):
     assert "samesite=none" not in cookie.lower()
 
 
-def test_pages_with_secrets_are_not_cached_or_referred(site: Site, victim: UserAgent):
+def test_pages_with_secrets_are_not_cached_or_referred(site: World, victim: UserAgent):
     """Codes and client secrets on pages must not stay in caches or leak through Referer."""
     page = victim.http.get("/account/applications").text
     csrf = find_form(page, "register-form").csrf_token
@@ -383,7 +383,7 @@ def test_pages_with_secrets_are_not_cached_or_referred(site: Site, victim: UserA
 XSS = '"><script>alert(1)</script><img src=x onerror=alert(1)>'
 
 
-def test_reflected_values_are_escaped(site: Site, victim: UserAgent):
+def test_reflected_values_are_escaped(site: World, victim: UserAgent):
     pages = [
         victim.http.get("/oauth2/oob", params={"code": XSS, "state": XSS}),
         victim.http.get("/login", params={"returnto": "/" + XSS}),
@@ -396,7 +396,7 @@ def test_reflected_values_are_escaped(site: Site, victim: UserAgent):
         assert "<img src=x" not in answer.text
 
 
-def test_stored_application_name_is_escaped_on_the_consent_page(site: Site, victim: UserAgent):
+def test_stored_application_name_is_escaped_on_the_consent_page(site: World, victim: UserAgent):
     page = victim.http.get("/account/applications").text
     csrf = find_form(page, "register-form").csrf_token
     victim.http.post(
@@ -426,7 +426,7 @@ def test_stored_application_name_is_escaped_on_the_consent_page(site: Site, vict
     "state", ["&code=attacker", "x&code=attacker#frag", "a b+c%26d", "é\u202e", "x" * 500]
 )
 def test_state_cannot_smuggle_parameters_into_the_redirect(
-    site: Site, victim: UserAgent, state: str
+    site: World, victim: UserAgent, state: str
 ):
     location = victim.authorize(authorize_params(site.installed, state=state))
     parts = urlsplit(location)
@@ -438,7 +438,7 @@ def test_state_cannot_smuggle_parameters_into_the_redirect(
 
 
 def test_another_user_cannot_touch_my_applications_or_grants(
-    site: Site, victim: UserAgent, client: httpx.Client
+    site: World, victim: UserAgent, client: httpx.Client
 ):
     """Insecure direct object references: a valid session and CSRF token, the wrong owner."""
     app = site.new_app("public")  # owned by alice, the victim

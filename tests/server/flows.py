@@ -8,11 +8,11 @@ import secrets
 
 import httpx
 
-from tests.conftest import Client
 from tests.support.user_agent import UserAgent, query_of
+from tests.support.world import App
 
 
-def authorize_params(client: Client, scope: str = "profile", **extra: str) -> dict[str, str]:
+def authorize_params(client: App, scope: str = "profile", **extra: str) -> dict[str, str]:
     params = {
         "response_type": "code",
         "client_id": client.client_id,
@@ -24,7 +24,7 @@ def authorize_params(client: Client, scope: str = "profile", **extra: str) -> di
     return params
 
 
-def obtain_code(user: UserAgent, client: Client, scope: str = "profile", **extra: str) -> str:
+def obtain_code(user: UserAgent, client: App, scope: str = "profile", **extra: str) -> str:
     params = authorize_params(client, scope, **extra)
     location = user.authorize(params)
     answer = query_of(location)
@@ -33,7 +33,7 @@ def obtain_code(user: UserAgent, client: Client, scope: str = "profile", **extra
     return answer["code"]
 
 
-def exchange(http: httpx.Client, client: Client, code: str, **extra: str) -> httpx.Response:
+def exchange(http: httpx.Client, client: App, code: str, **extra: str) -> httpx.Response:
     data = {
         "grant_type": "authorization_code",
         "code": code,
@@ -45,7 +45,7 @@ def exchange(http: httpx.Client, client: Client, code: str, **extra: str) -> htt
     return http.post("/oauth2/token", data=data)
 
 
-def refresh(http: httpx.Client, client: Client, refresh_token: str, **extra: str) -> httpx.Response:
+def refresh(http: httpx.Client, client: App, refresh_token: str, **extra: str) -> httpx.Response:
     data = {
         "grant_type": "refresh_token",
         "refresh_token": refresh_token,
@@ -56,7 +56,7 @@ def refresh(http: httpx.Client, client: Client, refresh_token: str, **extra: str
     return http.post("/oauth2/token", data=data)
 
 
-def revoke(http: httpx.Client, client: Client, token: str) -> httpx.Response:
+def revoke(http: httpx.Client, client: App, token: str) -> httpx.Response:
     return http.post(
         "/oauth2/revoke",
         data={"token": token, "client_id": client.client_id, "client_secret": client.client_secret},
@@ -68,7 +68,7 @@ def userinfo(http: httpx.Client, access_token: str) -> httpx.Response:
 
 
 def token_set(
-    user: UserAgent, http: httpx.Client, client: Client, scope: str = "profile", **extra: str
+    user: UserAgent, http: httpx.Client, client: App, scope: str = "profile", **extra: str
 ) -> dict:
     """A fresh token set from a full authorization: code, then exchange."""
     response = exchange(http, client, obtain_code(user, client, scope, **extra))

@@ -57,7 +57,7 @@ class TestSessions:
     def test_session_cookie_is_secure_httponly_samesite(self, world, user):
         user.http.get("/login")
         cookie = user.http.get("/login").headers.get("set-cookie") or ""
-        first = world.user_agent()
+        first = world.agent()
         header = first.http.get("/login").headers["set-cookie"]
         first.close()
         for flag in ("Secure", "HttpOnly", "SameSite=lax", "Path=/"):

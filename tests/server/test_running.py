@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from reference_server.launcher import ServerProcess
-from tests.conftest import Client
+from tests.support.world import App
 
 from .flows import exchange, obtain_code, refresh, works
 
@@ -62,7 +62,7 @@ class TestLifecycle:
     def test_data_survives_a_restart_on_the_same_port(self, own_server):
         own_server.add_user("bob", "bob-password-1")
         made = own_server.add_app("bob", "Desk", "public", "http://localhost/callback")
-        client = Client(made["client_id"], made["client_secret"], made["redirect_uri"], "public")
+        client = App(made["client_id"], made["client_secret"], made["redirect_uri"], "public")
         from tests.support.user_agent import UserAgent
 
         agent = UserAgent(own_server.base_url, own_server.ssl_context(), "bob", "bob-password-1")

@@ -15,6 +15,10 @@ import pytest
 from steps.catalogue import load_catalogue
 from tests.suite.target import Target, bundled_target
 
+# Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
+# fixture, one full suite run, that a second worker would only repeat.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -34,6 +34,10 @@ from steps.service import Service, json_body
 from tests.suite.foreign.driver import ReactPropsDriver, page_props
 from tests.suite.foreign.target import ROOT, ForeignTarget, foreign_target
 
+# Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
+# fixture, two suite runs against three providers, that a second worker would only repeat.
+pytestmark = pytest.mark.slow
+
 TRUTH_FILE = Path(__file__).with_name("foreign") / "truth.toml"
 VERDICTS = {"pass", "fail", "warning", "observed", "skipped", "could not be checked"}
 RULES = sorted(load_catalogue())

@@ -159,6 +159,7 @@ def _verdicts(run: Any) -> dict[str, str]:
     return {rule: run.by_rule[rule] for rule in TRUE_VERDICTS}
 
 
+@pytest.mark.slow
 def test_a_family_revoking_target_gets_the_same_verdicts_in_any_order_and_alone(
     proxy: ProxyHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

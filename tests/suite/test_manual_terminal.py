@@ -23,6 +23,8 @@ from steps.profile import load_profile
 from tests.suite.manual_person import Person, person_for
 from tests.suite.target import Target, bundled_target
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(sys.executable).parent / "mb-oauth-conformance"
 PROMPT = re.compile(r"\[prompt (\d+): (\w+)\]")

@@ -13,6 +13,8 @@ import pytest
 from tests.suite.broken.harness import Run, run_conformance
 from tests.suite.target import Target, bundled_target
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:

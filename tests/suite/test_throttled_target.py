@@ -12,6 +12,8 @@ import pytest
 from tests.suite.broken.harness import run_conformance
 from tests.suite.target import Target, bundled_target
 
+pytestmark = pytest.mark.slow
+
 RULES = ("TOKEN-CROSS-CLIENT-CODE", "REFRESH-CROSS-CLIENT", "PKCE-S256")
 #: Seconds left in the guard's window when the run starts (what the run will have to wait).
 LEFT = 25

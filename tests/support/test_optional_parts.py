@@ -15,6 +15,10 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 USES = ("mark.browser", "mark.keyring", "tests.support.browser", "tests.support.keyring")
 ABSENT = {

@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+# Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
+# fixture, one short benchmark run, that a second worker would only repeat.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "tools" / "bench"
 SAMPLE_KEYS = {"rps", "p50_ms", "p99_ms", "p99_over_p50", "errors", "ratio", "repetitions"}
