@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import zoneinfo
 from dataclasses import dataclass
+from functools import cache
+from urllib.parse import urlsplit
 
 from . import credentials
 from .storage import Row, Store
 
 APPLICATION_TYPES = ("confidential", "public")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
 
 
 class AccountError(ValueError):
@@ -83,21 +88,58 @@ def add_user(
         raise AccountError("a user name is 1 to 64 characters without / ? #")
     if len(password) < 8:
         raise AccountError("a password has at least 8 characters")
-    if store.one("SELECT 1 FROM users WHERE name = ?", name):
-        raise AccountError(f"the user {name!r} exists already")
-    cursor = store.run(
-        "INSERT INTO users (name, password_hash, email, email_verified, website, gender,"
-        " timezone, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        name,
-        credentials.hash_password(password),
-        email,
-        1 if email else 0,
-        website,
-        gender,
-        timezone or "UTC",
-        now,
-    )
-    return user_by_id(store, cursor.lastrowid)  # type: ignore[return-value,arg-type]
+    _check_profile(email, website, timezone)
+    password_hash = credentials.hash_password(password)  # slow: outside the write lock
+    with store.transaction():
+        taken = _same_name(store, "SELECT name FROM users", (), name)
+        if taken is not None:
+            raise AccountError(f"the user name {name!r} is taken (by {taken!r}: case is ignored)")
+        cursor = store.run(
+            "INSERT INTO users (name, password_hash, email, email_verified, website, gender,"
+            " timezone, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            name,
+            password_hash,
+            email,
+            1 if email else 0,
+            website,
+            gender,
+            timezone or "UTC",
+            now,
+        )
+    user = user_by_id(store, int(cursor.lastrowid or 0))
+    assert user is not None
+    return user
+
+
+def _same_name(store: Store, sql: str, args: tuple[object, ...], name: str) -> str | None:
+    """A name among the query's that equals `name` regardless of case, or None.
+
+    Compared in Python (str.casefold), not with SQLite's NOCASE, which folds ASCII only.
+    """
+    wanted = name.casefold()
+    return next((r["name"] for r in store.all(sql, *args) if r["name"].casefold() == wanted), None)
+
+
+@cache
+def _time_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones()) | {"UTC"}
+
+
+def _check_profile(email: str | None, website: str | None, timezone: str | None) -> None:
+    """What `userinfo` will hand to applications must at least look like what it says."""
+    if email is not None and (len(email) > 254 or not _EMAIL.fullmatch(email)):
+        raise AccountError(f"{email!r} is not an e-mail address (name@example.org)")
+    if website is not None:
+        parts = urlsplit(website)
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or len(website) > 2048
+            or any(c.isspace() or ord(c) < 0x20 for c in website)
+        ):
+            raise AccountError(f"{website!r} is not a web address (https://example.org/)")
+    if timezone is not None and timezone not in _time_zones():
+        raise AccountError(f"{timezone!r} is not a time zone (like Europe/Berlin or UTC)")
 
 
 def user_by_id(store: Store, user_id: int) -> User | None:
@@ -118,9 +160,8 @@ def authenticate_user(store: Store, name: str, password: str) -> User | None:
     return User.from_row(row) if row and ok else None
 
 
-def add_application(
-    store: Store, owner: User, name: str, app_type: str, redirect_uri: str, now: int
-) -> NewApplication:
+def _check_application(app_type: str, name: str, redirect_uri: str) -> str:
+    """The cleaned name, or AccountError saying what is wrong."""
     from .oauth.redirects import validate_registered_uri
 
     name = name.strip()
@@ -131,22 +172,95 @@ def add_application(
     problem = validate_registered_uri(redirect_uri, app_type)
     if problem:
         raise AccountError(problem)
+    return name
+
+
+def _refuse_duplicate(store: Store, owner_id: int, name: str, except_id: int = 0) -> None:
+    """Two applications of one owner never share a name (the consent page shows it)."""
+    taken = _same_name(
+        store,
+        "SELECT name FROM applications WHERE owner_id = ? AND id != ?",
+        (owner_id, except_id),
+        name,
+    )
+    if taken is not None:
+        raise AccountError(f"you have an application named {taken!r} already")
+
+
+def add_application(
+    store: Store, owner: User, name: str, app_type: str, redirect_uri: str, now: int
+) -> NewApplication:
+    name = _check_application(app_type, name, redirect_uri)
     client_id = credentials.new_token()
     secret = credentials.new_token()
-    store.run(
-        "INSERT INTO applications (client_id, secret_hash, owner_id, name, type, redirect_uri,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        client_id,
-        credentials.token_hash(secret),
-        owner.id,
-        name,
-        app_type,
-        redirect_uri,
-        now,
-    )
+    with store.transaction():
+        _refuse_duplicate(store, owner.id, name)
+        store.run(
+            "INSERT INTO applications (client_id, secret_hash, owner_id, name, type,"
+            " redirect_uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            client_id,
+            credentials.token_hash(secret),
+            owner.id,
+            name,
+            app_type,
+            redirect_uri,
+            now,
+        )
     app = application_by_client_id(store, client_id)
     assert app is not None
     return NewApplication(app, secret)
+
+
+def update_application(
+    store: Store, app: Application, name: str, redirect_uri: str, now: int
+) -> Application:
+    """Rename an application or change its redirect URI (its type stays: see below).
+
+    A new redirect URI ends the codes still on their way to the old one and the standing
+    consents (approval_prompt=auto): users are asked again, on a page that shows the new
+    destination. Grants and tokens stay valid: they never travel to the redirect URI again.
+    The type is fixed because it decides what a grant may hold (refresh tokens, secrets).
+    """
+    name = _check_application(app.type, name, redirect_uri)
+    with store.transaction():
+        _refuse_duplicate(store, app.owner_id, name, except_id=app.id)
+        store.run(
+            "UPDATE applications SET name = ?, redirect_uri = ? WHERE id = ?",
+            name,
+            redirect_uri,
+            app.id,
+        )
+        if redirect_uri != app.redirect_uri:
+            store.run(
+                "UPDATE codes SET expires_at = ? WHERE application_id = ? AND redeemed_at IS NULL"
+                " AND expires_at > ?",
+                now,
+                app.id,
+                now,
+            )
+            store.run("DELETE FROM consents WHERE application_id = ?", app.id)
+    updated = application_by_client_id(store, app.client_id)
+    assert updated is not None
+    return updated
+
+
+def delete_application(store: Store, app: Application) -> None:
+    """Delete an application with everything issued to it, in one transaction.
+
+    Its grants, access and refresh tokens, codes and consents go with it: no token of a deleted
+    application works a moment longer (to its clients they look revoked: unknown), and its
+    client_id and secret stop authenticating.
+    """
+    with store.transaction():
+        store.run(
+            "DELETE FROM access_tokens WHERE grant_id IN"
+            " (SELECT id FROM grants WHERE application_id = ?)",
+            app.id,
+        )
+        store.run("DELETE FROM codes WHERE application_id = ?", app.id)
+        store.run("DELETE FROM grants WHERE application_id = ?", app.id)
+        store.run("DELETE FROM consents WHERE application_id = ?", app.id)
+        store.run("DELETE FROM applications WHERE id = ?", app.id)
 
 
 def application_by_client_id(store: Store, client_id: str) -> Application | None:

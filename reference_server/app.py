@@ -19,7 +19,7 @@ from .oauth.userinfo import userinfo
 from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, pages
-from .web.html import stylesheet
+from .web.html import favicon, stylesheet
 from .web.security import SecurityHeaders
 
 DATABASE_NAME = "server.sqlite3"
@@ -46,7 +46,11 @@ def routes(test_clock: bool) -> list[Route]:
             account.reset_application_secret,
             methods=["POST"],
         ),
+        Route("/account/applications/delete", account.delete, methods=["POST"]),
+        Route("/account/applications/{client_id}/edit", account.edit_page, methods=["GET"]),
+        Route("/account/applications/{client_id}/edit", account.edit, methods=["POST"]),
         Route("/static/site.css", stylesheet, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
     ]
     if test_clock:
         table.append(Route("/_test/clock", clock, methods=["GET", "POST"]))
@@ -80,7 +84,7 @@ def create_app(
     app = Starlette(
         routes=routes(test_clock),
         middleware=[Middleware(SecurityHeaders)],
-        exception_handlers={ClientDisconnect: _client_gone},
+        exception_handlers={ClientDisconnect: _client_gone, 404: pages.not_found},
     )
     app.state.server = state
     return app

@@ -6,11 +6,15 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import click
 
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .storage import Store
 
 DEFAULT_DATA_DIR = Path("mb-oauth-server-data")
 
@@ -134,10 +138,15 @@ def run(
         limits=limits,
         purge_interval=purge_interval,
     )
+    from .serve import ServeError
+    from .tls import TlsError
+
     try:
         serve(options, announce=lambda line: click.echo(line, err=True))
-    except OSError as error:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    except TlsError as error:
+        raise click.ClickException(f"certificate problem: {error}") from None
+    except ServeError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _is_base_url(url: str) -> bool:
@@ -145,12 +154,28 @@ def _is_base_url(url: str) -> bool:
     return parts.scheme == "https" and bool(parts.hostname) and not (parts.query or parts.fragment)
 
 
-def _open_store(data_dir: Path):
+def _check_data_dir(data_dir: Path) -> Path:
+    """The database of an existing data folder: only `run` creates one, so that a mistyped
+    --data-dir is an error here and not a new, empty database."""
     from .app import DATABASE_NAME
+
+    if not data_dir.is_dir():
+        raise click.ClickException(
+            f"the data folder {data_dir} does not exist (`mb-oauth-server run --data-dir "
+            f"{data_dir}` creates it; the default is ./{DEFAULT_DATA_DIR})"
+        )
+    if not (data_dir / DATABASE_NAME).is_file():
+        raise click.ClickException(
+            f"{data_dir} is not a data folder of the server (it has no {DATABASE_NAME}); "
+            f"`mb-oauth-server run --data-dir {data_dir}` creates one"
+        )
+    return data_dir / DATABASE_NAME
+
+
+def _open_store(data_dir: Path) -> Store:
     from .storage import Store
 
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return Store(data_dir / DATABASE_NAME)
+    return Store(_check_data_dir(data_dir))
 
 
 def _read_password(from_stdin: bool) -> str:
@@ -190,6 +215,7 @@ def add_user(
     from .accounts import AccountError
     from .accounts import add_user as create
 
+    _check_data_dir(data_dir)  # before the password prompt: a wrong folder fails first
     password = _read_password(password_stdin)
     store = _open_store(data_dir)
     try:
@@ -224,7 +250,7 @@ def purge(data_dir: Path, test_clock: bool) -> None:
 
     from .purge import purge_once, purge_time
 
-    store = _open_store(data_dir)  # creates the schema if needed
+    store = _open_store(data_dir)  # brings the schema up to date
     store.close()
     db = sqlite3.connect(data_dir / "server.sqlite3", isolation_level=None)
     try:
@@ -240,7 +266,7 @@ def purge(data_dir: Path, test_clock: bool) -> None:
 @click.option("--owner", required=True, help="User name of the application's owner.")
 @click.option("--name", required=True)
 @click.option("--type", "app_type", type=click.Choice(["confidential", "public"]), required=True)
-@click.option("--redirect-uri", required=True, help="The registered redirect URL.")
+@click.option("--redirect-uri", required=True, help="The registered redirect URI.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def add_app(
     data_dir: Path, owner: str, name: str, app_type: str, redirect_uri: str, as_json: bool
@@ -269,5 +295,14 @@ def add_app(
     if as_json:
         click.echo(json.dumps(result))
     else:
-        for label, value in result.items():
-            click.echo(f"{label.replace('_', ' ').title()}: {value}")
+        for field, value in result.items():
+            click.echo(f"{_LABELS[field]}: {value}")
+
+
+_LABELS = {
+    "client_id": "Client ID",
+    "client_secret": "Client Secret",
+    "name": "Name",
+    "type": "Type",
+    "redirect_uri": "Redirect URI",
+}

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from .serve import READY_FILE
 
@@ -51,7 +52,6 @@ class ServerProcess:
 
     def start(self) -> ServerProcess:
         ready = self.data_dir / READY_FILE
-        ready.unlink(missing_ok=True)
         args = ["run", "--data-dir", str(self.data_dir), "--host", self.host]
         args += ["--port", str(self.port), "--workers", str(self.workers)]
         if self.test_clock:
@@ -63,18 +63,27 @@ class ServerProcess:
         )
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
-        while not ready.exists():
+        while (info := self._ready_info(ready)) is None:
             if self.process.poll() is not None:
                 raise ServerError(f"the server exited with status {self.process.returncode}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise ServerError("the server did not start in time")
             time.sleep(0.05)
-        info = json.loads(ready.read_text())
         self.base_url, self.ca_file = info["base_url"], info["ca_file"]
         # Keep the same port across restarts, so URLs handed out stay valid.
         self.port = int(self.base_url.rsplit(":", 1)[1])
         return self
+
+    def _ready_info(self, ready: Path) -> dict[str, Any] | None:
+        """Our server's ready file: one left by an earlier server (or by another one still
+        running, which ours then refuses to join) is never read as ours, nor deleted."""
+        try:
+            info: dict[str, Any] = json.loads(ready.read_text())
+        except (OSError, ValueError):
+            return None
+        assert self.process is not None
+        return info if info.get("pid") == self.process.pid else None
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process is None:
@@ -113,7 +122,7 @@ class ServerProcess:
 
     # provisioning ----------------------------------------------------------------------
 
-    def _cli_json(self, args: list[str], stdin: str = "") -> dict:
+    def _cli_json(self, args: list[str], stdin: str = "") -> dict[str, Any]:
         result = subprocess.run(
             self._command(*args, "--data-dir", str(self.data_dir), "--json"),
             input=stdin.encode(),
@@ -122,7 +131,8 @@ class ServerProcess:
         )
         if result.returncode != 0:
             raise ServerError(result.stderr.decode(errors="replace").strip())
-        return json.loads(result.stdout)
+        answer: dict[str, Any] = json.loads(result.stdout)
+        return answer
 
     def add_user(
         self,
@@ -132,7 +142,7 @@ class ServerProcess:
         website: str | None = None,
         gender: str | None = None,
         timezone: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         args = ["add-user", name, "--password-stdin"]
         for option, value in (
             ("--email", email),
@@ -144,7 +154,7 @@ class ServerProcess:
                 args += [option, value]
         return self._cli_json(args, stdin=password + "\n")
 
-    def add_app(self, owner: str, name: str, app_type: str, redirect_uri: str) -> dict:
+    def add_app(self, owner: str, name: str, app_type: str, redirect_uri: str) -> dict[str, Any]:
         args = ["add-app", "--owner", owner, "--name", name, "--type", app_type]
         return self._cli_json([*args, "--redirect-uri", redirect_uri])
 

@@ -6,10 +6,13 @@ the workers start) and so that `server.json` can tell clients where to connect.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,9 +21,18 @@ import uvicorn
 from .app import DATABASE_NAME
 from .limits import Limits
 from .state import ServerState
-from .tls import TlsFiles, ensure_certificates
+from .tls import TlsFiles, check_pair, ensure_certificates
 
 READY_FILE = "server.json"
+LOCK_FILE = "server.lock"  # held by the one server of a data folder while it runs
+
+
+class ServeError(Exception):
+    """The server cannot start; the message says why in a sentence."""
+
+
+class _Terminated(Exception):
+    """SIGTERM: unwinds like Ctrl-C's KeyboardInterrupt, so the same cleanup runs."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +52,13 @@ class ServeOptions:
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}") from None
     sock.set_inheritable(True)
     return sock
 
@@ -67,13 +83,67 @@ def _write_ready_file(data_dir: Path, url: str, tls: TlsFiles, test_clock: bool)
     return path
 
 
-def serve(options: ServeOptions, announce=print) -> None:
-    data_dir = options.data_dir.resolve()
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+@contextmanager
+def _only_server(data_dir: Path) -> Iterator[None]:
+    """An exclusive lock on the data folder for the server's lifetime: a second `run` on it
+    refuses to start, and so never touches the first one's files (its server.json above all).
+    The kernel drops the lock when the process ends, however it ends."""
+    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ServeError(_served_by_another(data_dir)) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _served_by_another(data_dir: Path) -> str:
+    try:
+        info = json.loads((data_dir / READY_FILE).read_text())
+        where = f" (pid {info['pid']}, {info['base_url']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        where = ""
+    return f"another server is already running on the data folder {data_dir}{where}; stop it first"
+
+
+@contextmanager
+def _sigterm_as_exception() -> Iterator[None]:
+    """SIGTERM stops the server like Ctrl-C. uvicorn catches both while it serves and, once
+    stopped, raises the signal again: with the default SIGTERM action the process died there,
+    before the cleanup below (server.json stayed behind)."""
+
+    def terminated(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _tls_files(options: ServeOptions, data_dir: Path) -> TlsFiles:
     if options.cert and options.key:
         tls = TlsFiles(options.cert, options.key, None)
     else:
         tls = ensure_certificates(data_dir, options.host)
+    check_pair(tls.cert, tls.key)
+    return tls
+
+
+def serve(options: ServeOptions, announce: Callable[[str], None] = print) -> None:
+    """Serve until Ctrl-C or SIGTERM; raises ServeError or TlsError when it cannot start."""
+    data_dir = options.data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # A signal before uvicorn took it over, or raised again by it: a clean stop.
+    with _sigterm_as_exception(), _only_server(data_dir), suppress(KeyboardInterrupt, _Terminated):
+        _serve(options, data_dir, announce)
+
+
+def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None]) -> None:
+    tls = _tls_files(options, data_dir)
     ServerState.open(data_dir / DATABASE_NAME, options.test_clock).store.close()  # schema
     os.environ["MB_OAUTH_SERVER_DATA_DIR"] = str(data_dir)
     os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
@@ -116,10 +186,8 @@ def serve(options: ServeOptions, announce=print) -> None:
             Multiprocess(config, sockets=[sock]).run()
         else:
             _AnnouncingServer(config, started).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass  # Ctrl-C before uvicorn took over the signal: still a clean stop
     finally:
-        ready.unlink(missing_ok=True)
+        ready.unlink(missing_ok=True)  # ours: the lock keeps any other server out
         sock.close()
 
 

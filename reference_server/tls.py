@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import os
+import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,10 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 CA_FILE, CA_KEY_FILE = "ca.pem", "ca-key.pem"
 CERT_FILE, KEY_FILE = "server.pem", "server-key.pem"
+
+
+class TlsError(Exception):
+    """A certificate or key the server cannot use; the message says which file and why."""
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,17 @@ def _make_ca(data_dir: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateK
 
 
 def _load_ca(data_dir: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
-    cert = x509.load_pem_x509_certificate((data_dir / CA_FILE).read_bytes())
-    key = serialization.load_pem_private_key((data_dir / CA_KEY_FILE).read_bytes(), None)
-    assert isinstance(key, ec.EllipticCurvePrivateKey)
+    try:
+        cert = x509.load_pem_x509_certificate((data_dir / CA_FILE).read_bytes())
+        key = serialization.load_pem_private_key((data_dir / CA_KEY_FILE).read_bytes(), None)
+    except (OSError, ValueError, TypeError) as error:
+        raise TlsError(
+            f"the local CA ({data_dir / CA_FILE}, {data_dir / CA_KEY_FILE}) cannot be read: "
+            f"{error}. Delete both files to make a new CA (clients must then trust the new "
+            "one)."
+        ) from None
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise TlsError(f"{data_dir / CA_KEY_FILE} is not the CA's ECDSA key")
     return cert, key
 
 
@@ -113,7 +126,10 @@ def _alt_names(host: str) -> list[x509.GeneralName]:
 def _covers(cert_path: Path, host: str) -> bool:
     if not cert_path.exists():
         return False
-    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    except ValueError:
+        return False  # damaged: made anew from the CA
     if cert.not_valid_after_utc < _now() + datetime.timedelta(days=1):
         return False
     present = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
@@ -147,3 +163,28 @@ def ensure_certificates(data_dir: Path, host: str) -> TlsFiles:
     if not _covers(data_dir / CERT_FILE, host):
         _make_server_cert(data_dir, host)
     return TlsFiles(data_dir / CERT_FILE, data_dir / KEY_FILE, data_dir / CA_FILE)
+
+
+def check_pair(cert: Path, key: Path) -> None:
+    """Refuse, with a reason, a certificate and key that TLS could not serve.
+
+    Checked before the server binds its port, so that a bad file is reported as what it is
+    (not as "cannot listen"), and never by a worker that dies at its first handshake.
+    """
+    try:
+        leaf = x509.load_pem_x509_certificates(cert.read_bytes())[0]
+    except OSError as error:
+        raise TlsError(f"cannot read the certificate {cert}: {error.strerror}") from None
+    except ValueError:
+        raise TlsError(f"{cert} is not a PEM certificate") from None
+    if leaf.not_valid_after_utc < _now():
+        raise TlsError(f"the certificate {cert} expired on {leaf.not_valid_after_utc:%Y-%m-%d}")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(cert, key, password=lambda: b"")
+    except OSError as error:  # ssl.SSLError included
+        reason = getattr(error, "reason", None) or error.strerror or str(error)
+        raise TlsError(
+            f"the key {key} cannot be used with the certificate {cert} ({reason}): it must be "
+            "the certificate's own private key, in PEM, without a passphrase"
+        ) from None

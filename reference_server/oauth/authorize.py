@@ -15,13 +15,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import grants, scopes
-from ..accounts import Application, User, application_by_client_id
+from ..accounts import Application, User, application_by_client_id, user_by_id
 from ..state import ServerState, server
 from ..web import sessions
-from ..web.html import error_page, esc, hidden, page
+from ..web.html import Viewer, error_page, esc, hidden, page
 from . import pkce
 from .params import MAX_QUERY, ParameterError, form_params
-from .redirects import OOB, matches, with_params
+from .redirects import OOB, is_loopback, matches, with_params
 
 _CHOICES = {"access_type": ("online", "offline"), "approval_prompt": ("auto", "force")}
 
@@ -137,10 +137,13 @@ def _redirect(request: AuthorizationRequest, values: dict[str, str]) -> Response
     return RedirectResponse(with_params(request.redirect_uri, values), status_code=302)
 
 
-def _error(request: AuthorizationRequest, error: RedirectError) -> Response:
+def _error(
+    request: AuthorizationRequest, error: RedirectError, viewer: Viewer | None = None
+) -> Response:
     if request.redirect_uri == OOB:
         # Nowhere to redirect to: the user reads the error and tells the application.
-        return error_page(f"{error.error}: {error.description}", title="Authorization failed")
+        message = f"{error.error}: {error.description}"
+        return error_page(message, title="Authorization failed", viewer=viewer)
     return _redirect(request, {"error": error.error, "error_description": error.description})
 
 
@@ -164,8 +167,14 @@ def _issue(
 
 
 def _login_redirect(request: Request) -> Response:
+    """To the login page, which then returns here. A consent form posted without a session
+    (it expired, or the user logged out elsewhere) comes back as the GET that shows it again,
+    and the login page says why it is shown (303: the browser must not post again)."""
     target = request.url.path + ("?" + request.url.query if request.url.query else "")
-    return RedirectResponse("/login?returnto=" + quote(target, safe=""), status_code=302)
+    location = "/login?returnto=" + quote(target, safe="")
+    if request.method == "POST":
+        return RedirectResponse(location + "&why=session-ended", status_code=303)
+    return RedirectResponse(location, status_code=302)
 
 
 def _wants_offline(request: AuthorizationRequest) -> bool:
@@ -178,11 +187,14 @@ async def authorize(request: Request) -> Response:
     try:
         authz = identify(state, request)
     except PageError as error:
-        return error_page(str(error), status=error.status, title="Authorization error")
+        viewer = sessions.viewer_of(state, request)
+        return error_page(
+            str(error), status=error.status, title="Authorization error", viewer=viewer
+        )
     try:
         requested = validate(authz)
     except RedirectError as error:
-        return _error(authz, error)
+        return _error(authz, error, sessions.viewer_of(state, request))
     session = sessions.load(state, request)
     if session is None or session.user is None:
         return _login_redirect(request)
@@ -207,26 +219,43 @@ async def _decide(
     session: sessions.Session,
     scope: str,
 ) -> Response:
+    viewer = sessions.viewer(session)
     try:
         form = await form_params(request)
     except ParameterError as error:
-        return error_page(str(error), status=error.status)
+        return error_page(str(error), status=error.status, viewer=viewer)
     token = form.get("csrf_token", "")
     if not sessions.use_form_token(state, session, authz.fingerprint, token):
         return error_page(
             "This consent form has expired or was already used. Go back to the application "
             "and start again.",
             status=403,
+            viewer=viewer,
         )
     assert session.user is not None
     decision = form.get("decision")
     if decision == "deny":
-        return _error(authz, RedirectError("access_denied", "the user refused the request"))
+        refused = RedirectError("access_denied", "the user refused the request")
+        return _error(authz, refused, viewer)
     if decision != "approve":
-        return error_page("Choose to allow or to deny the application.")
+        return error_page("Choose to allow or to deny the application.", viewer=viewer)
     if authz.web:
         grants.record_consent(state.store, state.now(), session.user, authz.application, scope)
     return _issue(state, authz, session.user, scope, offline=_wants_offline(authz))
+
+
+def _destination(authz: AuthorizationRequest) -> str:
+    """Where the user's answer goes: shown before they give it."""
+    if authz.redirect_uri == OOB:
+        return (
+            '<p id="destination">If you allow it, this site shows you a code to copy into '
+            "the application.</p>"
+        )
+    where = "to the application on this computer, at" if is_loopback(authz.redirect_uri) else "to"
+    return (
+        f'<p id="destination">Whatever you answer, you will then be sent {where} '
+        f"<code>{esc(authz.redirect_uri)}</code>.</p>"
+    )
 
 
 def _consent_page(
@@ -239,6 +268,13 @@ def _consent_page(
     assert session.user is not None
     token = sessions.new_form_token(state, session, authz.fingerprint)
     app = authz.application
+    owner = user_by_id(state.store, app.owner_id)
+    registered_by = (
+        f' <span id="application-owner">(registered by <a href="/user/'
+        f'{quote(owner.name, safe="")}">{esc(owner.name)}</a>)</span>'
+        if owner
+        else ""
+    )
     items = "".join(
         f"<li><strong>{esc(s.name)}</strong>: {esc(s.description)}</li>"
         for s in scopes.describe(requested)
@@ -250,10 +286,11 @@ def _consent_page(
     )
     action = esc(request.url.path + "?" + request.url.query)
     body = f"""
-<p><strong id="application-name">{esc(app.name)}</strong> wants to access your account
-<strong>{esc(session.user.name)}</strong>. It asks to:</p>
+<p><strong id="application-name">{esc(app.name)}</strong>{registered_by} wants to access your
+account <strong>{esc(session.user.name)}</strong>. It asks to:</p>
 <ul class="scopes" id="requested-scopes">{items}</ul>
 {offline}
+{_destination(authz)}
 <form id="consent-form" method="post" action="{action}">
 {hidden("csrf_token", token)}
 <button type="submit" class="primary" name="decision" value="approve">Allow access</button>
@@ -262,7 +299,7 @@ def _consent_page(
 <p>You can withdraw this access at any time on the
 <a href="/account/authorized">authorized applications</a> page.</p>
 """
-    return page("Authorize application", body, user_name=session.user.name, csrf=session.csrf)
+    return page("Authorize application", body, viewer=sessions.viewer(session))
 
 
 async def out_of_band(request: Request) -> Response:
@@ -273,16 +310,18 @@ async def out_of_band(request: Request) -> Response:
     mouth (content spoofing). The state is not shown for the same reason.
     """
     state = server(request)
+    viewer = sessions.viewer_of(state, request)
     code = request.query_params.get("code")
     if not code or not grants.code_is_pending(state.store, state.now(), code):
         return error_page(
             "There is no authorization code to show: it is unknown, used or expired. Go back "
             "to the application and start again.",
             status=400,
+            viewer=viewer,
         )
     body = f"""
 <p>Copy this code and paste it into the application:</p>
 <code class="code-box" id="oob-code">{esc(code)}</code>
 <p>The code works once, for ten minutes.</p>
 """
-    return page("Authorization code", body)
+    return page("Authorization code", body, viewer=viewer)

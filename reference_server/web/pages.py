@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from dataclasses import dataclass
+from urllib.parse import parse_qs, quote, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import credentials, guard
-from ..accounts import authenticate_user, user_by_name
+from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
 from ..oauth.params import ParameterError, form_params
-from ..state import server
+from ..state import ServerState, server
 from . import sessions
 from .forms import FormRejected, checked_form
-from .html import error_page, esc, hidden, page
+from .html import SITE, error_page, esc, hidden, page
+
+AUTHORIZE_PATH = "/oauth2/authorize"
+SESSION_ENDED = "session-ended"  # ?why= of a login the consent form sent the user to
 
 
 def safe_return_path(value: str | None) -> str:
@@ -29,18 +33,63 @@ def safe_return_path(value: str | None) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class LoginContext:
+    """What the login form shows besides its fields: where it leads and why it is shown."""
+
+    returnto: str
+    username: str = ""
+    why: str = ""  # SESSION_ENDED: the consent form was sent after the session ended
+
+
+def _asking_application(state: ServerState, returnto: str) -> str:
+    """On the way to an authorization: which application asks, and who registered it.
+
+    Only a registered application's name (and its owner's) is shown, never text taken from
+    the link itself; whether the rest of the request is acceptable is checked after login.
+    """
+    parts = urlsplit(returnto)
+    if parts.path != AUTHORIZE_PATH:
+        return ""
+    client_ids = parse_qs(parts.query).get("client_id", [])
+    app = application_by_client_id(state.store, client_ids[0]) if len(client_ids) == 1 else None
+    if app is None:
+        return ""
+    owner = user_by_id(state.store, app.owner_id)
+    by = f" (registered by {esc(owner.name)})" if owner else ""
+    return (
+        f'<p id="asking-application">Log in to continue to <strong>{esc(app.name)}</strong>{by}, '
+        "which asks for access to your account. You will then see what it asks for and can "
+        "allow or refuse it.</p>"
+    )
+
+
 def _login_form(
-    token: str, fresh: bool, returnto: str, message: str = "", status: int = 200
+    state: ServerState,
+    token: str,
+    fresh: bool,
+    context: LoginContext,
+    message: str = "",
+    status: int = 200,
 ) -> Response:
     notice = f'<p class="error" id="error-message">{esc(message)}</p>' if message else ""
-    action = "/login?returnto=" + quote(returnto, safe="")
-    body = f"""{notice}
+    if context.why == SESSION_ENDED and not message:
+        notice = (
+            '<p class="error" id="error-message">Your session ended before you answered '
+            "(it expired, or you logged out in another window): nothing was allowed or "
+            "refused. Log in again to answer.</p>"
+        )
+    action = "/login?returnto=" + quote(context.returnto, safe="")
+    focus = "" if context.username else " autofocus"
+    body = f"""{notice}{_asking_application(state, context.returnto)}
 <form id="login-form" method="post" action="{esc(action)}">
 {hidden("csrf_token", token)}
 <label for="username">Username</label>
-<input type="text" id="username" name="username" autocomplete="username" required autofocus>
+<input type="text" id="username" name="username" autocomplete="username" required{focus}
+ value="{esc(context.username)}">
 <label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required>
+<input type="password" id="password" name="password" autocomplete="current-password" required
+{" autofocus" if context.username else ""}>
 <button type="submit" class="primary">Log in</button>
 </form>"""
     response = page("Log in", body, status=status)
@@ -53,33 +102,39 @@ async def login_page(request: Request) -> Response:
     returnto = safe_return_path(request.query_params.get("returnto"))
     if session is not None and session.user is not None:
         return RedirectResponse(returnto, status_code=303)
-    return _login_form(*sessions.login_token(request), returnto)
+    why = request.query_params.get("why", "")
+    context = LoginContext(returnto, why=why if why == SESSION_ENDED else "")
+    return _login_form(state, *sessions.login_token(request), context)
 
 
 async def login(request: Request) -> Response:
     state = server(request)
     returnto = safe_return_path(request.query_params.get("returnto"))
+    context = LoginContext(returnto)
     try:
         form = await form_params(request)
     except ParameterError as error:
-        return _login_form(*sessions.login_token(request), returnto, str(error), error.status)
+        token, fresh = sessions.login_token(request)
+        return _login_form(state, token, fresh, context, str(error), error.status)
+    name, password = form.get("username", ""), form.get("password", "")
+    context = LoginContext(returnto, username=name)
     if not sessions.login_token_ok(request, form.get("csrf_token")):
         message = "This form has expired (or did not come from this site). Try again."
-        return _login_form(credentials.new_token(), True, returnto, message, status=403)
+        return _login_form(state, credentials.new_token(), True, context, message, status=403)
     token = form["csrf_token"]
-    name, password = form.get("username", ""), form.get("password", "")
     # ':' never occurs in a client_id: no clash with clients. The slot is reserved before the
     # scrypt work (a waiting address costs nothing) and given back if the password is right.
     throttle_key = guard.key(request, "user:" + name)
     wait = state.guard.reserve(state, throttle_key)
     if wait is not None:
         message = f"Too many failed logins from here for this user; try again in {wait} s."
-        response = _login_form(token, False, returnto, message, status=429)
+        response = _login_form(state, token, False, context, message, status=429)
         response.headers["Retry-After"] = str(wait)
         return response
     user = await run_in_threadpool(authenticate_user, state.store, name, password)
     if user is None:
-        return _login_form(token, False, returnto, "Incorrect username or password.", 401)
+        message = "Incorrect username or password."
+        return _login_form(state, token, False, context, message, 401)
     state.guard.release(state, throttle_key)
     new_session = sessions.log_in(state, sessions.load(state, request), user)
     response = RedirectResponse(returnto, status_code=303)
@@ -91,7 +146,8 @@ async def logout(request: Request) -> Response:
     try:
         session, _ = await checked_form(state, request, login_required=False)
     except FormRejected as error:
-        return error_page(str(error), status=error.status)
+        viewer = sessions.viewer_of(state, request)
+        return error_page(str(error), status=error.status, viewer=viewer)
     sessions.delete(state, session)
     return sessions.forget(RedirectResponse("/", status_code=303))
 
@@ -102,31 +158,38 @@ async def home(request: Request) -> Response:
     if session is None or session.user is None:
         body = """<p>This is the reference server of the MusicBrainz OAuth 2.0 service.</p>
 <p><a href="/login">Log in</a> to manage the applications you have registered or authorized.</p>"""
-        return page("MusicBrainz OAuth", body)
+        return page(SITE, body)
     body = f"""<p>You are logged in as <strong>{esc(session.user.name)}</strong>.</p>
 <ul>
 <li><a href="/account/authorized">Applications you have authorized</a></li>
 <li><a href="/account/applications">Applications you have registered</a></li>
 </ul>"""
-    return page("MusicBrainz OAuth", body, user_name=session.user.name, csrf=session.csrf)
+    return page(SITE, body, viewer=sessions.viewer(session))
 
 
 async def user_profile(request: Request) -> Response:
     state = server(request)
+    session = sessions.load(state, request)
     user = user_by_name(state.store, request.path_params["name"])
     if user is None:
-        return error_page("There is no such user.", status=404, title="Not found")
-    session = sessions.load(state, request)
+        viewer = sessions.viewer(session)
+        return error_page("There is no such user.", status=404, title="Not found", viewer=viewer)
     rows = [("Username", esc(user.name)), ("Time zone", esc(user.timezone))]
     if user.website:
         rows.append(("Website", esc(user.website)))
     if user.gender:
         rows.append(("Gender", esc(user.gender)))
     table = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    viewer = session.user if session else None
     return page(
         f"User {user.name}",
         f'<table id="profile">{table}</table>',
-        user_name=viewer.name if viewer else None,
-        csrf=session.csrf if session else None,
+        viewer=sessions.viewer(session),
     )
+
+
+async def not_found(request: Request, _: Exception) -> Response:
+    """Any unknown address: a page of the site (header, way home), not a bare "Not Found"."""
+    viewer = sessions.viewer_of(server(request), request)
+    body = """<p class="error" id="error-message">There is no page at this address.</p>
+<p>Go to the <a href="/">home page</a>.</p>"""
+    return page("Page not found", body, status=404, viewer=viewer)

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from .. import credentials
 from ..accounts import User, user_by_id
 from ..state import ServerState
+from .html import Viewer
 
 COOKIE = "__Host-mb-session"
 LOGIN_COOKIE = "__Host-mb-login"  # the login form's CSRF token: no session row before login
@@ -55,6 +56,18 @@ def load(state: ServerState, request: Request) -> Session | None:
     return Session(key, user, row["csrf"])
 
 
+def viewer(session: Session | None) -> Viewer | None:
+    """Who the page header greets (None: the header offers to log in)."""
+    if session is None or session.user is None:
+        return None
+    return Viewer(session.user.name, session.csrf)
+
+
+def viewer_of(state: ServerState, request: Request) -> Viewer | None:
+    """The viewer of a page rendered without a session at hand (error pages, 404)."""
+    return viewer(load(state, request))
+
+
 def login_token(request: Request) -> tuple[str, bool]:
     """The login form's CSRF token: the one of the browser's cookie, or a new one (True)."""
     found = request.cookies.get(LOGIN_COOKIE, "")
@@ -65,7 +78,9 @@ def login_token(request: Request) -> tuple[str, bool]:
 
 def login_token_ok(request: Request, submitted: str | None) -> bool:
     found = request.cookies.get(LOGIN_COOKIE, "")
-    return bool(submitted) and bool(_TOKEN.fullmatch(found)) and credentials.same(found, submitted)
+    if not submitted or not _TOKEN.fullmatch(found):
+        return False
+    return credentials.same(found, submitted)
 
 
 def attach_login_token(response: Response, token: str) -> Response:

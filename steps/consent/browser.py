@@ -116,6 +116,7 @@ class BrowserDriver(ConsentDriver):
             return
         revoked = 0
         while (form := self._revoke_form(client_id, scope)) is not None:
+            self._disclose(form)
             self._act(form.locator('[type="submit"], button').first.click)
             self._walk(lambda: self._page.goto(url))
             revoked += 1
@@ -145,6 +146,13 @@ class BrowserDriver(ConsentDriver):
             if scope is None or listed is None or set(listed.split()) == set(scope.split()):
                 return form
         return None
+
+    @staticmethod
+    def _disclose(form: Any) -> None:
+        """A form behind a confirmation disclosure (<details>): open it as a person would."""
+        summary = form.locator("xpath=ancestor::details[not(@open)][1]/summary")
+        if summary.count():
+            summary.first.click()
 
     @staticmethod
     def _field(form: Any, name: str) -> str | None:

@@ -171,8 +171,12 @@ class TestRegisteredApplications:
         reset = logged_in.http.post(
             "/account/applications/reset-secret", data={"csrf_token": csrf, "client_id": client_id}
         )
-        new = re.search(r'id="new-client-secret">([^<]+)<', reset.text).group(1)
+        assert (reset.status_code, reset.headers["location"]) == (303, "/account/applications")
+        shown = logged_in.http.get("/account/applications")
+        new = re.search(r'id="new-client-secret">([^<]+)<', shown.text).group(1)
         assert new != old
+        reloaded = logged_in.http.get("/account/applications")  # a reload: no new reset
+        assert 'id="new-client-secret"' not in reloaded.text
 
         def status(secret: str) -> int:
             return http.post(

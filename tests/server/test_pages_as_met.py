@@ -1,0 +1,312 @@
+"""The pages as a person meets them (issue 12, item 11), on the real server over TLS."""
+
+from __future__ import annotations
+
+import html
+import re
+import secrets
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.conftest import Client
+from tests.support.user_agent import UserAgent, find_form, query_of
+
+from .flows import authorize_params, exchange, obtain_code, refresh, works
+
+_TITLE = re.compile(r"<title>([^<]*)</title>")
+_VISUALLY_HIDDEN = re.compile(r'<span class="visually-hidden">([^<]*)</span>')
+
+
+@pytest.fixture
+def logged_in(user: UserAgent) -> UserAgent:
+    user.log_in()
+    return user
+
+
+def _csrf(agent: UserAgent, path: str = "/account/applications") -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', agent.http.get(path).text).group(1)
+
+
+def _register(agent: UserAgent, kind: str = "public", **fields: str):
+    form = find_form(agent.http.get("/account/applications").text, "register-form")
+    data = {
+        "csrf_token": form.csrf_token,
+        "name": f"App {secrets.token_hex(3)}",
+        "type": kind,
+        "redirect_uri": "http://localhost/callback" if kind == "public" else "https://c.example/cb",
+        **fields,
+    }
+    return agent.http.post(form.action, data=data), data
+
+
+def _new_app(agent: UserAgent, kind: str = "public") -> tuple[Client, str]:
+    answer, data = _register(agent, kind)
+    assert answer.status_code == 200, answer.text[:300]
+    found = dict(re.findall(r'id="new-client-(id|secret)">([^<]+)<', answer.text))
+    return Client(found["id"], found["secret"], data["redirect_uri"], kind), data["name"]
+
+
+def _accessible_names(page: str, label: str) -> list[str]:
+    """What a screen reader says for each `label` control: its text and the hidden words."""
+    pattern = re.compile(re.escape(label) + r'<span class="visually-hidden">([^<]*)</span>')
+    return [html.unescape(label + m) for m in pattern.findall(page)]
+
+
+class TestHeaderAndLayout:
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "/oauth2/authorize",  # an authorization error page
+            "/oauth2/oob?code=unknown",  # the out-of-band page's error
+            "/no/such/page",  # the 404 page
+            "/user/nobody",
+        ],
+    )
+    def test_the_header_knows_the_user_on_every_page(self, world, logged_in, path):
+        answer = logged_in.http.get(path)
+        assert answer.status_code in (400, 404)
+        assert f'id="viewer">{world.username}</a>' in answer.text
+        assert '<a href="/login">Log in</a>' not in answer.text
+        assert 'action="/logout"' in answer.text
+
+    def test_oob_page_with_a_code_knows_the_user(self, world, logged_in):
+        params = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
+        location = logged_in.authorize(params)
+        page = logged_in.http.get(location)
+        assert 'id="oob-code"' in page.text
+        assert f'id="viewer">{world.username}</a>' in page.text
+
+    def test_a_real_404_page(self, http):
+        answer = http.get("/no/such/page")
+        assert answer.status_code == 404
+        assert answer.headers["content-type"].startswith("text/html")
+        assert "<h1>Page not found</h1>" in answer.text
+        assert '<a href="/">home page</a>' in answer.text
+        assert '<a href="/login">Log in</a>' in answer.text
+        assert answer.headers["x-frame-options"] == "DENY"
+
+    @pytest.mark.parametrize("path", ["/", "/login", "/user/alice", "/no/such/page"])
+    def test_no_doubled_title(self, http, path):
+        title = _TITLE.search(http.get(path).text).group(1)
+        assert title.count("MusicBrainz OAuth") == 1, title
+
+    def test_a_favicon(self, http):
+        answer = http.get("/favicon.ico")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("image/svg+xml")
+        assert answer.text.startswith("<svg")
+        assert '<link rel="icon" href="/favicon.ico"' in http.get("/").text
+
+
+class TestForms:
+    def test_a_failed_login_keeps_the_user_name(self, user):
+        form = find_form(user.http.get("/login").text, "login-form")
+        answer = user.http.post(
+            form.action,
+            data={"username": "alice", "password": "wrong", "csrf_token": form.csrf_token},
+        )
+        assert answer.status_code == 401
+        assert re.search(r'id="username"[^>]*value="alice"', answer.text)
+        assert 'value="wrong"' not in answer.text  # never the password
+
+    def test_a_failed_registration_keeps_the_form(self, logged_in):
+        answer, _ = _register(
+            logged_in, "public", name="Kept <name>", redirect_uri="http://evil.example/cb"
+        )
+        assert answer.status_code == 400
+        assert 'value="Kept &lt;name&gt;"' in answer.text
+        assert 'value="http://evil.example/cb"' in answer.text
+        assert '<option value="public" selected>' in answer.text
+
+    def test_duplicate_application_names_are_refused_on_the_page(self, logged_in):
+        _, name = _new_app(logged_in)
+        answer, _ = _register(logged_in, "public", name=name.upper())
+        assert answer.status_code == 400
+        assert "already" in answer.text
+
+
+class TestConfirmations:
+    def test_revoke_access_asks_first_and_names_the_application(self, world, logged_in, http):
+        client, name = _new_app(logged_in)
+        tokens = exchange(http, client, obtain_code(logged_in, client)).json()
+        page = logged_in.http.get("/account/authorized").text
+        row = next(r for r in page.split('<tr class="authorization">') if html.escape(name) in r)
+        assert re.search(r'<details class="confirm"><summary>Revoke access', row)
+        assert f"{name} will lose this access" in row
+        assert f"Revoke access of {name}" in _accessible_names(row, "Revoke access")
+        assert f"Yes, revoke access of {name}" in _accessible_names(row, "Yes, revoke access")
+        fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', row))
+        done = logged_in.http.post("/account/authorized/revoke", data=fields)
+        assert (done.status_code, done.headers["location"]) == (
+            303,
+            "/account/authorized?revoked=1",
+        )
+        assert not works(http, tokens["access_token"])
+        assert 'id="notice"' in logged_in.http.get(done.headers["location"]).text
+
+    def test_reset_and_delete_ask_first_and_name_the_application(self, logged_in):
+        client, name = _new_app(logged_in)
+        page = logged_in.http.get("/account/applications").text
+        row = next(r for r in page.split('<tr class="application">') if client.client_id in r)
+        assert row.count('<details class="confirm">') == 2
+        for label in ("Reset secret", "Delete", "Yes, reset secret", "Yes, delete"):
+            assert f"{label} of {name}" in _accessible_names(row, label), label
+        assert f"Edit {name}" in _accessible_names(row, "Edit")
+
+    def test_a_reload_after_reset_does_not_reset_again(self, logged_in, http):
+        client, _ = _new_app(logged_in, "confidential")
+        data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}
+        first = logged_in.http.post("/account/applications/reset-secret", data=data)
+        assert first.status_code == 303
+        secret = re.search(
+            r'id="new-client-secret">([^<]+)<', logged_in.http.get(first.headers["location"]).text
+        ).group(1)
+        for _ in range(2):  # reloads of the page the redirect led to
+            assert secret not in logged_in.http.get("/account/applications").text
+        answer = http.post(
+            "/oauth2/revoke",
+            data={"token": "x", "client_id": client.client_id, "client_secret": secret},
+        )
+        assert answer.status_code == 200  # still the secret of the one reset
+
+    def test_the_shown_secret_belongs_to_its_session(self, world, logged_in):
+        client, _ = _new_app(logged_in, "confidential")
+        data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}
+        first = logged_in.http.post("/account/applications/reset-secret", data=data)
+        sealed = logged_in.http.cookies.get("__Host-mb-flash")
+        assert sealed and client.client_secret not in sealed
+        other = world.user_agent()
+        try:
+            other.log_in()
+            other.http.cookies.set("__Host-mb-flash", sealed, domain="127.0.0.1")
+            assert 'id="new-client-secret"' not in other.http.get(first.headers["location"]).text
+        finally:
+            other.close()
+
+
+class TestConsentAndLogin:
+    def test_consent_page_shows_destination_and_owner(self, world, logged_in):
+        params = authorize_params(world.web, approval_prompt="force")
+        page = logged_in.open_authorize(params).text
+        assert "https://client.example/callback</code>" in page
+        assert 'id="destination"' in page
+        owner = re.search(r'id="application-owner">(.*?)</span>', page, re.S).group(1)
+        assert f'<a href="/user/{world.username}">{world.username}</a>' in owner
+
+    def test_consent_page_of_a_loopback_and_an_oob_application(self, world, logged_in):
+        page = logged_in.open_authorize(authorize_params(world.installed)).text
+        assert "to the application on this computer" in page
+        oob = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
+        assert "shows you a code to copy" in logged_in.open_authorize(oob).text
+
+    def test_login_from_an_authorization_link_names_the_application(self, world, user):
+        params = authorize_params(world.web)
+        answer = user.http.get("/oauth2/authorize", params=params)
+        login = user.http.get(answer.headers["location"]).text
+        named = re.search(r'id="asking-application">(.*?)</p>', login, re.S).group(1)
+        assert "<strong>Web app</strong>" in named and "registered by alice" in named
+
+    def test_login_page_names_only_registered_applications(self, user):
+        target = "/oauth2/authorize?" + urlencode({"client_id": "<b>Evil</b>"})
+        page = user.http.get("/login", params={"returnto": target}).text
+        assert 'id="asking-application"' not in page
+        assert "Evil</" not in page and "Evil&lt;" not in page
+
+    def test_an_expired_session_on_the_consent_form_says_so(self, world, logged_in):
+        params = authorize_params(world.web, approval_prompt="force")
+        consent = logged_in.open_authorize(params)
+        form = find_form(consent.text, "consent-form")
+        logged_in.http.cookies.delete("__Host-mb-session")  # the session ended meanwhile
+        answer = logged_in.http.post(
+            form.action, data={"csrf_token": form.csrf_token, "decision": "approve"}
+        )
+        assert answer.status_code == 303
+        assert "why=session-ended" in answer.headers["location"]
+        login = logged_in.http.get(answer.headers["location"])
+        assert "Your session ended before you answered" in login.text
+        assert "<strong>Web app</strong>" in login.text
+        # Logging in again leads back to the consent page, not to a decision.
+        logged_in.log_in()
+
+
+class TestEditAndDelete:
+    def _edit(self, agent: UserAgent, client: Client, **fields: str):
+        path = f"/account/applications/{client.client_id}/edit"
+        form = find_form(agent.http.get(path).text, "edit-form")
+        return agent.http.post(form.action, data={"csrf_token": form.csrf_token, **fields})
+
+    def test_rename_and_new_redirect_uri(self, logged_in, http):
+        client, name = _new_app(logged_in, "confidential")
+        tokens = exchange(http, client, obtain_code(logged_in, client)).json()
+        pending = obtain_code(logged_in, client, scope="email")  # on its way to the old URI
+        answer = self._edit(
+            logged_in, client, name=name + " renamed", redirect_uri="https://new.example/cb"
+        )
+        assert (answer.status_code, answer.headers["location"]) == (
+            303,
+            "/account/applications?updated=1",
+        )
+        listing = logged_in.http.get(answer.headers["location"]).text
+        assert f"{name} renamed" in listing and "https://new.example/cb" in listing
+        assert exchange(http, client, pending).status_code == 400  # the old URI's code ended
+        assert works(http, tokens["access_token"])  # issued tokens keep working
+        moved = Client(client.client_id, client.client_secret, "https://new.example/cb", "x")
+        params = authorize_params(moved)
+        assert 'id="consent-form"' in logged_in.open_authorize(params).text  # asked again
+
+    def test_edit_refuses_bad_input_and_keeps_it(self, logged_in):
+        client, _ = _new_app(logged_in, "confidential")
+        answer = self._edit(logged_in, client, name="Kept", redirect_uri="http://plain.example/")
+        assert answer.status_code == 400
+        assert (
+            'id="error-message"' in answer.text and 'value="http://plain.example/"' in answer.text
+        )
+
+    def test_delete_revokes_everything_issued_to_the_application(self, logged_in, http):
+        client, name = _new_app(logged_in, "public")
+        tokens = exchange(http, client, obtain_code(logged_in, client)).json()
+        data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}
+        answer = logged_in.http.post("/account/applications/delete", data=data)
+        assert (answer.status_code, answer.headers["location"]) == (
+            303,
+            "/account/applications?deleted=1",
+        )
+        assert not works(http, tokens["access_token"])
+        assert refresh(http, client, tokens["refresh_token"]).status_code in (400, 401)
+        assert client.client_id not in logged_in.http.get("/account/applications").text
+        assert html.escape(name) not in logged_in.http.get("/account/authorized").text
+        location = logged_in.http.get("/oauth2/authorize", params=authorize_params(client))
+        assert location.status_code == 400  # unknown client: shown on our page
+
+    def test_another_user_cannot_edit_or_delete(self, world, logged_in, server):
+        client, _ = _new_app(logged_in, "confidential")
+        server.add_user("ivan", "ivan-password-1")
+        ivan = UserAgent(server.base_url, server.ssl_context(), "ivan", "ivan-password-1")
+        try:
+            ivan.log_in()
+            assert (
+                ivan.http.get(f"/account/applications/{client.client_id}/edit").status_code == 404
+            )
+            data = {"csrf_token": _csrf(ivan), "client_id": client.client_id}
+            assert ivan.http.post("/account/applications/delete", data=data).status_code == 404
+            edit = {**data, "name": "Mine now", "redirect_uri": "https://ivan.example/cb"}
+            path = f"/account/applications/{client.client_id}/edit"
+            assert ivan.http.post(path, data=edit).status_code == 404
+        finally:
+            ivan.close()
+        assert client.client_id in logged_in.http.get("/account/applications").text
+
+    def test_edit_and_delete_need_the_csrf_token(self, logged_in):
+        client, _ = _new_app(logged_in, "confidential")
+        data = {"csrf_token": "forged", "client_id": client.client_id}
+        assert logged_in.http.post("/account/applications/delete", data=data).status_code == 403
+        path = f"/account/applications/{client.client_id}/edit"
+        edit = {**data, "name": "X", "redirect_uri": "https://x.example/cb"}
+        assert logged_in.http.post(path, data=edit).status_code == 403
+        assert client.client_id in logged_in.http.get("/account/applications").text
+
+
+def test_location_of(world):
+    """query_of is used above on real redirects; keep the helper honest."""
+    assert query_of("https://x.example/cb?code=a&state=b") == {"code": "a", "state": "b"}
