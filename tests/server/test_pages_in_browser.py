@@ -16,12 +16,12 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import World
+from tests.conftest import Client, World
 from tests.support import axe
 from tests.support.browser import chromium
 from tests.support.page_check import PageCheck, artefacts_dir
 
-from .flows import authorize_params
+from .flows import authorize_params, exchange
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
@@ -40,6 +40,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(ignore_https_errors=True)  # the local CA, TLS stays real
+    context.set_default_timeout(15_000)  # a missing element fails in seconds, not minutes
     try:
         yield context.new_page()
     finally:
@@ -63,9 +64,9 @@ def _logged_out_pages(page: Page, world: World, check: PageCheck) -> None:
     check.look(page, "Log in, failed")
 
 
-def _authorization_pages(page: Page, world: World, check: PageCheck) -> None:
+def _authorization_pages(page: Page, world: World, app: Client, check: PageCheck) -> None:
     base = world.server.base_url
-    params = authorize_params(world.installed, scope="profile tag", redirect_uri=OOB)
+    params = authorize_params(app, scope="profile tag", redirect_uri=OOB)
     page.goto(base + "/oauth2/authorize?" + urlencode(params))
     assert "/login" in page.url
     check.look(page, "Log in from an authorization link")
@@ -75,13 +76,17 @@ def _authorization_pages(page: Page, world: World, check: PageCheck) -> None:
     page.click("#consent-form button[value=approve]")
     page.wait_for_selector("#oob-code")
     check.look(page, "Out-of-band code")
+    # The application takes the code: from now on the user has authorized it.
+    with world.http() as http:
+        answer = exchange(http, app, page.inner_text("#oob-code").strip(), redirect_uri=OOB)
+    assert answer.status_code == 200, answer.text
     page.goto(base + "/oauth2/authorize?" + urlencode({**params, "client_id": "no-such-app"}))
     check.look(page, "Authorization error")
     page.goto(base + "/oauth2/authorize?" + urlencode({**params, "scope": "no-such-scope"}))
     check.look(page, "Authorization failed, out of band")
 
 
-def _account_pages(page: Page, world: World, check: PageCheck) -> None:
+def _account_pages(page: Page, world: World, app_name: str, check: PageCheck) -> None:
     base = world.server.base_url
     page.goto(base + "/")
     check.look(page, "Home, logged in")
@@ -89,28 +94,83 @@ def _account_pages(page: Page, world: World, check: PageCheck) -> None:
     check.look(page, "User profile")
     page.goto(base + "/account/authorized")
     check.look(page, "Authorized applications")
-    page.goto(base + "/account/applications")
+    row = f'tr.authorization:has(td:text-is("{app_name}"))'
+    page.click(f"{row} details.confirm summary")
+    check.look(page, "Revoke access, asking to confirm")
+    page.click(f"{row} details[open] button[type=submit]")
+    page.wait_for_selector("#notice")
+    check.look(page, "Access revoked")
+    page.goto(base + "/no/such/page")
+    check.look(page, "Not found, logged in")
+    page.goto(base + "/user/no-such-user")
+    check.look(page, "No such user")
+
+
+def _register(page: Page, name: str, redirect_uri: str) -> None:
+    page.fill("#name", name)
+    page.fill("#redirect_uri", redirect_uri)
+    page.click("#register-form button[type=submit]")
+
+
+def _registration_pages(page: Page, world: World, check: PageCheck) -> str:
+    """Register an application (refused, then accepted); its name, for the next pages."""
+    page.goto(world.server.base_url + "/account/applications")
     check.look(page, "Registered applications")
-    page.fill("#name", f"Tagger {secrets.token_hex(3)}")
-    page.fill("#redirect_uri", "https://tagger.example/callback")
-    page.click("#register-form button[type=submit]")
-    page.wait_for_selector("#new-credentials")
-    check.look(page, "Application registered, secret shown")
-    page.fill("#name", "Broken")
-    page.fill("#redirect_uri", "ftp://tagger.example/callback")
-    page.click("#register-form button[type=submit]")
+    _register(page, "Broken", "ftp://tagger.example/callback")
     page.wait_for_selector("#error-message")
     check.look(page, "Application refused")
-    page.goto(base + "/user/no-such-user")
-    check.look(page, "Not found")
+    name = f"Tagger {secrets.token_hex(3)}"
+    _register(page, name, "https://tagger.example/callback")
+    page.wait_for_selector("#new-credentials")
+    check.look(page, "Application registered, secret shown")
+    return name
+
+
+def _application_pages(page: Page, name: str, check: PageCheck) -> None:
+    row = f'tr.application:has(td:text-is("{name}"))'
+    page.click(f"{row} details.confirm:has-text('Reset secret') summary")
+    check.look(page, "Reset secret, asking to confirm")
+    page.click(f"{row} details[open] button[type=submit]")
+    page.wait_for_selector("#new-credentials")
+    check.look(page, "Secret reset, new secret shown")
+    page.click(f"{row} a[href$='/edit']")
+    page.wait_for_selector("#edit-form")
+    check.look(page, "Edit application")
+    page.fill("#redirect_uri", "ftp://tagger.example/callback")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_selector("#error-message")
+    check.look(page, "Edit application, refused")
+    page.fill("#redirect_uri", "https://tagger.example/done")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_selector("#notice")
+    check.look(page, "Application saved")
+    page.click(f"{row} details.confirm:has-text('Delete') summary")
+    check.look(page, "Delete application, asking to confirm")
+    page.click(f"{row} details[open] button[type=submit]")
+    page.wait_for_selector("#notice")
+    check.look(page, "Application deleted")
+
+
+def _logging_out(page: Page, world: World, check: PageCheck) -> None:
+    page.click("header form[action='/logout'] button")
+    page.wait_for_selector("header a[href^='/login']")
+    check.look(page, "Logged out")
+    page.goto(world.server.base_url + "/no/such/page")
+    check.look(page, "Not found, logged out")
 
 
 def test_every_page_a_person_meets_is_accessible(world: World, page: Page) -> None:
+    # An application of its own: the tour revokes its access without touching other tests'.
+    app_name = f"Page tour {secrets.token_hex(3)}"
+    made = world.server.add_app(world.username, app_name, "public", "http://localhost/callback")
+    app = Client(made["client_id"], made["client_secret"], "http://localhost/callback", "public")
     check = PageCheck(artefacts_dir())
     _logged_out_pages(page, world, check)
-    _authorization_pages(page, world, check)
-    _account_pages(page, world, check)
-    assert len(check.visits) == 15
+    _authorization_pages(page, world, app, check)
+    _account_pages(page, world, app_name, check)
+    name = _registration_pages(page, world, check)
+    _application_pages(page, name, check)
+    _logging_out(page, world, check)
     blocking = check.blocking()
     assert not blocking, f"{len(blocking)} serious or critical findings:\n" + "\n".join(blocking)
 
