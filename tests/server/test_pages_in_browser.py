@@ -84,6 +84,8 @@ def _authorization_pages(page: Page, world: World, app: Client, check: PageCheck
     check.look(page, "Authorization error")
     page.goto(base + "/oauth2/authorize?" + urlencode({**params, "scope": "no-such-scope"}))
     check.look(page, "Authorization failed, out of band")
+    page.goto(base + "/oauth2/oob?code=used-or-unknown")
+    check.look(page, "Out-of-band page without a code")
 
 
 def _account_pages(page: Page, world: World, app_name: str, check: PageCheck) -> None:
