@@ -1,1 +1,24 @@
-"""The bundled reference server: the whole MusicBrainz OAuth 2.0 spec over HTTPS on SQLite."""
+"""The bundled reference server: the whole MusicBrainz OAuth 2.0 spec over HTTPS on SQLite.
+
+Layers, lowest first. A module imports modules of its own layer or of a layer below, never
+of a layer above; a package (a name ending in "/") is all of its modules. Starlette is
+imported only in the layers marked "web", the ones that face HTTP. `oauth/` (the endpoints
+machines call, answering JSON) and `web/` (the pages people see, the authorization endpoint
+among them) never import each other: what both need lives below them.
+tests/server/test_layering.py checks every import against this table.
+
+    layer      web  modules
+    rules      -    errors scopes pkce redirects credentials clock limits
+    storage    -    storage
+    domain     -    accounts grants guard purge
+    state      -    state
+    http       web  inbound
+    endpoints  web  oauth/ web/ testclock
+    app        web  app
+    process    -    protocol tls serve launcher cli __main__
+
+rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.
+state: what a request handler needs (store, clock, guard). http: reading requests, shared by
+`oauth/` and `web/`. app: routes, and the renderers of `errors` registered once. process:
+TLS, the HTTP limits, worker processes and the command line.
+"""

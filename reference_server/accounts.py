@@ -56,9 +56,6 @@ class Application:
     def is_public(self) -> bool:
         return self.type == "public"
 
-    def secret_matches(self, secret: str) -> bool:
-        return credentials.same(self.secret_hash, credentials.token_hash(secret))
-
     @classmethod
     def from_row(cls, row: Row) -> Application:
         return cls(**{k: row[k] for k in cls.__dataclass_fields__})
@@ -162,7 +159,7 @@ def authenticate_user(store: Store, name: str, password: str) -> User | None:
 
 def _check_application(app_type: str, name: str, redirect_uri: str) -> str:
     """The cleaned name, or AccountError saying what is wrong."""
-    from .oauth.redirects import validate_registered_uri
+    from .redirects import validate_registered_uri
 
     name = name.strip()
     if not name or len(name) > 255:

@@ -1,4 +1,8 @@
-"""The Starlette application: routes of the spec's endpoints and of the service's pages."""
+"""The Starlette application: routes of the spec's endpoints and of the service's pages.
+
+Also the one place where errors meet the framework: the renderers of the framework-free
+errors of `errors.py` are registered here, once, for every route.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +16,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .oauth.authorize import authorize, out_of_band
+from .errors import BearerError, OAuthError, PageError, RedirectError
+from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
 from .oauth.userinfo import userinfo
 from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
-from .web import account, pages
+from .web import account, applications, pages
+from .web.authorize import authorize, out_of_band
+from .web.errorpages import render_page_error, render_redirect_error
 from .web.html import favicon, stylesheet
 from .web.security import SecurityHeaders
 
@@ -39,16 +46,16 @@ def routes(test_clock: bool) -> list[Route]:
         Route("/user/{name}", pages.user_profile, methods=["GET"]),
         Route("/account/authorized", account.authorized, methods=["GET"]),
         Route("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
-        Route("/account/applications", account.registered, methods=["GET"]),
-        Route("/account/applications", account.register, methods=["POST"]),
+        Route("/account/applications", applications.registered, methods=["GET"]),
+        Route("/account/applications", applications.register, methods=["POST"]),
         Route(
             "/account/applications/reset-secret",
-            account.reset_application_secret,
+            applications.reset_application_secret,
             methods=["POST"],
         ),
-        Route("/account/applications/delete", account.delete, methods=["POST"]),
-        Route("/account/applications/{client_id}/edit", account.edit_page, methods=["GET"]),
-        Route("/account/applications/{client_id}/edit", account.edit, methods=["POST"]),
+        Route("/account/applications/delete", applications.delete, methods=["POST"]),
+        Route("/account/applications/{client_id}/edit", applications.edit_page, methods=["GET"]),
+        Route("/account/applications/{client_id}/edit", applications.edit, methods=["POST"]),
         Route("/static/site.css", stylesheet, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
     ]
@@ -68,6 +75,16 @@ async def _client_gone(request: Request, _: Exception) -> Response:
     return Response(status_code=400)  # nobody reads it: the connection is gone
 
 
+EXCEPTION_HANDLERS = {
+    ClientDisconnect: _client_gone,
+    OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
+    BearerError: render_challenge,
+    PageError: render_page_error,
+    RedirectError: render_redirect_error,
+    404: pages.not_found,  # a page of the site, not a bare "Not Found"
+}
+
+
 def create_app(
     data_dir: Path,
     test_clock: bool = False,
@@ -84,7 +101,7 @@ def create_app(
     app = Starlette(
         routes=routes(test_clock),
         middleware=[Middleware(SecurityHeaders)],
-        exception_handlers={ClientDisconnect: _client_gone, 404: pages.not_found},
+        exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = state
     return app

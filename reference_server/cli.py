@@ -159,15 +159,12 @@ def _check_data_dir(data_dir: Path) -> Path:
     --data-dir is an error here and not a new, empty database."""
     from .app import DATABASE_NAME
 
+    creates = f"`mb-oauth-server run --data-dir {data_dir}` creates one"
     if not data_dir.is_dir():
-        raise click.ClickException(
-            f"the data folder {data_dir} does not exist (`mb-oauth-server run --data-dir "
-            f"{data_dir}` creates it; the default is ./{DEFAULT_DATA_DIR})"
-        )
+        raise click.ClickException(f"the data folder {data_dir} does not exist ({creates})")
     if not (data_dir / DATABASE_NAME).is_file():
         raise click.ClickException(
-            f"{data_dir} is not a data folder of the server (it has no {DATABASE_NAME}); "
-            f"`mb-oauth-server run --data-dir {data_dir}` creates one"
+            f"{data_dir} is not a data folder (no {DATABASE_NAME}): {creates}"
         )
     return data_dir / DATABASE_NAME
 
@@ -295,14 +292,8 @@ def add_app(
     if as_json:
         click.echo(json.dumps(result))
     else:
-        for field, value in result.items():
-            click.echo(f"{_LABELS[field]}: {value}")
+        for label, value in zip(_LABELS, result.values(), strict=True):
+            click.echo(f"{label}: {value}")
 
 
-_LABELS = {
-    "client_id": "Client ID",
-    "client_secret": "Client Secret",
-    "name": "Name",
-    "type": "Type",
-    "redirect_uri": "Redirect URI",
-}
+_LABELS = ("Client ID", "Client Secret", "Name", "Type", "Redirect URI")  # result's order

@@ -4,16 +4,18 @@ A grant is one authorization of one application by one user for one scope set; a
 exchange creates it. It has a refresh token when spec 2.3 allows one (installed applications
 and offline web applications) and any number of access tokens over time, of which only the
 newest is valid. Revoking the grant ends all of them.
+
+Over 300 lines on purpose: the whole state table of spec section 3 in one module, so that
+every transition (issue, exchange, refresh, revoke, consent) reads beside the others.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import credentials, scopes
+from . import credentials, pkce, scopes
 from .accounts import Application, User
-from .oauth import pkce
-from .oauth.errors import OAuthError, invalid_grant, invalid_request
+from .errors import OAuthError, invalid_grant, invalid_request
 from .storage import Row, Store
 
 CODE_LIFETIME = 600  # RFC 6749 4.1.2 recommends at most ten minutes

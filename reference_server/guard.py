@@ -18,23 +18,19 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from starlette.requests import Request
-
+from . import credentials
 from .accounts import Application
-from .oauth import clients
-from .oauth.errors import OAuthError
-
-if TYPE_CHECKING:
-    from .state import ServerState
+from .clock import Clock
+from .errors import OAuthError, Throttled, invalid_client
+from .storage import Store
 
 MAX_NAME = 256
+_DUMMY_HASH = credentials.token_hash(credentials.new_token())
 
 
-def source(request: Request) -> str:
-    """Who is guessing: the peer's address (a /64 for IPv6). The server has no proxy."""
-    host = request.client.host if request.client else "unknown"
+def source(host: str) -> str:
+    """Who is guessing: the peer's address (a /64 for IPv6)."""
     if ":" not in host:
         return host
     try:
@@ -43,12 +39,25 @@ def source(request: Request) -> str:
         return host
 
 
-def key(request: Request, name: str) -> str:
-    return f"{source(request)} {name[:MAX_NAME]}"
+def key(source: str, name: str) -> str:
+    return f"{source} {name[:MAX_NAME]}"
 
 
-@dataclass
-class Guard:
+def grant_key_of(source: str, client_id: str) -> str:
+    """Guessed codes and refresh tokens count apart from bad secrets (both per address)."""
+    return key(source, "grant:" + client_id)
+
+
+def check_secret(app: Application | None, secret: str) -> Application:
+    """`app` if `secret` is its Client Secret; the same work when there is no such client."""
+    expected = app.secret_hash if app else _DUMMY_HASH
+    if not credentials.same(expected, credentials.token_hash(secret)) or app is None:
+        raise invalid_client()
+    return app
+
+
+@dataclass(frozen=True)
+class GuardPolicy:
     free: int = 20  # failures per address and name before any delay
     base_delay: int = 60  # seconds after the free ones; doubled at each further failure
     max_delay: int = 3600
@@ -59,29 +68,31 @@ class Guard:
             return 0
         return min(self.base_delay << min(failures - self.free, 16), self.max_delay)
 
-    def refusal(self, retry: int) -> OAuthError:
-        error = OAuthError(
-            "invalid_client",
-            f"too many failed attempts from this address; retry in {retry} s",
-            status=429,
-        )
-        error.headers = {"Retry-After": str(retry)}
-        return error
 
-    def _count(self, state: ServerState, throttle_key: str, only_if_free: bool) -> int | None:
+class Guard:
+    """The failure counts of one database, read on one clock, under one policy."""
+
+    def __init__(self, store: Store, clock: Clock, policy: GuardPolicy | None = None) -> None:
+        self.store = store
+        self.clock = clock
+        self.policy = policy or GuardPolicy()
+
+    def _count(self, throttle_key: str, only_if_free: bool) -> int | None:
         """Count one failure; with `only_if_free`, none while the key waits (its Retry-After)."""
-        store = state.store
+        store, policy = self.store, self.policy
         with store.transaction():
-            now = state.now()
+            now = self.clock.now()
             row = store.one(
                 "SELECT failures, blocked_until, last_at FROM throttle WHERE key = ?",
                 throttle_key,
             )
             if row is not None and only_if_free and row["blocked_until"] > now:
-                return row["blocked_until"] - now
-            fresh = row is None or now - row["last_at"] >= self.forget_after
-            failures = 1 if fresh else row["failures"] + 1
-            until = max(now + self.delay(failures), 0 if fresh else row["blocked_until"])
+                wait: int = row["blocked_until"] - now
+                return wait
+            fresh = row is None or now - row["last_at"] >= policy.forget_after
+            failures = 1 if fresh or row is None else row["failures"] + 1
+            earlier = 0 if fresh or row is None else row["blocked_until"]
+            until = max(now + policy.delay(failures), earlier)
             store.run(
                 "INSERT INTO throttle (key, failures, blocked_until, last_at) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT(key) DO UPDATE SET failures = excluded.failures,"
@@ -93,37 +104,37 @@ class Guard:
             )
         return None
 
-    def reserve(self, state: ServerState, throttle_key: str) -> int | None:
-        """Before a slow check: a slot (counted as a failure), or the seconds to wait."""
-        return self._count(state, throttle_key, only_if_free=True)
+    def reserve(self, throttle_key: str) -> None:
+        """Before a slow check: a slot (counted as a failure), or `Throttled` while it waits."""
+        wait = self._count(throttle_key, only_if_free=True)
+        if wait is not None:
+            raise Throttled(wait)
 
-    def release(self, state: ServerState, throttle_key: str) -> None:
+    def release(self, throttle_key: str) -> None:
         """The check succeeded: this address is the rightful party for this name."""
-        state.store.run("DELETE FROM throttle WHERE key = ?", throttle_key)
+        self.store.run("DELETE FROM throttle WHERE key = ?", throttle_key)
 
-    def record_failure(self, state: ServerState, throttle_key: str) -> None:
-        self._count(state, throttle_key, only_if_free=False)
+    def record_failure(self, throttle_key: str) -> None:
+        self._count(throttle_key, only_if_free=False)
 
-    def authenticate(
-        self, state: ServerState, request: Request, client_id: str, secret: str
-    ) -> Application:
+    def authenticate(self, source: str, client_id: str, secret: str) -> Application:
         """The client, if not waiting and the secret is right; one query reads both.
 
         A success clears this address's failures for the client (a write only when there
         were any): the rightful client that mistyped its secret is not slowed later.
         """
-        return self.authenticate_for(state, request, client_id, secret)[0]
+        return self.authenticate_for(source, client_id, secret)[0]
 
     def authenticate_for(
-        self, state: ServerState, request: Request, client_id: str, secret: str
+        self, source: str, client_id: str, secret: str
     ) -> tuple[Application, bool]:
         """`authenticate`, also checking the client's guesses of codes and refresh tokens.
 
         Returns the client and whether its grant key has failures (to clear on a success).
         """
-        client_key, grant_key = key(request, client_id), grant_key_of(request, client_id)
-        now = state.now()
-        row = state.store.one(
+        client_key, grant_key = key(source, client_id), grant_key_of(source, client_id)
+        now = self.clock.now()
+        row = self.store.one(
             "SELECT (SELECT blocked_until FROM throttle WHERE key = ?) AS client_until,"
             " (SELECT blocked_until FROM throttle WHERE key = ?) AS grant_until, a.*"
             " FROM (SELECT 1) LEFT JOIN applications a ON a.client_id = ?",
@@ -134,18 +145,13 @@ class Guard:
         assert row is not None  # the outer SELECT 1 always yields one row
         for until in (row["client_until"], row["grant_until"]):
             if until is not None and until > now:
-                raise self.refusal(until - now)
+                raise Throttled(until - now)
         app = Application.from_row(row) if row["id"] is not None else None
         try:
-            found = clients.check_secret(app, secret)
+            found = check_secret(app, secret)
         except OAuthError:
-            self.record_failure(state, client_key)
+            self.record_failure(client_key)
             raise
         if row["client_until"] is not None:
-            self.release(state, client_key)
+            self.release(client_key)
         return found, row["grant_until"] is not None
-
-
-def grant_key_of(request: Request, client_id: str) -> str:
-    """Guessed codes and refresh tokens count apart from bad secrets (both per address)."""
-    return key(request, "grant:" + client_id)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Scope:
     name: str
-    bit: int
     description: str
 
 
@@ -16,14 +15,14 @@ SCOPES: dict[str, Scope] = {
     s.name: s
     for s in (
         Scope(
-            "profile", 1, "View your public account information (username, age, country, homepage)."
+            "profile", "View your public account information (username, age, country, homepage)."
         ),
-        Scope("email", 2, "View your email address."),
-        Scope("tag", 4, "View and modify your private tags."),
-        Scope("rating", 8, "View and modify your private ratings."),
-        Scope("collection", 16, "View and modify your private collections."),
-        Scope("submit_isrc", 64, "Submit new ISRCs to the database."),
-        Scope("submit_barcode", 128, "Submit barcodes to the database."),
+        Scope("email", "View your email address."),
+        Scope("tag", "View and modify your private tags."),
+        Scope("rating", "View and modify your private ratings."),
+        Scope("collection", "View and modify your private collections."),
+        Scope("submit_isrc", "Submit new ISRCs to the database."),
+        Scope("submit_barcode", "Submit barcodes to the database."),
     )
 }
 

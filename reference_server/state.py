@@ -1,11 +1,12 @@
-"""What every request handler needs: the store and the clock, kept on the Starlette app."""
+"""What every request handler needs: the store, the clock and the guard (no web framework here).
+
+`app.create_app` keeps one on the application; `inbound.server(request)` finds it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from starlette.requests import Request
 
 from .clock import Clock, SystemClock, TestClock
 from .guard import Guard
@@ -21,9 +22,12 @@ class ServerState:
     store: Store
     clock: Clock
     test_clock: TestClock | None = None
-    guard: Guard = field(default_factory=Guard)
     public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
     purger: Purger | None = None
+    guard: Guard = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.guard = Guard(self.store, self.clock)
 
     def now(self) -> int:
         return self.clock.now()
@@ -51,7 +55,3 @@ class ServerState:
             lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
         )
         return cls(store, clock, clock, public_url=public_url, purger=purger)
-
-
-def server(request: Request) -> ServerState:
-    return request.app.state.server

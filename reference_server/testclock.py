@@ -5,17 +5,17 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .oauth.params import ParameterError, form_params
-from .state import server
+from . import inbound
+from .errors import ParameterError
 
 
 async def clock(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     test_clock = state.test_clock
     assert test_clock is not None  # the route exists only with a test clock
     if request.method == "POST":
         try:
-            advance = (await form_params(request)).get("advance", "")
+            advance = (await inbound.form_params(request)).get("advance", "")
         except ParameterError as error:
             return JSONResponse({"error": str(error)}, status_code=error.status)
         if not advance.isdigit() or len(advance) > 10:

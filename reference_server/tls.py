@@ -1,6 +1,7 @@
 """A local certificate authority and a server certificate, made on first start.
 
-ECDSA P-256: the cheapest TLS handshake for the server (see reference/benchmarking.md).
+ECDSA P-256: the cheapest TLS handshake for the server (a new connection costs uvicorn about
+0.5 ms of CPU with it and nearly twice that with RSA-2048; many clients connect per request).
 """
 
 from __future__ import annotations
@@ -81,7 +82,17 @@ def _make_ca(data_dir: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateK
         .not_valid_after(_now() + datetime.timedelta(days=3650))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(
-            x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+            x509.KeyUsage(
+                digital_signature=False,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,  # a CA: it signs the server's certificate
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
             critical=True,
         )
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)

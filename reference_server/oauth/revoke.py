@@ -5,22 +5,18 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import grants
-from ..state import server
+from .. import grants, inbound
 from . import clients
-from .errors import NO_STORE, OAuthError
+from .responses import NO_STORE
 from .token import read_parameters, required
 
 
 async def revoke(request: Request) -> Response:
-    state = server(request)
-    try:
-        params = await read_parameters(request)
-        token = required(params, "token")
-        client_id, secret = clients.client_credentials(request, params)
-        app = state.guard.authenticate(state, request, client_id, secret)
-    except OAuthError as error:
-        return error.response()
+    state = inbound.server(request)
+    params = await read_parameters(request)
+    token = required(params, "token")
+    client_id, secret = clients.client_credentials(request, params)
+    app = state.guard.authenticate(inbound.peer(request), client_id, secret)
     grants.revoke(state.store, state.now(), app, token)
     # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
     return Response(status_code=200, headers=NO_STORE)

@@ -1,7 +1,8 @@
 """POST /oauth2/token: code exchange (spec 4.2) and refresh (spec 4.3).
 
 Parameters come from the form body only: a query string is refused, so no client secret or
-code ever travels in a URL (RFC 6749 3.2, RFC 9700 4.3).
+code ever travels in a URL (RFC 6749 3.2, RFC 9700 4.3). Errors are raised as `OAuthError`s
+and rendered by `responses.render_oauth_error`.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .. import grants, guard
+from .. import grants, guard, inbound
 from ..accounts import Application
-from ..state import ServerState, server
+from ..errors import OAuthError, ParameterError, invalid_request
+from ..state import ServerState
 from . import clients
-from .errors import NO_STORE, OAuthError, invalid_request
-from .params import ParameterError, form_params, has_query
+from .responses import NO_STORE
 
 
 def required(params: dict[str, str], name: str) -> str:
@@ -32,31 +33,31 @@ def check_token_type(params: dict[str, str]) -> None:
 
 
 async def read_parameters(request: Request) -> dict[str, str]:
-    if has_query(request):
+    if inbound.has_query(request):
         raise invalid_request("parameters must be sent in the request body, not in the URL")
     try:
-        return await form_params(request)
+        return await inbound.form_params(request)
     except ParameterError as error:
         raise OAuthError("invalid_request", str(error), status=error.status) from None
 
 
 async def token(request: Request) -> Response:
-    state = server(request)
-    client_id = None
+    state = inbound.server(request)
+    params = await read_parameters(request)
+    client_id, secret = clients.client_credentials(request, params)
+    grant_type = required(params, "grant_type")
+    source = inbound.peer(request)
+    app, guessed_before = state.guard.authenticate_for(source, client_id, secret)
+    check_token_type(params)
     try:
-        params = await read_parameters(request)
-        client_id, secret = clients.client_credentials(request, params)
-        grant_type = required(params, "grant_type")
-        app, guessed_before = state.guard.authenticate_for(state, request, client_id, secret)
-        check_token_type(params)
         tokens = _grant(state, app, grant_type, params)
     except OAuthError as error:
-        if error.error == "invalid_grant" and client_id is not None:
+        if error.error == "invalid_grant":
             # guessing codes or refresh tokens: counted apart from bad secrets
-            state.guard.record_failure(state, guard.grant_key_of(request, client_id))
-        return error.response()
+            state.guard.record_failure(guard.grant_key_of(source, client_id))
+        raise
     if guessed_before:
-        state.guard.release(state, guard.grant_key_of(request, client_id))
+        state.guard.release(guard.grant_key_of(source, client_id))
     return JSONResponse(tokens.as_json(), headers=NO_STORE)
 
 

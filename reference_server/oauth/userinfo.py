@@ -7,47 +7,28 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .. import grants
+from .. import grants, inbound
 from ..accounts import User
-from ..state import server
-from .errors import NO_STORE, REALM
-from .params import ParameterError, form_params, is_form, query_params
-
-
-def _header_safe(text: str) -> str:
-    """Only the characters RFC 6750 3 allows in a quoted error_description."""
-    return "".join(c for c in text if 0x20 <= ord(c) <= 0x7E and c not in '"\\')
-
-
-def _challenge(
-    status: int, error: str | None = None, description: str = "", scope: str | None = None
-) -> Response:
-    parts = [f'realm="{REALM}"']
-    if error:
-        parts.append(f'error="{error}"')
-        parts.append(f'error_description="{_header_safe(description)}"')
-    if scope:
-        parts.append(f'scope="{scope}"')
-    headers = {"WWW-Authenticate": "Bearer " + ", ".join(parts), **NO_STORE}
-    body = {"error": error, "error_description": description} if error else {}
-    return JSONResponse(body, status_code=status, headers=headers)
+from ..errors import BearerError, ParameterError
+from .responses import NO_STORE
 
 
 async def _presented_tokens(request: Request) -> list[str]:
     """Every token the request carries, in any of the three ways of spec 4.5."""
     found: list[str] = []
-    header = request.headers.get("authorization")
-    if header:
-        scheme, _, value = header.partition(" ")
-        if scheme.lower() == "bearer":
-            found.append(value.strip())
-    query = query_params(request)
-    if "access_token" in query:
-        found.append(query["access_token"])
-    if request.method == "POST" and is_form(request):
-        body = await form_params(request)
-        if "access_token" in body:
-            found.append(body["access_token"])
+    header = inbound.authorization(request)
+    if header is not None and header[0] == "bearer":
+        found.append(header[1].strip())
+    try:
+        query = inbound.query_params(request)
+        if "access_token" in query:
+            found.append(query["access_token"])
+        if request.method == "POST" and inbound.is_form(request):
+            body = await inbound.form_params(request)
+            if "access_token" in body:
+                found.append(body["access_token"])
+    except ParameterError as error:
+        raise BearerError(400, "invalid_request", str(error)) from None
     return found
 
 
@@ -70,21 +51,18 @@ def profile(user: User, base_url: str, scope: frozenset[str]) -> dict[str, objec
 
 
 async def userinfo(request: Request) -> Response:
-    state = server(request)
-    try:
-        tokens = await _presented_tokens(request)
-    except ParameterError as error:
-        return _challenge(400, "invalid_request", str(error))
+    state = inbound.server(request)
+    tokens = await _presented_tokens(request)
     if len(tokens) > 1:
-        return _challenge(400, "invalid_request", "send the access token one way only")
+        raise BearerError(400, "invalid_request", "send the access token one way only")
     if not tokens:
-        return _challenge(401)
+        raise BearerError(401)
     found = grants.access_grant_and_user(state.store, state.now(), tokens[0])
     if found is None:
-        return _challenge(401, "invalid_token", "the access token is unknown, revoked or expired")
+        raise BearerError(401, "invalid_token", "the access token is unknown, revoked or expired")
     grant, user = found
     if "profile" not in grant.scope:
-        return _challenge(403, "insufficient_scope", "this needs the profile scope", "profile")
+        raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
-        return _challenge(401, "invalid_token", "the token's user no longer exists")
+        raise BearerError(401, "invalid_token", "the token's user no longer exists")
     return JSONResponse(profile(user, state.public_url, grant.scope), headers=NO_STORE)

@@ -1,1 +1,1 @@
-"""The service's own web pages: log in, consent, out-of-band code, the user's applications."""
+"""The service's pages: authorization and consent, log in, out-of-band code, the user's pages."""

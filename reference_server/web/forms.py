@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from ..oauth.params import ParameterError, form_params
+from .. import inbound
+from ..errors import PageError, ParameterError
 from ..state import ServerState
 from . import sessions
 
 
-class FormRejected(Exception):
-    """The form cannot be processed; the message is shown to the user."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+class FormRejected(PageError):
+    """The form cannot be processed; the message is shown to the user (on the error page)."""
 
 
 async def checked_form(
@@ -22,7 +19,7 @@ async def checked_form(
 ) -> tuple[sessions.Session, dict[str, str]]:
     session = sessions.load(state, request)
     try:
-        form = await form_params(request)
+        form = await inbound.form_params(request)
     except ParameterError as error:
         raise FormRejected(str(error), error.status) from None
     if session is None or not session.csrf_ok(form.get("csrf_token")):

@@ -9,13 +9,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import credentials, guard
+from .. import credentials, guard, inbound
 from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
-from ..oauth.params import ParameterError, form_params
-from ..state import ServerState, server
+from ..errors import PageError, ParameterError, Throttled
+from ..state import ServerState
 from . import sessions
-from .forms import FormRejected, checked_form
-from .html import SITE, error_page, esc, hidden, page
+from .forms import checked_form
+from .html import SITE, esc, hidden, page
 
 AUTHORIZE_PATH = "/oauth2/authorize"
 SESSION_ENDED = "session-ended"  # ?why= of a login the consent form sent the user to
@@ -97,7 +97,7 @@ def _login_form(
 
 
 async def login_page(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = sessions.load(state, request)
     returnto = safe_return_path(request.query_params.get("returnto"))
     if session is not None and session.user is not None:
@@ -108,11 +108,11 @@ async def login_page(request: Request) -> Response:
 
 
 async def login(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     returnto = safe_return_path(request.query_params.get("returnto"))
     context = LoginContext(returnto)
     try:
-        form = await form_params(request)
+        form = await inbound.form_params(request)
     except ParameterError as error:
         token, fresh = sessions.login_token(request)
         return _login_form(state, token, fresh, context, str(error), error.status)
@@ -124,9 +124,11 @@ async def login(request: Request) -> Response:
     token = form["csrf_token"]
     # ':' never occurs in a client_id: no clash with clients. The slot is reserved before the
     # scrypt work (a waiting address costs nothing) and given back if the password is right.
-    throttle_key = guard.key(request, "user:" + name)
-    wait = state.guard.reserve(state, throttle_key)
-    if wait is not None:
+    throttle_key = guard.key(inbound.peer(request), "user:" + name)
+    try:
+        state.guard.reserve(throttle_key)
+    except Throttled as refused:
+        wait = refused.retry_after
         message = f"Too many failed logins from here for this user; try again in {wait} s."
         response = _login_form(state, token, False, context, message, status=429)
         response.headers["Retry-After"] = str(wait)
@@ -135,25 +137,21 @@ async def login(request: Request) -> Response:
     if user is None:
         message = "Incorrect username or password."
         return _login_form(state, token, False, context, message, 401)
-    state.guard.release(state, throttle_key)
+    state.guard.release(throttle_key)
     new_session = sessions.log_in(state, sessions.load(state, request), user)
     response = RedirectResponse(returnto, status_code=303)
     return sessions.forget_login_token(sessions.attach(response, new_session))
 
 
 async def logout(request: Request) -> Response:
-    state = server(request)
-    try:
-        session, _ = await checked_form(state, request, login_required=False)
-    except FormRejected as error:
-        viewer = sessions.viewer_of(state, request)
-        return error_page(str(error), status=error.status, viewer=viewer)
+    state = inbound.server(request)
+    session, _ = await checked_form(state, request, login_required=False)
     sessions.delete(state, session)
     return sessions.forget(RedirectResponse("/", status_code=303))
 
 
 async def home(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = sessions.load(state, request)
     if session is None or session.user is None:
         body = """<p>This is the reference server of the MusicBrainz OAuth 2.0 service.</p>
@@ -168,12 +166,11 @@ async def home(request: Request) -> Response:
 
 
 async def user_profile(request: Request) -> Response:
-    state = server(request)
+    state = inbound.server(request)
     session = sessions.load(state, request)
     user = user_by_name(state.store, request.path_params["name"])
     if user is None:
-        viewer = sessions.viewer(session)
-        return error_page("There is no such user.", status=404, title="Not found", viewer=viewer)
+        raise PageError("There is no such user.", status=404, title="Not found")
     rows = [("Username", esc(user.name)), ("Time zone", esc(user.timezone))]
     if user.website:
         rows.append(("Website", esc(user.website)))
@@ -189,7 +186,7 @@ async def user_profile(request: Request) -> Response:
 
 async def not_found(request: Request, _: Exception) -> Response:
     """Any unknown address: a page of the site (header, way home), not a bare "Not Found"."""
-    viewer = sessions.viewer_of(server(request), request)
+    viewer = sessions.viewer_of(inbound.server(request), request)
     body = """<p class="error" id="error-message">There is no page at this address.</p>
 <p>Go to the <a href="/">home page</a>.</p>"""
     return page("Page not found", body, status=404, viewer=viewer)

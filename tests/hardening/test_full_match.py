@@ -9,7 +9,7 @@ from __future__ import annotations
 import hypothesis.strategies as st
 from hypothesis import given, settings
 
-from reference_server.oauth import pkce, redirects
+from reference_server import pkce, redirects
 from tests.support.user_agent import UserAgent
 
 from .helpers import Site, authorize_params, query_of

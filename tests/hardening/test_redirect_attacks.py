@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_server.oauth.redirects import OOB, matches
+from reference_server.redirects import OOB, matches
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import Site, authorize_params

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from reference_server.launcher import ServerProcess
-from reference_server.oauth.redirects import OOB
+from reference_server.redirects import OOB
 from tests.support.user_agent import UserAgent
 
 from .helpers import App, Site, authorize_params, exchange, provision, query_of, tokens

@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 import reference_server
-from reference_server import accounts, credentials
+from reference_server import accounts, credentials, pkce
+from reference_server.clock import SystemClock
+from reference_server.errors import OAuthError
+from reference_server.guard import Guard
 from reference_server.launcher import ServerProcess
-from reference_server.oauth import clients, pkce
 from reference_server.storage import Store
 from reference_server.web import sessions
 from tests.support.user_agent import find_form
@@ -62,16 +64,17 @@ def test_client_secret_is_compared_in_constant_time(spy: Spy, store: Store):
         store, owner, "app", "confidential", "https://client.example/cb", 0
     )
     client_id, secret = made.application.client_id, made.client_secret
-    assert clients.authenticate(store, client_id, secret).client_id == client_id
+    guard = Guard(store, SystemClock())  # the token and revoke endpoints' path
+    assert guard.authenticate("192.0.2.1", client_id, secret).client_id == client_id
     for wrong in (secret[:-1] + "x", "", secret + "x"):
         before = spy.calls
-        with pytest.raises(Exception, match="client authentication failed"):
-            clients.authenticate(store, client_id, wrong)
+        with pytest.raises(OAuthError, match="client authentication failed"):
+            guard.authenticate("192.0.2.1", client_id, wrong)
         assert spy.calls == before + 1
     # An unknown client costs the same comparison (no early return that times client ids).
     before = spy.calls
-    with pytest.raises(Exception, match="client authentication failed"):
-        clients.authenticate(store, "no-such-client", secret)
+    with pytest.raises(OAuthError, match="client authentication failed"):
+        guard.authenticate("192.0.2.1", "no-such-client", secret)
     assert spy.calls == before + 1
 
 

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from reference_server.guard import Guard
+from reference_server.guard import GuardPolicy
 from tests.support.user_agent import find_form
 
 from .helpers import App, Site, align_to_window, exchange, revoke
 
-GUARD = Guard()
+GUARD = GuardPolicy()
 ATTACKER, OWNER = "127.0.0.2", "127.0.0.3"
 
 

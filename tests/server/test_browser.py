@@ -76,3 +76,31 @@ def test_out_of_band_page_shows_the_code(world, http):
         code = page.inner_text("#oob-code").strip()
     response = exchange(http, world.installed, code, redirect_uri=params["redirect_uri"])
     assert response.status_code == 200, response.text
+
+
+def test_revoking_by_keyboard_asks_first(world, user, http):
+    """Issue 12, 11: "Revoke access" opens a confirmation that names the application; the
+    keyboard alone gets through it, and the redirect after it lands on the notice."""
+    from .flows import token_set
+
+    tokens = token_set(user, http, world.installed, scope="profile submit_barcode")
+    with chromium_page() as page:
+        page.goto(world.server.base_url + "/login?returnto=/account/authorized")
+        page.fill("#username", world.username)
+        page.fill("#password", world.password)
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/account/authorized")
+        row = page.locator("tr.authorization", has_text="profile submit_barcode").filter(
+            has_text="Desktop app"
+        )
+        summary = row.get_by_role("group").locator("summary")
+        confirm = row.get_by_role("button", name="Yes, revoke access of Desktop app")
+        assert not confirm.is_visible()
+        summary.focus()
+        page.keyboard.press("Enter")
+        assert "Desktop app will lose this access" in row.inner_text()
+        confirm.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/account/authorized?revoked=1")
+        assert "Access revoked." in page.inner_text("#notice")
+    assert not works(http, tokens["access_token"])

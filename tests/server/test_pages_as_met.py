@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.conftest import Client
-from tests.support.user_agent import UserAgent, find_form, query_of
+from tests.support.user_agent import UserAgent, find_form
 
 from .flows import authorize_params, exchange, obtain_code, refresh, works
 
@@ -226,8 +226,18 @@ class TestConsentAndLogin:
         login = logged_in.http.get(answer.headers["location"])
         assert "Your session ended before you answered" in login.text
         assert "<strong>Web app</strong>" in login.text
-        # Logging in again leads back to the consent page, not to a decision.
-        logged_in.log_in()
+        # Logging in again leads back to the consent page, to answer again: no decision yet.
+        again = find_form(login.text, "login-form")
+        back = logged_in.http.post(
+            again.action,
+            data={
+                "username": world.username,
+                "password": world.password,
+                "csrf_token": again.csrf_token,
+            },
+        )
+        assert back.status_code == 303 and back.headers["location"].startswith("/oauth2/authorize")
+        assert 'id="consent-form"' in logged_in.http.get(back.headers["location"]).text
 
 
 class TestEditAndDelete:
@@ -305,8 +315,3 @@ class TestEditAndDelete:
         edit = {**data, "name": "X", "redirect_uri": "https://x.example/cb"}
         assert logged_in.http.post(path, data=edit).status_code == 403
         assert client.client_id in logged_in.http.get("/account/applications").text
-
-
-def test_location_of(world):
-    """query_of is used above on real redirects; keep the helper honest."""
-    assert query_of("https://x.example/cb?code=a&state=b") == {"code": "a", "state": "b"}

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reference_server.guard import Guard
+from reference_server.guard import GuardPolicy
 from steps import throttle
 from steps.http import HttpLayer
 from steps.outcomes import NotChecked, Throttled
@@ -169,7 +169,7 @@ def test_the_http_layer_paces_failed_requests_per_client(
 
 
 def test_the_bundled_profile_states_the_bundled_guard() -> None:
-    assert Guard().free == BUNDLED_GUARD_LIMIT  # failures before the guard delays anyone
+    assert GuardPolicy().free == BUNDLED_GUARD_LIMIT  # failures before the guard delays anyone
 
 
 def test_failures_stamped_on_a_moved_test_clock_do_not_stall_a_later_run(

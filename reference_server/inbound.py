@@ -1,6 +1,8 @@
-"""Strict reading of request parameters: duplicates, bad encodings and huge bodies are refused.
+"""What a request brings, read strictly, for the OAuth endpoints and the pages alike.
 
-RFC 6749 3.1 and 3.2 forbid repeating a parameter; we refuse the request rather than pick one.
+Duplicates, bad encodings and huge bodies are refused: RFC 6749 3.1 and 3.2 forbid repeating
+a parameter, and we refuse the request rather than pick one. Also here: the server's state
+kept on the application, the peer address the guard counts by, the Authorization header.
 """
 
 from __future__ import annotations
@@ -9,17 +11,33 @@ from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 
+from . import guard
+from .errors import ParameterError
+from .state import ServerState
+
 MAX_BODY = 16 * 1024
 MAX_QUERY = 8 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
 
 
-class ParameterError(ValueError):
-    """The request's parameters cannot be read; the message says why."""
+def server(request: Request) -> ServerState:
+    """The state `app.create_app` keeps on the application."""
+    state: ServerState = request.app.state.server
+    return state
 
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+
+def peer(request: Request) -> str:
+    """Who is guessing, as the guard counts it (the server has no proxy)."""
+    return guard.source(request.client.host if request.client else "unknown")
+
+
+def authorization(request: Request) -> tuple[str, str] | None:
+    """The Authorization header as (scheme in lower case, the rest); None without one."""
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    return scheme.lower(), value
 
 
 def parse_pairs(raw: bytes, limit: int) -> list[tuple[str, str]]:
@@ -43,8 +61,14 @@ def single_valued(pairs: list[tuple[str, str]]) -> dict[str, str]:
     return params
 
 
+def query_pairs(request: Request) -> list[tuple[str, str]]:
+    """Every pair of the query string, repeated names included (the caller decides)."""
+    raw: bytes = request.scope.get("query_string", b"")
+    return parse_pairs(raw, MAX_QUERY) if raw else []
+
+
 def query_params(request: Request) -> dict[str, str]:
-    raw = request.scope.get("query_string", b"")
+    raw: bytes = request.scope.get("query_string", b"")
     if not raw:  # the usual case: no query string, nothing to parse
         return {}
     return single_valued(parse_pairs(raw, MAX_QUERY))

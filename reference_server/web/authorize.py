@@ -2,26 +2,26 @@
 
 Order of checks: the client and its redirect URI first (a problem there is shown on our own
 page, never redirected, so we never send a user to an unverified URI); then everything else,
-reported to the application by redirect with `error` and `state`.
+reported to the application by redirect with `error` and `state`. Both are raised (a
+`PageError`, a `RedirectError`) and rendered by `errorpages`.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import grants, scopes
+from .. import grants, inbound, pkce, scopes
 from ..accounts import Application, User, application_by_client_id, user_by_id
-from ..state import ServerState, server
-from ..web import sessions
-from ..web.html import Viewer, error_page, esc, hidden, page
-from . import pkce
-from .params import MAX_QUERY, ParameterError, form_params
-from .redirects import OOB, is_loopback, matches, with_params
+from ..errors import PageError, ParameterError, RedirectError
+from ..redirects import OOB, is_loopback, matches, with_params
+from ..state import ServerState
+from . import sessions
+from .html import esc, hidden, page
 
 _CHOICES = {"access_type": ("online", "offline"), "approval_prompt": ("auto", "force")}
 
@@ -49,32 +49,23 @@ class AuthorizationRequest:
     def web(self) -> bool:
         return not self.application.is_public
 
-
-class PageError(Exception):
-    """A problem shown to the user on our own page (never redirected)."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+    def refuse(self, error: str, description: str) -> RedirectError:
+        """An error for the application, at its redirect URI."""
+        return RedirectError(error, description, self.redirect_uri, self.state)
 
 
-class RedirectError(Exception):
-    """A problem reported to the application at its redirect URI."""
-
-    def __init__(self, error: str, description: str) -> None:
-        super().__init__(description)
-        self.error = error
-        self.description = description
+_TITLE = "Authorization error"
 
 
 def _read_query(request: Request) -> tuple[dict[str, str], frozenset[str]]:
-    raw = request.scope.get("query_string", b"")
-    if len(raw) > MAX_QUERY:
-        raise PageError("The authorization request is too long.", status=414)
     try:
-        pairs = parse_qsl(raw.decode("ascii"), keep_blank_values=True, errors="strict")
-    except (UnicodeDecodeError, ValueError):
-        raise PageError("The authorization request is not properly URL-encoded.") from None
+        pairs = inbound.query_pairs(request)
+    except ParameterError as error:
+        if error.status == 413:
+            raise PageError("The authorization request is too long.", 414, _TITLE) from None
+        raise PageError(
+            "The authorization request is not properly URL-encoded.", 400, _TITLE
+        ) from None
     params: dict[str, str] = {}
     duplicates: set[str] = set()
     for name, value in pairs:
@@ -88,18 +79,22 @@ def identify(state: ServerState, request: Request) -> AuthorizationRequest:
     """Check client_id and redirect_uri; anything wrong with them is a PageError."""
     params, duplicates = _read_query(request)
     if {"client_id", "redirect_uri"} & duplicates:
-        raise PageError("client_id and redirect_uri may be given only once.")
+        raise PageError("client_id and redirect_uri may be given only once.", title=_TITLE)
     client_id = params.get("client_id")
     if not client_id:
-        raise PageError("The request does not say which application is asking (no client_id).")
+        raise PageError(
+            "The request does not say which application is asking (no client_id).", title=_TITLE
+        )
     app = application_by_client_id(state.store, client_id)
     if app is None:
-        raise PageError("No application is registered with this client_id.")
+        raise PageError("No application is registered with this client_id.", title=_TITLE)
     redirect_uri = params.get("redirect_uri")
     if not redirect_uri:
-        raise PageError("The request has no redirect_uri.")
+        raise PageError("The request has no redirect_uri.", title=_TITLE)
     if not matches(redirect_uri, app.redirect_uri, app.is_public):
-        raise PageError("The redirect_uri does not match the application's registered URL.")
+        raise PageError(
+            "The redirect_uri does not match the application's registered URL.", title=_TITLE
+        )
     return AuthorizationRequest(app, redirect_uri, params, duplicates)
 
 
@@ -108,24 +103,24 @@ def validate(request: AuthorizationRequest) -> frozenset[str]:
     params = request.params
     if request.duplicates:
         names = ", ".join(sorted(request.duplicates))
-        raise RedirectError("invalid_request", f"parameters repeated: {names}")
+        raise request.refuse("invalid_request", f"parameters repeated: {names}")
     response_type = params.get("response_type")
     if not response_type:
-        raise RedirectError("invalid_request", "response_type is required")
+        raise request.refuse("invalid_request", "response_type is required")
     if response_type != "code":
-        raise RedirectError("unsupported_response_type", "only response_type=code is supported")
+        raise request.refuse("unsupported_response_type", "only response_type=code is supported")
     try:
         requested = scopes.parse_scope(params.get("scope"))
     except scopes.ScopeError as error:
-        raise RedirectError("invalid_scope", str(error)) from None
+        raise request.refuse("invalid_scope", str(error)) from None
     problem = pkce.challenge_problem(
         params.get("code_challenge"), params.get("code_challenge_method")
     )
     if problem:
-        raise RedirectError("invalid_request", problem)
+        raise request.refuse("invalid_request", problem)
     for name, allowed in _CHOICES.items():
         if name in params and params[name] not in allowed:
-            raise RedirectError("invalid_request", f"{name} must be one of {', '.join(allowed)}")
+            raise request.refuse("invalid_request", f"{name} must be one of {', '.join(allowed)}")
     return requested
 
 
@@ -135,16 +130,6 @@ def _redirect(request: AuthorizationRequest, values: dict[str, str]) -> Response
     if request.redirect_uri == OOB:
         return RedirectResponse("/oauth2/oob?" + urlencode(values), status_code=302)
     return RedirectResponse(with_params(request.redirect_uri, values), status_code=302)
-
-
-def _error(
-    request: AuthorizationRequest, error: RedirectError, viewer: Viewer | None = None
-) -> Response:
-    if request.redirect_uri == OOB:
-        # Nowhere to redirect to: the user reads the error and tells the application.
-        message = f"{error.error}: {error.description}"
-        return error_page(message, title="Authorization failed", viewer=viewer)
-    return _redirect(request, {"error": error.error, "error_description": error.description})
 
 
 def _issue(
@@ -183,18 +168,9 @@ def _wants_offline(request: AuthorizationRequest) -> bool:
 
 
 async def authorize(request: Request) -> Response:
-    state = server(request)
-    try:
-        authz = identify(state, request)
-    except PageError as error:
-        viewer = sessions.viewer_of(state, request)
-        return error_page(
-            str(error), status=error.status, title="Authorization error", viewer=viewer
-        )
-    try:
-        requested = validate(authz)
-    except RedirectError as error:
-        return _error(authz, error, sessions.viewer_of(state, request))
+    state = inbound.server(request)
+    authz = identify(state, request)
+    requested = validate(authz)
     session = sessions.load(state, request)
     if session is None or session.user is None:
         return _login_redirect(request)
@@ -219,26 +195,23 @@ async def _decide(
     session: sessions.Session,
     scope: str,
 ) -> Response:
-    viewer = sessions.viewer(session)
     try:
-        form = await form_params(request)
+        form = await inbound.form_params(request)
     except ParameterError as error:
-        return error_page(str(error), status=error.status, viewer=viewer)
+        raise PageError(str(error), error.status) from None
     token = form.get("csrf_token", "")
     if not sessions.use_form_token(state, session, authz.fingerprint, token):
-        return error_page(
+        raise PageError(
             "This consent form has expired or was already used. Go back to the application "
             "and start again.",
             status=403,
-            viewer=viewer,
         )
     assert session.user is not None
     decision = form.get("decision")
     if decision == "deny":
-        refused = RedirectError("access_denied", "the user refused the request")
-        return _error(authz, refused, viewer)
+        raise authz.refuse("access_denied", "the user refused the request")
     if decision != "approve":
-        return error_page("Choose to allow or to deny the application.", viewer=viewer)
+        raise PageError("Choose to allow or to deny the application.")
     if authz.web:
         grants.record_consent(state.store, state.now(), session.user, authz.application, scope)
     return _issue(state, authz, session.user, scope, offline=_wants_offline(authz))
@@ -309,19 +282,17 @@ async def out_of_band(request: Request) -> Response:
     service's own origin, and arbitrary text from the query would let anyone put words in its
     mouth (content spoofing). The state is not shown for the same reason.
     """
-    state = server(request)
-    viewer = sessions.viewer_of(state, request)
+    state = inbound.server(request)
     code = request.query_params.get("code")
     if not code or not grants.code_is_pending(state.store, state.now(), code):
-        return error_page(
+        raise PageError(
             "There is no authorization code to show: it is unknown, used or expired. Go back "
             "to the application and start again.",
             status=400,
-            viewer=viewer,
         )
     body = f"""
 <p>Copy this code and paste it into the application:</p>
 <code class="code-box" id="oob-code">{esc(code)}</code>
 <p>The code works once, for ten minutes.</p>
 """
-    return page("Authorization code", body, viewer=viewer)
+    return page("Authorization code", body, viewer=sessions.viewer_of(state, request))

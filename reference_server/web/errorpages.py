@@ -1,0 +1,44 @@
+"""How the pages answer errors: the service's error page, or a redirect to the client.
+
+The renderers of `errors.PageError` and `errors.RedirectError`, registered once on the
+application by `app.create_app`.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from .. import inbound
+from ..errors import PageError, RedirectError
+from ..redirects import OOB, with_params
+from . import sessions
+from .html import Viewer, error_page
+
+
+def redirect_error_response(error: RedirectError, viewer: Viewer | None = None) -> Response:
+    """RFC 6749 4.1.2.1; out of band there is nowhere to redirect to: the user reads it."""
+    if error.redirect_uri == OOB:
+        message = f"{error.error}: {error.description}"
+        return error_page(message, title="Authorization failed", viewer=viewer)
+    values = {"error": error.error, "error_description": error.description}
+    if error.state is not None:
+        values["state"] = error.state
+    return RedirectResponse(with_params(error.redirect_uri, values), status_code=302)
+
+
+def _viewer(request: Request) -> Viewer | None:
+    """Error pages are pages of the site: the header knows who is logged in."""
+    return sessions.viewer_of(inbound.server(request), request)
+
+
+async def render_page_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, PageError)  # registered for PageError only
+    return error_page(str(error), status=error.status, title=error.title, viewer=_viewer(request))
+
+
+async def render_redirect_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, RedirectError)  # registered for RedirectError only
+    if error.redirect_uri == OOB:
+        return redirect_error_response(error, _viewer(request))
+    return redirect_error_response(error)

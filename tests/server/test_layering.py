@@ -1,0 +1,165 @@
+"""The server's imports follow the layering written in reference_server/__init__.py.
+
+Imports are read with `ast` (nothing is imported), so a violation anywhere, even inside a
+function or under TYPE_CHECKING, is found. Also here: the file-size rule (a server file over
+300 lines says at its top why).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import reference_server
+
+PACKAGE = "reference_server"
+ROOT = Path(reference_server.__file__).parent
+SEPARATE = ("oauth", "web")  # side by side: neither imports the other
+MAX_LINES = 300
+
+
+@dataclass(frozen=True)
+class Layer:
+    rank: int
+    name: str
+    web: bool  # may import Starlette
+    members: tuple[str, ...]  # module names; "pkg/" for a whole package
+
+
+def layers() -> list[Layer]:
+    """The table of the package docstring, between its header line and the blank line."""
+    doc = reference_server.__doc__ or ""
+    lines = doc.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["layer", "web", "modules"])
+    table: list[Layer] = []
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        name, web, *members = line.split()
+        table.append(Layer(len(table), name, web == "web", tuple(members)))
+    return table
+
+
+def module_names() -> list[str]:
+    """Every module of the package, dotted ("oauth.token"); a package's __init__ as its name."""
+    names = []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts:
+            names.append(".".join(parts))
+    return names
+
+
+def layer_of(module: str, table: list[Layer]) -> Layer:
+    top = module.split(".")[0]
+    for layer in table:
+        if module in layer.members or f"{top}/" in layer.members:
+            return layer
+    raise LookupError(f"{module} is in no layer of reference_server/__init__.py")
+
+
+def source_of(module: str) -> Path:
+    path = ROOT.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def imports_of(module: str, source: str | None = None) -> list[tuple[int, str]]:
+    """(line, imported name) for every import; package-relative names made absolute."""
+    path = source_of(module)
+    package = module.split(".")[:-1] if path.name != "__init__.py" else module.split(".")
+    found: list[tuple[int, str]] = []
+    text = path.read_text() if source is None else source
+    for node in ast.walk(ast.parse(text, filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            else:
+                parent = [PACKAGE, *package][: len(package) + 2 - node.level]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            found.append((node.lineno, base))
+            found.extend((node.lineno, f"{base}.{alias.name}") for alias in node.names)
+    return found
+
+
+def internal(name: str, known: set[str]) -> str | None:
+    """The module of the package that an imported name refers to, if any."""
+    if not name.startswith(PACKAGE + "."):
+        return None
+    parts = name.split(".")[1:]
+    while parts and ".".join(parts) not in known:
+        parts.pop()
+    return ".".join(parts) or None
+
+
+def violations(
+    module: str, imported: list[tuple[int, str]], table: list[Layer], known: set[str]
+) -> list[str]:
+    here = layer_of(module, table)
+    problems = []
+    for line, name in imported:
+        where = f"{module}:{line} imports {name}"
+        if name.split(".")[0] == "starlette" and not here.web:
+            problems.append(f"{where}: Starlette outside the web-facing layers")
+        target = internal(name, known)
+        if target is None or target == module:
+            continue
+        there = layer_of(target, table)
+        if there.rank > here.rank:
+            problems.append(f"{where}: layer {here.name} imports layer {there.name} above it")
+        mine, theirs = module.split(".")[0], target.split(".")[0]
+        if {mine, theirs} == set(SEPARATE):
+            problems.append(f"{where}: oauth/ and web/ import each other")
+    return problems
+
+
+def test_the_layering_table_names_every_module_once() -> None:
+    table = layers()
+    assert [layer.name for layer in table][:2] == ["rules", "storage"]  # the table was read
+    for module in module_names():
+        top = module.split(".")[0]
+        homes = [
+            layer.name for layer in table if module in layer.members or f"{top}/" in layer.members
+        ]
+        assert len(homes) == 1, f"{module}: {homes}"
+
+
+def test_no_module_imports_a_layer_above_it_nor_across_oauth_and_web() -> None:
+    table = layers()
+    known = set(module_names())
+    problems = [
+        p for module in sorted(known) for p in violations(module, imports_of(module), table, known)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        ("grants", "from .web import pages\n", "layer domain imports layer endpoints"),
+        ("oauth.token", "from ..web.html import page\n", "oauth/ and web/ import each other"),
+        ("state", "from starlette.requests import Request\n", "Starlette outside"),
+        ("web.pages", "from reference_server import oauth\n", "oauth/ and web/ import each"),
+    ],
+)
+def test_the_check_finds_a_violation(module: str, source: str, expected: str) -> None:
+    """The check can fail: a planted import of each kind is reported."""
+    known = set(module_names())
+    found = violations(module, imports_of(module, source), layers(), known)
+    assert any(expected in p for p in found), found
+
+
+def test_a_server_file_over_300_lines_says_why_at_its_top() -> None:
+    long = []
+    for path in sorted(ROOT.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        doc = ast.get_docstring(ast.parse("\n".join(lines))) or ""
+        if len(lines) > MAX_LINES and f"over {MAX_LINES} lines" not in doc.lower():
+            long.append(f"{path.relative_to(ROOT)}: {len(lines)} lines")
+    assert not long, "\n".join(long)
