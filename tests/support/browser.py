@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -30,10 +31,15 @@ def required_chromium() -> str:
         reason = "Playwright is not installed (pip install -e '.[browser]')"
     else:
         return path
+    missing_browser_part(reason)
+    raise AssertionError  # unreachable: the switch skips or fails
+
+
+def missing_browser_part(reason: str) -> NoReturn:
+    """Skip, or fail where CI requires the browser parts (MB_OAUTH_REQUIRE_BROWSER=1)."""
     if os.environ.get("MB_OAUTH_REQUIRE_BROWSER") == "1":
         pytest.fail(f"MB_OAUTH_REQUIRE_BROWSER=1 but {reason}")
     pytest.skip(reason)
-    raise AssertionError  # unreachable: skip raises
 
 
 @contextmanager
