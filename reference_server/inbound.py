@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from . import guard
 from .errors import ParameterError
@@ -107,6 +107,29 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
             raise ParameterError("the Content-Length header is not a number")
         if int(declared) > limit:
             raise ParameterError("the request body is too large", status=413)
+    if hasattr(request, "_body") or request._stream_consumed:
+        return await _read_stream(request, limit)
+    # What Request.stream() does, without an async generator per request (the hot path).
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            request._is_disconnected = True
+            raise ClientDisconnect()
+        if message["type"] != "http.request":
+            continue
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise ParameterError("the request body is too large", status=413)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            request._stream_consumed = True
+            return b"".join(chunks)
+
+
+async def _read_stream(request: Request, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
