@@ -6,27 +6,47 @@ lxml + cssselect because soupsieve implements the CSS Selectors level 4 syntax t
 (the browser driver's Playwright locators) accepts too: `:has()`, `:is()`, the `i` flag of
 attribute selectors. A preset's selector therefore means the same to the form driver and to
 the browser, with no translation in between; a bad selector is a `SelectorSyntaxError` naming
-it. Both packages are pure-Python wheels (no C build on any platform) and well kept; speed does
-not matter for the few small pages of a scenario.
+it. Both packages are pure-Python wheels (no C build on any platform) and well kept.
+
+Speed: building the tree is most of a page's cost (~1 ms per kB), and a page is read several
+times (masked for the evidence, then searched by the driver), so a page is parsed once and the
+tree kept for the next reader (`soup`, a small cache by text; nothing mutates a tree). The
+inputs the evidence masks are read with the tokenizer alone (`inputs`: no tree, no selector),
+and both packages are imported on first use (a run that reads no page never loads them).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import TYPE_CHECKING, TypeGuard
 from urllib.parse import urljoin
 
-import soupsieve
-from bs4 import BeautifulSoup, Tag
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup, Tag
 
 
+@functools.lru_cache(maxsize=8)
 def soup(html: str) -> BeautifulSoup:
-    """A parsed page (attributes kept as written: `class` is one string, as in the DOM)."""
+    """A parsed page (attributes kept as written: `class` is one string, as in the DOM); the
+    same tree for the same text, so callers must not change it."""
+    from bs4 import BeautifulSoup
+
     return BeautifulSoup(html, "html.parser", multi_valued_attributes=None)
 
 
 def check_selector(selector: str) -> None:
     """Raise SelectorSyntaxError (a ValueError) unless selector is valid CSS."""
+    import soupsieve
+
     soupsieve.compile(selector)
+
+
+def _is_tag(node: object) -> TypeGuard[Tag]:
+    from bs4 import Tag
+
+    return isinstance(node, Tag)
 
 
 @dataclass
@@ -71,7 +91,7 @@ def _attr(node: Tag, name: str, default: str = "") -> str:
 def _form(node: Tag) -> Form:
     form = Form(attrs={k: str(v) for k, v in node.attrs.items()}, node=node)
     for control in node.find_all(["input", "button"]):
-        if not isinstance(control, Tag) or control.get("name") is None:
+        if not _is_tag(control) or control.get("name") is None:
             continue
         name = _attr(control, "name")
         kind = _attr(control, "type", "submit" if control.name == "button" else "text").lower()
@@ -88,7 +108,7 @@ def _form(node: Tag) -> Form:
 
 def parse_forms(html: str) -> list[Form]:
     """Every form of a page."""
-    return [_form(node) for node in soup(html).find_all("form") if isinstance(node, Tag)]
+    return [_form(node) for node in soup(html).find_all("form") if _is_tag(node)]
 
 
 def find_forms(html: str, selector: str) -> list[Form]:
@@ -140,11 +160,31 @@ def text_of(html: str, selector: str) -> str | None:
 
 
 def inputs(html: str) -> list[tuple[str, str]]:
-    """Name and value of every input with both (what a page hands back to the service)."""
-    return [
-        (_attr(node, "name"), _attr(node, "value"))
-        for node in soup(html).select("input[name][value]")
-    ]
+    """Name and value of every input with both (what a page hands back to the service), in
+    page order: what `soup(html).select("input[name][value]")` picks, read by the same
+    tokenizer without building the tree."""
+    if "<input" not in html.lower():
+        return []
+    reader = _InputReader()
+    reader.feed(html)
+    reader.close()
+    return reader.found
+
+
+class _InputReader(HTMLParser):
+    """Collects (name, value) of input tags that have both, as BeautifulSoup would see them
+    (same tokenizer; a repeated attribute: the last one; a bare attribute: empty)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag != "input":
+            return
+        values = dict(attrs)
+        if "name" in values and "value" in values:
+            self.found.append((values["name"] or "", values["value"] or ""))
 
 
 def revoke_links(html: str, page_url: str, app_name: str, link: str) -> list[str]:

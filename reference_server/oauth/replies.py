@@ -17,6 +17,13 @@ from starlette.responses import Response
 _encode = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
 ).encode
+
+
+def encode_json(content: Mapping[str, object]) -> bytes:
+    """Compact UTF-8 JSON, as the replies send it."""
+    return _encode(content).encode("utf-8")
+
+
 _JSON_NO_STORE = [
     (b"cache-control", b"no-store"),
     (b"pragma", b"no-cache"),
@@ -30,13 +37,20 @@ class JSONReply(Response):
     bare = True  # no security headers yet, nor any other header they would duplicate
 
     def __init__(self, content: Mapping[str, object], status_code: int = 200) -> None:
+        self._set(encode_json(content), status_code)
+
+    @classmethod
+    def encoded(cls, body: bytes, status_code: int = 200) -> JSONReply:
+        """The reply for a body already encoded (compact, UTF-8): one that was kept."""
+        reply = cls.__new__(cls)
+        reply._set(body, status_code)
+        return reply
+
+    def _set(self, body: bytes, status_code: int) -> None:
         self.status_code = status_code
         self.background = None
-        self.body = _encode(content).encode("utf-8")
-        self.raw_headers = [
-            *_JSON_NO_STORE,
-            (b"content-length", str(len(self.body)).encode("latin-1")),
-        ]
+        self.body = body
+        self.raw_headers = [*_JSON_NO_STORE, (b"content-length", str(len(body)).encode("latin-1"))]
 
 
 class EmptyReply(Response):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -10,7 +11,7 @@ from starlette.responses import Response
 from .. import grants, inbound
 from ..accounts import User
 from ..errors import BearerError, ParameterError
-from .replies import JSONReply
+from .replies import JSONReply, encode_json
 
 
 async def _presented_tokens(request: Request) -> list[str]:
@@ -65,4 +66,12 @@ async def userinfo(request: Request) -> Response:
         raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         raise BearerError(401, "invalid_token", "the token's user no longer exists")
-    return JSONReply(profile(user, state.public_url, grant.scope))
+    return JSONReply.encoded(_profile_body(user, state.public_url, "email" in grant.scope))
+
+
+@functools.lru_cache(maxsize=1024)
+def _profile_body(user: User, base_url: str, with_email: bool) -> bytes:
+    """The encoded profile, kept: the same user seen through the same scope reads the same
+    bytes (the key is every field of the row just read, so a changed user is a new key)."""
+    scope = frozenset(("email",)) if with_email else frozenset()
+    return encode_json(profile(user, base_url, scope))
