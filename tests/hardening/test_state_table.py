@@ -8,6 +8,9 @@ token never works and a valid one always does.
 
 Time: the server's clock is read before and after each request that issues something, so an
 expiry that falls inside that second is "unknown" and not judged.
+
+Over 300 lines on purpose: one Hypothesis state machine, its model and its rules read best
+whole; split, each rule would lose sight of the model it updates.
 """
 
 from __future__ import annotations
