@@ -127,7 +127,7 @@ class StateTable(RuleBasedStateMachine):
             self.touched = list(self.grants)
 
     def page_expected(self, app: str, scope: str, force: bool, lo: int, hi: int) -> bool | None:
-        """Consent stands while a grant of it lives, or before any exists (issue 13, 7)."""
+        """Consent stands while a grant of it lives, or before any exists."""
         if app == "installed" or force or (app, scope) not in self.consents:
             return True
         found = [g for g in self.grants if (g.app, g.scope) == (app, scope)]

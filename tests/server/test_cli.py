@@ -91,7 +91,7 @@ class TestCommandLine:
 
 
 class TestCommandsRefuseWhatWouldSurprise:
-    """Issue 12, item 10: the server's commands as a new user meets them."""
+    """The server's commands as a new user meets them."""
 
     @pytest.mark.parametrize(
         "args",

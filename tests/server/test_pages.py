@@ -203,7 +203,7 @@ class TestRegisteredApplications:
 
 
 def test_oob_page_shows_no_text_from_the_query(http):
-    """Only a code the server issued is shown (issue 13, 10): no content spoofing."""
+    """Only a code the server issued is shown: no content spoofing."""
     response = http.get("/oauth2/oob", params={"code": "<b>x</b>", "state": "\"'><i>"})
     assert response.status_code == 400
     assert "x</b>" not in response.text and "&lt;b&gt;" not in response.text

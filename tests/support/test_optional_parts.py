@@ -1,7 +1,7 @@
 """A machine without Chromium or a Secret Service: every test that needs one skips cleanly.
 
-A newcomer's first ``make test`` must be green where these parts are absent (issue 13, item
-19). This runs the browser and keyring tests of the whole tree in a subprocess with both
+A newcomer's first ``make test`` must be green where these parts are absent. This runs the
+browser and keyring tests of the whole tree in a subprocess with both
 parts pointed at files that do not exist and nothing required, and wants every one of them
 skipped by the one switch (tests/support/browser.py, tests/support/keyring.py) before any
 of their fixtures started a server or a daemon. CI runs them for real in the main run.

@@ -18,7 +18,7 @@ from tests.suite.broken.mutations import (
     transport,
     userinfo,
 )
-from tests.suite.broken.mutations import families as _families  # noqa: F401 - issue 9
+from tests.suite.broken.mutations import families as _families  # noqa: F401 - registers
 from tests.suite.broken.registry import MUTATIONS, Mutation
 
 __all__ = [
