@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from steps.reports.redact import MASK
+from client_kit.redaction import MASK
 
 LEAKED_TOKEN = "LeakedAccessTokenValue0123456789abcdef"
 LEAKED_CODE = "LeakedAuthorizationCode987654321"
@@ -42,7 +42,9 @@ def exchange(code: str = MASK, token: str = MASK) -> dict[str, Any]:
     }
 
 
-def scenario(rule: str, outcome: str, evidence: list | None = None, **extra: Any) -> dict:
+def scenario(
+    rule: str, outcome: str, evidence: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
     return {
         "nodeid": f"steps/test_x.py::test_{rule.lower()}",
         "feature": "features/x.feature",
@@ -56,7 +58,7 @@ def scenario(rule: str, outcome: str, evidence: list | None = None, **extra: Any
     }
 
 
-def results(description: dict | None = None, leak: bool = False) -> dict[str, Any]:
+def results(description: dict[str, Any] | None = None, leak: bool = False) -> dict[str, Any]:
     evidence = [exchange(LEAKED_CODE, LEAKED_TOKEN)] if leak else [exchange()]
     return {
         "target": "https://127.0.0.1:8443",
