@@ -30,7 +30,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 #: that a second worker would only repeat. (pytest-xdist's own `xdist_group` mark is not used:
 #: with pytest 9 its loadgroup mode no longer renames the tests it groups, so it groups none.)
 ONE_WORKER = {
-    "tests/suite/test_foreign_target.py": "two suite runs against three providers",
+    "tests/suite/test_foreign_target.py": "two suite runs against two providers",
+    "tests/suite/test_foreign_provider.py": "direct probes of one foreign provider",
     "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
     "tests/tools/test_bench.py": "a short benchmark run",
 }

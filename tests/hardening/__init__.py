@@ -1,4 +1,4 @@
-"""Hardening tests: attacks, bad input, races, crashes and load (issue 5, server half).
+"""Hardening tests: attacks, bad input, races, crashes and load.
 
 tools/ is put on the import path here, before any module of the package is imported, so the
 tests can use the tools' own modules (soak_lib, stability_lib) whatever the import order.

@@ -1,4 +1,4 @@
-"""A standing consent (approval_prompt=auto) ends with the access it gave (issue 13, 7).
+"""A standing consent (approval_prompt=auto) ends with the access it gave.
 
 Revoked by the user on the authorized-applications page, revoked by the application, or with
 every token expired: the next `auto` request shows the consent page again. While it stands,

@@ -1,4 +1,4 @@
-"""Validation matches whole values: a trailing newline is not "the rest" (issue 13, 5).
+"""Validation matches whole values: a trailing newline is not "the rest".
 
 A pattern ending in `$` matches before a final "\\n", so `...callback%0A` passed as the
 registered loopback URI, and a PKCE challenge ending in "\\n" passed the format check.

@@ -5,6 +5,9 @@ with values that are valid credentials and tokens, random text, non-UTF-8 bytes 
 percent-encoded) and huge values; bodies come with right and wrong content types, and with
 random Authorization and Cookie headers (a real session among them). The server is our own
 and runs over TLS; its log is read after each endpoint.
+
+Over 300 lines on purpose: one property-based fuzzer; its strategies, its encoders and the
+server they aim at are one concept, and the tests are a few lines each over them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Request heads of bounded size, slow clients timed out, a connection cap (issue 13, 1/4/9/12).
+"""Request heads of bounded size, slow clients timed out, a connection cap.
 
 One server of its own with short timeouts and a small cap, so that every limit is reached in
 seconds. Every wait is bounded; no test measures speed.
@@ -213,7 +213,7 @@ def test_hundreds_of_slow_clients_do_not_stop_a_normal_one_and_are_closed(server
 
 
 def test_an_idle_keep_alive_connection_outlives_the_header_timeout(server: ServerProcess):
-    """Item 12: idle between requests is not "slow"; the connection is reused, then closed."""
+    """Idle between requests is not "slow"; the connection is reused, then closed."""
     with _connect(server) as conn:
         conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert _status(_one_response(conn)) == 200

@@ -1,4 +1,4 @@
-"""MusicBrainz Picard's own OAuth requests, replayed byte for byte in their form (issue 13, 11).
+"""MusicBrainz Picard's own OAuth requests, replayed byte for byte in their form.
 
 Picard 2.13 authenticates with body credentials everywhere, and its log-out (revoke) also
 carries `Authorization: Bearer <access token>`, added by its web-service layer. A bearer

@@ -1,4 +1,4 @@
-"""No unbounded growth (issue 13, 8): no row per anonymous visit; ended rows purged.
+"""No unbounded growth: no row per anonymous visit; ended rows purged.
 
 The purge runs in the background of the server (every 0.3 s here); the test moves the test
 clock past every lifetime and waits, boundedly, for the rows to go, while live data stays.

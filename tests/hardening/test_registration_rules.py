@@ -1,4 +1,4 @@
-"""Only safe redirect URLs can be registered, by the CLI or the web form (issue 13, 6).
+"""Only safe redirect URLs can be registered, by the CLI or the web form.
 
 https anywhere; plain http only on a loopback host and only for installed (public)
 applications; the out-of-band URN for installed applications; ports 1-65535. Every refusal

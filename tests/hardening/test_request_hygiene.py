@@ -1,4 +1,4 @@
-"""Small matters of issue 13 (items 9 and 10): disconnects, Host, file modes, the OOB page.
+"""Request hygiene: disconnects, Host, file modes, the OOB page.
 
 (Two Authorization headers and a missing Host: see test_http_limits.py, where the protocol
 refuses them before the application runs.)
@@ -87,7 +87,7 @@ def test_public_url_option_and_a_private_database_in_an_existing_folder(tmp_path
             site.close()
 
 
-# --- the out-of-band page (item 10) ------------------------------------------------------------
+# --- the out-of-band page ------------------------------------------------------------
 
 
 def _oob_code(agent: UserAgent, app: App) -> str:

@@ -8,6 +8,9 @@ token never works and a valid one always does.
 
 Time: the server's clock is read before and after each request that issues something, so an
 expiry that falls inside that second is "unknown" and not judged.
+
+Over 300 lines on purpose: one Hypothesis state machine, its model and its rules read best
+whole; split, each rule would lose sight of the model it updates.
 """
 
 from __future__ import annotations
@@ -124,7 +127,7 @@ class StateTable(RuleBasedStateMachine):
             self.touched = list(self.grants)
 
     def page_expected(self, app: str, scope: str, force: bool, lo: int, hi: int) -> bool | None:
-        """Consent stands while a grant of it lives, or before any exists (issue 13, 7)."""
+        """Consent stands while a grant of it lives, or before any exists."""
         if app == "installed" or force or (app, scope) not in self.consents:
             return True
         found = [g for g in self.grants if (g.app, g.scope) == (app, scope)]

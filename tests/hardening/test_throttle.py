@@ -1,4 +1,4 @@
-"""The guessing throttle: race-free, and aimed at the attacker, not the victim (issue 13, 2-3).
+"""The guessing throttle: race-free, and aimed at the attacker, not the victim.
 
 Loopback has a whole /8 of addresses: an "attacker" connects from 127.0.0.2, the rightful
 party from 127.0.0.3 (or 127.0.0.1), to the same server.

@@ -1,4 +1,4 @@
-"""Issue 12 item 5: broker mode. The desktop side has no secret; the reference broker
+"""Broker mode. The desktop side has no secret; the reference broker
 (a Starlette app over TLS) holds it and forwards to the bundled server, end to end."""
 
 from __future__ import annotations

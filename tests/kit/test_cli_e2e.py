@@ -63,7 +63,7 @@ def test_cli_session_from_login_to_logout(ref_server, tmp_path) -> None:
 
 
 def test_cli_wrong_secret_exit_4_before_the_browser(ref_server, tmp_path) -> None:
-    """Issue 12 item 7: the secret is checked up front, no URL is shown, no grant is made."""
+    """The secret is checked up front, no URL is shown, no grant is made."""
     app = dict(ref_server.oob_app, client_secret="not-the-secret-not-the-secret")
     env = cli_env(ref_server, app, tmp_path)
     result = run_cli(env, "login", "--oob")

@@ -1,6 +1,6 @@
 """``mb-oauth`` settings: a profile at another base URL, whose rules apply, visible secrets.
 
-Issue 13, items 17 and 18: ``--service metabrainz --base-url URL`` (and ``base_url`` in the
+``--service metabrainz --base-url URL`` (and ``base_url`` in the
 config file or MB_OAUTH_BASE_URL) aims the MetaBrainz rules at a staging or self-hosted
 instance; an address without a profile name is told which rules it gets; a client secret
 given as an option (visible in ``ps``) is warned about.

@@ -1,4 +1,4 @@
-"""Errors carry meaning, the CLI carries the advice (issue 11 item 6).
+"""Errors carry meaning, the CLI carries the advice.
 
 The library's exceptions speak the library's language and hold typed facts; only
 ``mb-oauth`` (``client_kit.cli_hints``) turns them into options, variables and commands.

@@ -1,4 +1,4 @@
-"""Issue 12 item 9: exit codes and output of `mb-oauth` (certificates, status, JSON)."""
+"""Exit codes and output of `mb-oauth` (certificates, status, JSON)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 2: the Tkinter example logs in against the bundled server, headless.
+"""The Tkinter example logs in against the bundled server, headless.
 
 The test plays the user: it reads the authorization URL the example announces, approves
 the consent page with the form driver, lets the 'browser' follow the redirect to the

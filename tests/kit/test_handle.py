@@ -1,4 +1,4 @@
-"""Issue 12 item 2: a login beside a GUI's event loop (handle, events as data, asyncio)."""
+"""A login beside a GUI's event loop (handle, events as data, asyncio)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 3: the application's own page, or its URL, after the loopback login."""
+"""The application's own page, or its URL, after the loopback login."""
 
 from __future__ import annotations
 

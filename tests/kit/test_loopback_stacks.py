@@ -1,6 +1,6 @@
 """The loopback listener on both stacks, against forged errors, and on a port just released.
 
-Issue 13, items 13-15: a local process holding [::1]:PORT must not receive the code (the
+A local process holding [::1]:PORT must not receive the code (the
 redirect URI says ``localhost``, which the browser may try as ::1 first); an error without
 the login's ``state`` neither ends the login nor shows its text; a fixed port is usable
 again right after the previous login (TIME_WAIT).

@@ -1,4 +1,4 @@
-"""Issue 12 item 7: `mb-oauth login` finds a bad setup before the browser, not after."""
+"""`mb-oauth login` finds a bad setup before the browser, not after."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 6: help() and dir() show the public names; the README documents them."""
+"""`help()` and `dir()` show the public names; the README documents them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 4: granted scopes (a string or MetaBrainz's JSON array) versus requested."""
+"""Granted scopes (a string or MetaBrainz's JSON array) versus requested."""
 
 from __future__ import annotations
 

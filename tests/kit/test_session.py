@@ -1,4 +1,4 @@
-"""The session's seams (issue 11 item 6): userinfo through the one ``BearerAuth`` flow, sync
+"""The session's seams: userinfo through the one ``BearerAuth`` flow, sync
 and async alike (and never over plain HTTP); ``status()`` typed yet readable as before; the
 modes checked at run time."""
 

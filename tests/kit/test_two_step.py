@@ -1,4 +1,4 @@
-"""Issue 12 item 1: start a login now, finish it later, with public names only."""
+"""Start a login now, finish it later, with public names only."""
 
 from __future__ import annotations
 

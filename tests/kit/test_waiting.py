@@ -1,4 +1,4 @@
-"""Issue 12 item 8: say what is happening and for how long; re-prompt a mistyped code."""
+"""Say what is happening and for how long; re-prompt a mistyped code."""
 
 from __future__ import annotations
 

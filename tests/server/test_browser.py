@@ -79,7 +79,7 @@ def test_out_of_band_page_shows_the_code(world, http):
 
 
 def test_revoking_by_keyboard_asks_first(world, user, http):
-    """Issue 12, 11: "Revoke access" opens a confirmation that names the application; the
+    """ "Revoke access" opens a confirmation that names the application; the
     keyboard alone gets through it, and the redirect after it lands on the notice."""
     from .flows import token_set
 

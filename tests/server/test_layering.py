@@ -1,8 +1,8 @@
 """The server's imports follow the layering written in reference_server/__init__.py.
 
 Imports are read with `ast` (nothing is imported), so a violation anywhere, even inside a
-function or under TYPE_CHECKING, is found. Also here: the file-size rule (a server file over
-300 lines says at its top why).
+function or under TYPE_CHECKING, is found. The rules between packages and the file-size rule
+are in tests/test_architecture.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import reference_server
 PACKAGE = "reference_server"
 ROOT = Path(reference_server.__file__).parent
 SEPARATE = ("oauth", "web")  # side by side: neither imports the other
-MAX_LINES = 300
 
 
 @dataclass(frozen=True)
@@ -153,13 +152,3 @@ def test_the_check_finds_a_violation(module: str, source: str, expected: str) ->
     known = set(module_names())
     found = violations(module, imports_of(module, source), layers(), known)
     assert any(expected in p for p in found), found
-
-
-def test_a_server_file_over_300_lines_says_why_at_its_top() -> None:
-    long = []
-    for path in sorted(ROOT.rglob("*.py")):
-        lines = path.read_text().splitlines()
-        doc = ast.get_docstring(ast.parse("\n".join(lines))) or ""
-        if len(lines) > MAX_LINES and f"over {MAX_LINES} lines" not in doc.lower():
-            long.append(f"{path.relative_to(ROOT)}: {len(lines)} lines")
-    assert not long, "\n".join(long)

@@ -1,4 +1,5 @@
-"""The service's own pages: spec 2.1 (registered applications), logins, CSRF and headers."""
+"""The service's own pages: logins, CSRF, headers, layout (header, 404, title, favicon) and
+forms that keep what was typed. Registered applications: test_applications.py."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from urllib.parse import quote
 import pytest
 
 from tests.support.user_agent import find_form
+
+from .flows import authorize_params
+
+_TITLE = re.compile(r"<title>([^<]*)</title>")
 
 PAGES = [
     "/",
@@ -198,7 +203,7 @@ class TestRegisteredApplications:
 
 
 def test_oob_page_shows_no_text_from_the_query(http):
-    """Only a code the server issued is shown (issue 13, 10): no content spoofing."""
+    """Only a code the server issued is shown: no content spoofing."""
     response = http.get("/oauth2/oob", params={"code": "<b>x</b>", "state": "\"'><i>"})
     assert response.status_code == 400
     assert "x</b>" not in response.text and "&lt;b&gt;" not in response.text
@@ -208,3 +213,61 @@ def test_oob_page_shows_no_text_from_the_query(http):
 def test_public_profile_page(http):
     assert "alice" in http.get("/user/alice").text
     assert http.get("/user/nobody").status_code == 404
+
+
+class TestHeaderAndLayout:
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "/oauth2/authorize",  # an authorization error page
+            "/oauth2/oob?code=unknown",  # the out-of-band page's error
+            "/no/such/page",  # the 404 page
+            "/user/nobody",
+        ],
+    )
+    def test_the_header_knows_the_user_on_every_page(self, world, logged_in, path):
+        answer = logged_in.http.get(path)
+        assert answer.status_code in (400, 404)
+        assert f'id="viewer">{world.username}</a>' in answer.text
+        assert '<a href="/login">Log in</a>' not in answer.text
+        assert 'action="/logout"' in answer.text
+
+    def test_oob_page_with_a_code_knows_the_user(self, world, logged_in):
+        params = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
+        location = logged_in.authorize(params)
+        page = logged_in.http.get(location)
+        assert 'id="oob-code"' in page.text
+        assert f'id="viewer">{world.username}</a>' in page.text
+
+    def test_a_real_404_page(self, http):
+        answer = http.get("/no/such/page")
+        assert answer.status_code == 404
+        assert answer.headers["content-type"].startswith("text/html")
+        assert "<h1>Page not found</h1>" in answer.text
+        assert '<a href="/">home page</a>' in answer.text
+        assert '<a href="/login">Log in</a>' in answer.text
+        assert answer.headers["x-frame-options"] == "DENY"
+
+    @pytest.mark.parametrize("path", ["/", "/login", "/user/alice", "/no/such/page"])
+    def test_no_doubled_title(self, http, path):
+        title = _TITLE.search(http.get(path).text).group(1)
+        assert title.count("MusicBrainz OAuth") == 1, title
+
+    def test_a_favicon(self, http):
+        answer = http.get("/favicon.ico")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("image/svg+xml")
+        assert answer.text.startswith("<svg")
+        assert '<link rel="icon" href="/favicon.ico"' in http.get("/").text
+
+
+class TestKeptForms:
+    def test_a_failed_login_keeps_the_user_name(self, user):
+        form = find_form(user.http.get("/login").text, "login-form")
+        answer = user.http.post(
+            form.action,
+            data={"username": "alice", "password": "wrong", "csrf_token": form.csrf_token},
+        )
+        assert answer.status_code == 401
+        assert re.search(r'id="username"[^>]*value="alice"', answer.text)
+        assert 'value="wrong"' not in answer.text  # never the password

@@ -108,6 +108,6 @@ def test_lasting_scenarios_are_skipped_unless_asked_for(target: Target, tmp_path
     )
     assert status == 0, output[-2000:]
     scenarios = results["scenarios"]
-    assert len(scenarios) == 2  # REVOKE-MANUAL in both orders (issue 9, cause 6)
+    assert len(scenarios) == 2  # REVOKE-MANUAL in both orders
     for scenario in scenarios:
         assert scenario["outcome"] == "skipped" and "--run-lasting" in scenario["message"]

@@ -1,5 +1,4 @@
-"""What a profile declares, or a premise assumes, never hides a violation (issue 9, causes
-3, 4 and 6).
+"""What a profile declares, or a premise assumes, never hides a violation.
 
 Against the bundled server behind the mutating proxy: a deployment with its own scope names is
 checked with them and fails only SCOPE-IDENTIFIERS, with the renaming as the reason; a profile

@@ -1,4 +1,4 @@
-"""Isolation by design (issue 9, cause 1): no verdict depends on what another scenario did.
+"""Isolation by design: no verdict depends on what another scenario did.
 
 The unit tests pin the two rules of steps/isolation.py (writers own their grants; a shared
 grant lives one epoch). The proof runs the suite against a target that revokes whole token

@@ -1,7 +1,7 @@
 """A machine without Chromium or a Secret Service: every test that needs one skips cleanly.
 
-A newcomer's first ``make test`` must be green where these parts are absent (issue 13, item
-19). This runs the browser and keyring tests of the whole tree in a subprocess with both
+A newcomer's first ``make test`` must be green where these parts are absent. This runs the
+browser and keyring tests of the whole tree in a subprocess with both
 parts pointed at files that do not exist and nothing required, and wants every one of them
 skipped by the one switch (tests/support/browser.py, tests/support/keyring.py) before any
 of their fixtures started a server or a daemon. CI runs them for real in the main run.
@@ -44,7 +44,7 @@ def without_optional_parts() -> dict[str, str]:
 
 def test_browser_and_keyring_tests_skip_cleanly_without_their_parts(tmp_path) -> None:
     files = files_using_optional_parts()
-    assert "tests/suite/test_consent_drivers.py" in files
+    assert "tests/suite/test_browser_driver.py" in files
     assert "tests/kit/test_keyring_secretservice.py" in files
     report = tmp_path / "junit.xml"
     selection = ["-m", "browser or keyring", f"--junitxml={report}", *files]
@@ -62,7 +62,7 @@ def test_browser_and_keyring_tests_skip_cleanly_without_their_parts(tmp_path) ->
         for case in ET.parse(report).getroot().iter("testcase")  # noqa: S314 - our own report
     }
     modules = {module for module, _ in outcomes}
-    assert {"test_browser_e2e", "test_consent_drivers", "test_keyring_secretservice"} <= modules
+    assert {"test_browser_e2e", "test_browser_driver", "test_keyring_secretservice"} <= modules
     for name, case in outcomes.items():
         skipped = case.find("skipped")
         assert skipped is not None, f"{name} ran or failed without Chromium/Secret Service"

@@ -3,6 +3,9 @@
 Every repetition runs every endpoint once, baseline included, one after the other
 (interleaved); a ratio is endpoint/baseline within one repetition, and the figure reported is
 the median over repetitions.
+
+Over 300 lines on purpose: one measurement, from starting the server under test to the
+summary; its wrk and hey runs share the target, the settings and the sampling.
 """
 
 from __future__ import annotations

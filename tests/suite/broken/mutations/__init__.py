@@ -11,13 +11,14 @@ from tests.suite.broken.mutations import (
     exact_match,
     leniency,
     pkce,
+    refresh,
     revoke,
     sampling,
     token,
     transport,
     userinfo,
 )
-from tests.suite.broken.mutations import families as _families  # noqa: F401 - issue 9
+from tests.suite.broken.mutations import families as _families  # noqa: F401 - registers
 from tests.suite.broken.registry import MUTATIONS, Mutation
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "exact_match",
     "leniency",
     "pkce",
+    "refresh",
     "revoke",
     "sampling",
     "token",

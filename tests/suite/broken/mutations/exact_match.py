@@ -1,4 +1,4 @@
-"""Targets that compare redirect URIs loosely (issue 9, cause 8). Spec 4.1 and 2.1: the
+"""Targets that compare redirect URIs loosely. Spec 4.1 and 2.1: the
 redirect_uri "must match the registered URL exactly", so the registered URL plus a suffix is
 a spec violation, at the authorization endpoint and at the token endpoint alike."""
 

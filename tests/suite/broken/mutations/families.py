@@ -1,4 +1,4 @@
-"""Broken targets that behave as real providers do (issue 9: families, premises, vocabulary).
+"""Broken targets that behave as real providers do (families, premises, vocabulary).
 
 `token-families` acts like the metabrainz.org provider (see the shared reference
 metabrainz-behaviour.md): refresh tokens rotate (the one sent is retired), each refresh ends

@@ -1,4 +1,4 @@
-"""Targets that answer where the spec leaves the answer open (issue 9, cause 7). They break
+"""Targets that answer where the spec leaves the answer open. They break
 rfc-level rules only: a spec-level verdict that fails them reads more into the spec than it
 says (7.2: token-endpoint error statuses and bodies are "not shown"; nor are the user
 information answers for a missing or refused token)."""

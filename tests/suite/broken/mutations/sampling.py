@@ -1,5 +1,5 @@
 """Broken targets a suite misses when it checks a rule on one example where the spec states it
-for all (issue 9, cause 5): one kind of error, easy values only, one client type, one way of
+for all: one kind of error, easy values only, one client type, one way of
 passing the token, one combination of parameters."""
 
 from __future__ import annotations

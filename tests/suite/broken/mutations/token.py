@@ -1,20 +1,16 @@
-"""Broken token endpoints: code exchange and refresh."""
+"""Broken token endpoints: the code exchange and the token response. Refresh: refresh.py."""
 
 from __future__ import annotations
-
-import secrets
 
 from tests.suite.broken.exchange import (
     Context,
     Forward,
     ProxyRequest,
     ProxyResponse,
-    json_response,
 )
 from tests.suite.broken.helpers import (
     grant,
     remember_code,
-    remember_tokens,
     set_form_value,
     swap_credentials,
 )
@@ -81,77 +77,6 @@ async def token_cacheable(req: ProxyRequest, forward: Forward, ctx: Context) -> 
 
 
 @mutation(
-    "refresh-rotates",
-    "refresh answers a new refresh token (which the proxy still honours)",
-    breaks={"REFRESH-SAME-TOKEN"},
-    also={"REFRESH-NEW-ACCESS-TOKEN", "REFRESH-TOKEN-STAYS-VALID"},
-)
-async def refresh_rotates(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
-    aliases = ctx.state.setdefault("alias", {})
-    for name in ("refresh_token", "token"):
-        value = req.param(name)
-        if value in aliases and req.is_form():
-            set_form_value(req, name, aliases[value])
-    resp = await forward(req)
-    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
-    if isinstance(data, dict) and isinstance(data.get("refresh_token"), str):
-        fresh = secrets.token_urlsafe(24)
-        aliases[fresh] = data["refresh_token"]
-        data["refresh_token"] = fresh
-        resp.set_json(data)
-    return resp
-
-
-def _strip_refresh(resp: ProxyResponse) -> None:
-    data = resp.json()
-    if isinstance(data, dict) and data.pop("refresh_token", None) is not None:
-        resp.set_json(data)
-
-
-@mutation(
-    "no-refresh-installed",
-    "installed applications get no refresh token",
-    breaks={"TOKEN-REFRESH-INSTALLED"},
-    also={"TOKEN-REFRESH-OFFLINE", "TOKEN-NO-REFRESH-ONLINE"},
-)
-async def no_refresh_installed(req: ProxyRequest, forward: Forward, ctx: Context):
-    resp = await forward(req)
-    role = ctx.client_by_id(req.param("client_id"))
-    if grant(req) == "authorization_code" and role and role[0] == "installed":
-        _strip_refresh(resp)
-    return resp
-
-
-@mutation(
-    "no-refresh-offline",
-    "web applications asking for offline access get no refresh token",
-    breaks={"TOKEN-REFRESH-OFFLINE"},
-    also={"TOKEN-REFRESH-INSTALLED", "TOKEN-NO-REFRESH-ONLINE"},
-)
-async def no_refresh_offline(req: ProxyRequest, forward: Forward, ctx: Context):
-    resp = await forward(req)
-    role = ctx.client_by_id(req.param("client_id"))
-    if grant(req) == "authorization_code" and role and role[0] != "installed":
-        _strip_refresh(resp)
-    return resp
-
-
-@mutation(
-    "refresh-for-online",
-    "online web applications get a refresh token too",
-    breaks={"TOKEN-NO-REFRESH-ONLINE"},
-    also={"TOKEN-REFRESH-OFFLINE", "TOKEN-REFRESH-INSTALLED"},
-)
-async def refresh_for_online(req: ProxyRequest, forward: Forward, ctx: Context):
-    resp = await forward(req)
-    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
-    if isinstance(data, dict) and "refresh_token" not in data:
-        data["refresh_token"] = secrets.token_urlsafe(24)
-        resp.set_json(data)
-    return resp
-
-
-@mutation(
     "token-query-params-accepted",
     "token parameters in the URL query string are accepted",
     breaks={"TOKEN-NO-QUERY-PARAMS"},
@@ -189,21 +114,6 @@ async def cross_client_code(req: ProxyRequest, forward: Forward, ctx: Context):
         swap_credentials(req, ctx, owners[req.param("code")])
     resp = await forward(req)
     remember_code(ctx, req, resp)
-    return resp
-
-
-@mutation(
-    "refresh-cross-client",
-    "a refresh token issued to one application is used by another",
-    breaks={"REFRESH-CROSS-CLIENT"},
-    also={"REFRESH-NEW-ACCESS-TOKEN"},
-)
-async def cross_client_refresh(req: ProxyRequest, forward: Forward, ctx: Context):
-    owners = ctx.state.setdefault("owner", {})
-    if grant(req) == "refresh_token" and req.param("refresh_token") in owners:
-        swap_credentials(req, ctx, owners[req.param("refresh_token")])
-    resp = await forward(req)
-    remember_tokens(ctx, req, resp)
     return resp
 
 
@@ -277,18 +187,6 @@ async def token_redirect_uri_optional(req: ProxyRequest, forward: Forward, ctx: 
 
 
 @mutation(
-    "refresh-grant-type-optional",
-    "a refresh without grant_type is accepted",
-    breaks={"REFRESH-REQUIRED-PARAMS"},
-    also={"REFRESH-NEW-ACCESS-TOKEN"},
-)
-async def refresh_grant_type_optional(req: ProxyRequest, forward: Forward, ctx: Context):
-    if req.is_("POST", TOKEN) and req.param("refresh_token") and not req.param("grant_type"):
-        set_form_value(req, "grant_type", "refresh_token")
-    return await forward(req)
-
-
-@mutation(
     "invalid-grant-as-invalid-request",
     "an unknown code or refresh token is answered invalid_request",
     breaks={"TOKEN-ERR-INVALID-GRANT"},
@@ -345,21 +243,4 @@ async def invalid_request_as_invalid_grant(req: ProxyRequest, forward: Forward, 
     if isinstance(data, dict) and data.get("error") == "invalid_request":
         data["error"] = "invalid_grant"
         resp.set_json(data)
-    return resp
-
-
-@mutation(
-    "refresh-token-single-use",
-    "a refresh token works once",
-    breaks={"REFRESH-TOKEN-STAYS-VALID"},
-    also={"REFRESH-NEW-ACCESS-TOKEN"},
-)
-async def refresh_token_single_use(req: ProxyRequest, forward: Forward, ctx: Context):
-    used = ctx.state.setdefault("used", set())
-    token = req.param("refresh_token") if grant(req) == "refresh_token" else None
-    if token in used:
-        return json_response(400, {"error": "invalid_grant"})
-    resp = await forward(req)
-    if token and resp.status == 200:
-        used.add(token)
     return resp

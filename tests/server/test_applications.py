@@ -1,21 +1,19 @@
-"""The pages as a person meets them (issue 12, item 11), on the real server over TLS."""
+"""Registered applications on their pages (spec 2.1): registration, edit, delete, secret
+reset and the confirmations that name the application, on the real server over TLS."""
 
 from __future__ import annotations
 
 import html
 import re
 import secrets
-from urllib.parse import urlencode
 
+import httpx
 import pytest
 
-from tests.conftest import Client
 from tests.support.user_agent import UserAgent, find_form
+from tests.support.world import App
 
 from .flows import authorize_params, exchange, obtain_code, refresh, works
-
-_TITLE = re.compile(r"<title>([^<]*)</title>")
-_VISUALLY_HIDDEN = re.compile(r'<span class="visually-hidden">([^<]*)</span>')
 
 
 @pytest.fixture
@@ -28,7 +26,9 @@ def _csrf(agent: UserAgent, path: str = "/account/applications") -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', agent.http.get(path).text).group(1)
 
 
-def _register(agent: UserAgent, kind: str = "public", **fields: str):
+def _register(
+    agent: UserAgent, kind: str = "public", **fields: str
+) -> tuple[httpx.Response, dict[str, str]]:
     form = find_form(agent.http.get("/account/applications").text, "register-form")
     data = {
         "csrf_token": form.csrf_token,
@@ -40,11 +40,11 @@ def _register(agent: UserAgent, kind: str = "public", **fields: str):
     return agent.http.post(form.action, data=data), data
 
 
-def _new_app(agent: UserAgent, kind: str = "public") -> tuple[Client, str]:
+def _new_app(agent: UserAgent, kind: str = "public") -> tuple[App, str]:
     answer, data = _register(agent, kind)
     assert answer.status_code == 200, answer.text[:300]
     found = dict(re.findall(r'id="new-client-(id|secret)">([^<]+)<', answer.text))
-    return Client(found["id"], found["secret"], data["redirect_uri"], kind), data["name"]
+    return App(found["id"], found["secret"], data["redirect_uri"], kind), data["name"]
 
 
 def _accessible_names(page: str, label: str) -> list[str]:
@@ -53,63 +53,7 @@ def _accessible_names(page: str, label: str) -> list[str]:
     return [html.unescape(label + m) for m in pattern.findall(page)]
 
 
-class TestHeaderAndLayout:
-    @pytest.mark.parametrize(
-        "path",
-        [
-            "/oauth2/authorize",  # an authorization error page
-            "/oauth2/oob?code=unknown",  # the out-of-band page's error
-            "/no/such/page",  # the 404 page
-            "/user/nobody",
-        ],
-    )
-    def test_the_header_knows_the_user_on_every_page(self, world, logged_in, path):
-        answer = logged_in.http.get(path)
-        assert answer.status_code in (400, 404)
-        assert f'id="viewer">{world.username}</a>' in answer.text
-        assert '<a href="/login">Log in</a>' not in answer.text
-        assert 'action="/logout"' in answer.text
-
-    def test_oob_page_with_a_code_knows_the_user(self, world, logged_in):
-        params = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
-        location = logged_in.authorize(params)
-        page = logged_in.http.get(location)
-        assert 'id="oob-code"' in page.text
-        assert f'id="viewer">{world.username}</a>' in page.text
-
-    def test_a_real_404_page(self, http):
-        answer = http.get("/no/such/page")
-        assert answer.status_code == 404
-        assert answer.headers["content-type"].startswith("text/html")
-        assert "<h1>Page not found</h1>" in answer.text
-        assert '<a href="/">home page</a>' in answer.text
-        assert '<a href="/login">Log in</a>' in answer.text
-        assert answer.headers["x-frame-options"] == "DENY"
-
-    @pytest.mark.parametrize("path", ["/", "/login", "/user/alice", "/no/such/page"])
-    def test_no_doubled_title(self, http, path):
-        title = _TITLE.search(http.get(path).text).group(1)
-        assert title.count("MusicBrainz OAuth") == 1, title
-
-    def test_a_favicon(self, http):
-        answer = http.get("/favicon.ico")
-        assert answer.status_code == 200
-        assert answer.headers["content-type"].startswith("image/svg+xml")
-        assert answer.text.startswith("<svg")
-        assert '<link rel="icon" href="/favicon.ico"' in http.get("/").text
-
-
-class TestForms:
-    def test_a_failed_login_keeps_the_user_name(self, user):
-        form = find_form(user.http.get("/login").text, "login-form")
-        answer = user.http.post(
-            form.action,
-            data={"username": "alice", "password": "wrong", "csrf_token": form.csrf_token},
-        )
-        assert answer.status_code == 401
-        assert re.search(r'id="username"[^>]*value="alice"', answer.text)
-        assert 'value="wrong"' not in answer.text  # never the password
-
+class TestRegistrationForm:
     def test_a_failed_registration_keeps_the_form(self, logged_in):
         answer, _ = _register(
             logged_in, "public", name="Kept <name>", redirect_uri="http://evil.example/cb"
@@ -176,7 +120,7 @@ class TestConfirmations:
         first = logged_in.http.post("/account/applications/reset-secret", data=data)
         sealed = logged_in.http.cookies.get("__Host-mb-flash")
         assert sealed and client.client_secret not in sealed
-        other = world.user_agent()
+        other = world.agent()
         try:
             other.log_in()
             other.http.cookies.set("__Host-mb-flash", sealed, domain="127.0.0.1")
@@ -185,63 +129,8 @@ class TestConfirmations:
             other.close()
 
 
-class TestConsentAndLogin:
-    def test_consent_page_shows_destination_and_owner(self, world, logged_in):
-        params = authorize_params(world.web, approval_prompt="force")
-        page = logged_in.open_authorize(params).text
-        assert "https://client.example/callback</code>" in page
-        assert 'id="destination"' in page
-        owner = re.search(r'id="application-owner">(.*?)</span>', page, re.S).group(1)
-        assert f'<a href="/user/{world.username}">{world.username}</a>' in owner
-
-    def test_consent_page_of_a_loopback_and_an_oob_application(self, world, logged_in):
-        page = logged_in.open_authorize(authorize_params(world.installed)).text
-        assert "to the application on this computer" in page
-        oob = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
-        assert "shows you a code to copy" in logged_in.open_authorize(oob).text
-
-    def test_login_from_an_authorization_link_names_the_application(self, world, user):
-        params = authorize_params(world.web)
-        answer = user.http.get("/oauth2/authorize", params=params)
-        login = user.http.get(answer.headers["location"]).text
-        named = re.search(r'id="asking-application">(.*?)</p>', login, re.S).group(1)
-        assert "<strong>Web app</strong>" in named and "registered by alice" in named
-
-    def test_login_page_names_only_registered_applications(self, user):
-        target = "/oauth2/authorize?" + urlencode({"client_id": "<b>Evil</b>"})
-        page = user.http.get("/login", params={"returnto": target}).text
-        assert 'id="asking-application"' not in page
-        assert "Evil</" not in page and "Evil&lt;" not in page
-
-    def test_an_expired_session_on_the_consent_form_says_so(self, world, logged_in):
-        params = authorize_params(world.web, approval_prompt="force")
-        consent = logged_in.open_authorize(params)
-        form = find_form(consent.text, "consent-form")
-        logged_in.http.cookies.delete("__Host-mb-session")  # the session ended meanwhile
-        answer = logged_in.http.post(
-            form.action, data={"csrf_token": form.csrf_token, "decision": "approve"}
-        )
-        assert answer.status_code == 303
-        assert "why=session-ended" in answer.headers["location"]
-        login = logged_in.http.get(answer.headers["location"])
-        assert "Your session ended before you answered" in login.text
-        assert "<strong>Web app</strong>" in login.text
-        # Logging in again leads back to the consent page, to answer again: no decision yet.
-        again = find_form(login.text, "login-form")
-        back = logged_in.http.post(
-            again.action,
-            data={
-                "username": world.username,
-                "password": world.password,
-                "csrf_token": again.csrf_token,
-            },
-        )
-        assert back.status_code == 303 and back.headers["location"].startswith("/oauth2/authorize")
-        assert 'id="consent-form"' in logged_in.http.get(back.headers["location"]).text
-
-
 class TestEditAndDelete:
-    def _edit(self, agent: UserAgent, client: Client, **fields: str):
+    def _edit(self, agent: UserAgent, client: App, **fields: str):
         path = f"/account/applications/{client.client_id}/edit"
         form = find_form(agent.http.get(path).text, "edit-form")
         return agent.http.post(form.action, data={"csrf_token": form.csrf_token, **fields})
@@ -261,7 +150,7 @@ class TestEditAndDelete:
         assert f"{name} renamed" in listing and "https://new.example/cb" in listing
         assert exchange(http, client, pending).status_code == 400  # the old URI's code ended
         assert works(http, tokens["access_token"])  # issued tokens keep working
-        moved = Client(client.client_id, client.client_secret, "https://new.example/cb", "x")
+        moved = App(client.client_id, client.client_secret, "https://new.example/cb", "x")
         params = authorize_params(moved)
         assert 'id="consent-form"' in logged_in.open_authorize(params).text  # asked again
 

@@ -1,0 +1,74 @@
+"""The consent page and the login page reached from an authorization link: what they tell
+the person about the application asking, on the real server over TLS."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.support.user_agent import UserAgent, find_form
+
+from .flows import authorize_params
+
+
+@pytest.fixture
+def logged_in(user: UserAgent) -> UserAgent:
+    user.log_in()
+    return user
+
+
+class TestConsentAndLogin:
+    def test_consent_page_shows_destination_and_owner(self, world, logged_in):
+        params = authorize_params(world.web, approval_prompt="force")
+        page = logged_in.open_authorize(params).text
+        assert "https://client.example/callback</code>" in page
+        assert 'id="destination"' in page
+        owner = re.search(r'id="application-owner">(.*?)</span>', page, re.S).group(1)
+        assert f'<a href="/user/{world.username}">{world.username}</a>' in owner
+
+    def test_consent_page_of_a_loopback_and_an_oob_application(self, world, logged_in):
+        page = logged_in.open_authorize(authorize_params(world.installed)).text
+        assert "to the application on this computer" in page
+        oob = authorize_params(world.installed, redirect_uri="urn:ietf:wg:oauth:2.0:oob")
+        assert "shows you a code to copy" in logged_in.open_authorize(oob).text
+
+    def test_login_from_an_authorization_link_names_the_application(self, world, user):
+        params = authorize_params(world.web)
+        answer = user.http.get("/oauth2/authorize", params=params)
+        login = user.http.get(answer.headers["location"]).text
+        named = re.search(r'id="asking-application">(.*?)</p>', login, re.S).group(1)
+        assert "<strong>Web app</strong>" in named and "registered by alice" in named
+
+    def test_login_page_names_only_registered_applications(self, user):
+        target = "/oauth2/authorize?" + urlencode({"client_id": "<b>Evil</b>"})
+        page = user.http.get("/login", params={"returnto": target}).text
+        assert 'id="asking-application"' not in page
+        assert "Evil</" not in page and "Evil&lt;" not in page
+
+    def test_an_expired_session_on_the_consent_form_says_so(self, world, logged_in):
+        params = authorize_params(world.web, approval_prompt="force")
+        consent = logged_in.open_authorize(params)
+        form = find_form(consent.text, "consent-form")
+        logged_in.http.cookies.delete("__Host-mb-session")  # the session ended meanwhile
+        answer = logged_in.http.post(
+            form.action, data={"csrf_token": form.csrf_token, "decision": "approve"}
+        )
+        assert answer.status_code == 303
+        assert "why=session-ended" in answer.headers["location"]
+        login = logged_in.http.get(answer.headers["location"])
+        assert "Your session ended before you answered" in login.text
+        assert "<strong>Web app</strong>" in login.text
+        # Logging in again leads back to the consent page, to answer again: no decision yet.
+        again = find_form(login.text, "login-form")
+        back = logged_in.http.post(
+            again.action,
+            data={
+                "username": world.username,
+                "password": world.password,
+                "csrf_token": again.csrf_token,
+            },
+        )
+        assert back.status_code == 303 and back.headers["location"].startswith("/oauth2/authorize")
+        assert 'id="consent-form"' in logged_in.http.get(back.headers["location"]).text

@@ -1,0 +1,84 @@
+"""What the consent-driver tests share: a scripted operator for the manual driver, and the
+visits every automatic driver must get through on the bundled server."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from steps.consent import ConsentDriver, RedirectResult, ServicePage
+from steps.consent.manual import Console
+from steps.profile import Profile, load_profile
+from steps.service import Service
+from tests.suite.target import Target
+
+
+class ScriptedConsole(Console):
+    """An operator who answers from a script."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__()
+        self.answers = answers
+        self.prompts: list[str] = []
+        self.told: list[str] = []
+
+    def check(self) -> None:
+        """A script needs no terminal."""
+
+    def tell(self, text: str) -> None:
+        self.told.append(text)
+
+    def ask(self, text: str) -> str:
+        self.prompts.append(text)
+        return self.answers.pop(0)
+
+
+def minimal_profile_at(tmp_path: Path) -> Profile:
+    """A profile with nothing but a name, a base URL and a user."""
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'name = "minimal"\nbase_url = "https://mb.example"\n[user]\nusername = "alice"\n'
+    )
+    return load_profile(path)
+
+
+def driver_profile(target: Target, driver: str) -> Profile:
+    profile = load_profile(target.profile_path)
+    return replace(profile, consent=replace(profile.consent, driver=driver))
+
+
+def authorize_url(service: Service, profile: Profile, role: str, **extra: str) -> str:
+    params: dict[str, Any] = service.authorize_params(
+        profile.client(role), extra.pop("scope", "profile")
+    )
+    return service.authorize_url(params | extra)
+
+
+def exercise(driver: ConsentDriver, service: Service, profile: Profile) -> None:
+    """What every automatic driver must do: approve, deny, show consent, out-of-band."""
+    approved = driver.approve(
+        authorize_url(service, profile, "web", state="s-1", approval_prompt="force")
+    )
+    assert isinstance(approved, RedirectResult) and approved.code and approved.state == "s-1"
+    assert approved.consent_shown is True
+    assert approved.url and approved.url.startswith("https://client.example/callback?")
+
+    denied = driver.deny(authorize_url(service, profile, "web", approval_prompt="force"))
+    assert isinstance(denied, RedirectResult) and denied.error == "access_denied"
+
+    shown = driver.open(authorize_url(service, profile, "web", approval_prompt="force"))
+    assert isinstance(shown, ServicePage) and shown.consent
+
+    refused = driver.open(
+        authorize_url(service, profile, "web", redirect_uri="https://attacker.example/cb")
+    )
+    assert isinstance(refused, ServicePage) and not refused.consent
+
+    oob = driver.approve(
+        authorize_url(service, profile, "installed", redirect_uri="urn:ietf:wg:oauth:2.0:oob")
+    )
+    assert isinstance(oob, RedirectResult) and oob.oob and oob.code
+    client = profile.client("installed")
+    exchanged = service.exchange(client, oob.code, "urn:ietf:wg:oauth:2.0:oob")
+    assert exchanged.status_code == 200, exchanged.text
