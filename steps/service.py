@@ -11,7 +11,8 @@ from urllib.parse import urlencode
 
 import httpx
 
-from steps.http import Exchange, HttpLayer
+from steps.evidence import Exchange
+from steps.http import HttpLayer
 from steps.profile import Client, Profile
 
 #: Override value that removes a field from a request.

@@ -17,8 +17,9 @@ from steps.consent.base import (
     UnrecognisedPage,
 )
 from steps.consent.presets import Preset, app_name
+from steps.evidence import Exchange
 from steps.html import describe_forms, revoke_links, text_of
-from steps.http import Exchange, HttpLayer
+from steps.http import HttpLayer
 from steps.profile import Profile
 
 CHROMIUM_ARGS = [

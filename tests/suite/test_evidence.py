@@ -10,7 +10,8 @@ import pytest
 
 from client_kit.redaction import Secrets
 from client_kit.redaction import hint as mask
-from steps.http import Exchange, HttpLayer, Pacer, mask_body, mask_headers, mask_url
+from steps.evidence import Exchange, mask_body, mask_headers, mask_url
+from steps.http import HttpLayer, Pacer
 
 TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 
