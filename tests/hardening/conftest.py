@@ -33,3 +33,21 @@ def agent(site: World) -> Iterator[UserAgent]:
     browser = site.agent()
     yield browser
     browser.close()
+
+
+@pytest.fixture
+def victim(site: World) -> Iterator[UserAgent]:
+    """A user logged in on the service: the target of cross-site attacks."""
+    browser = site.agent()
+    browser.log_in()
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def attacker_session(site: World) -> Iterator[UserAgent]:
+    """Another browser of the same user: its CSRF tokens are real, but not the victim's."""
+    browser = site.agent()
+    browser.log_in()
+    yield browser
+    browser.close()

@@ -8,28 +8,10 @@ other browser), and checks both the refusal and that nothing changed on the serv
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import World, authorize_params, exchange, query_of, session_csrf, works
-
-
-@pytest.fixture
-def victim(site: World):
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
-
-
-@pytest.fixture
-def attacker_session(site: World):
-    """Another browser of the same user: its CSRF tokens are real, but not the victim's."""
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
 
 
 def _page_csrf(browser: UserAgent, path: str, form_id: str) -> str:

@@ -6,20 +6,10 @@ from __future__ import annotations
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-import pytest
 
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import World
-
-
-@pytest.fixture
-def victim(site: World):
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
-
 
 RETURNTO_VECTORS = [
     "//evil.example",

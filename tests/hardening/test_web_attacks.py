@@ -16,15 +16,6 @@ from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import World, authorize_params, exchange, query_of, session_csrf, works
 
-
-@pytest.fixture
-def victim(site: World):
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
-
-
 # --- clickjacking -------------------------------------------------------------------------------
 
 PAGES = [

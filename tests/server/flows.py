@@ -98,3 +98,13 @@ def database_row(world, sql: str, *args: object):
         return db.execute(sql, args).fetchone()
     finally:
         db.close()
+
+
+OOB = "urn:ietf:wg:oauth:2.0:oob"
+
+
+def assert_own_error_page(response: httpx.Response) -> None:
+    """The server answered on its own error page: no redirect to anyone."""
+    assert response.status_code == 400
+    assert "location" not in response.headers
+    assert 'id="error-message"' in response.text

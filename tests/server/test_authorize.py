@@ -7,15 +7,7 @@ import pytest
 
 from tests.support.user_agent import query_of
 
-from .flows import authorize_params, exchange, obtain_code, pkce_pair
-
-OOB = "urn:ietf:wg:oauth:2.0:oob"
-
-
-def assert_own_error_page(response) -> None:
-    assert response.status_code == 400
-    assert "location" not in response.headers
-    assert 'id="error-message"' in response.text
+from .flows import OOB, assert_own_error_page, authorize_params, exchange, obtain_code, pkce_pair
 
 
 class TestClientAndRedirectChecksComeFirst:

@@ -8,15 +8,7 @@ import pytest
 from steps import html
 from tests.support.user_agent import query_of
 
-from .flows import authorize_params, exchange, obtain_code
-
-OOB = "urn:ietf:wg:oauth:2.0:oob"
-
-
-def assert_own_error_page(response) -> None:
-    assert response.status_code == 400
-    assert "location" not in response.headers
-    assert 'id="error-message"' in response.text
+from .flows import OOB, assert_own_error_page, authorize_params, exchange, obtain_code
 
 
 class TestDesktopRedirects:

@@ -6,18 +6,7 @@ import json
 
 import pytest
 
-from reference_server.launcher import ServerProcess
-
 from .commands import cli
-
-
-@pytest.fixture(scope="module")
-def own_server(tmp_path_factory):
-    """A server without a test clock, restarted by the tests of this module."""
-    server = ServerProcess(tmp_path_factory.mktemp("own") / "data")
-    server.start()
-    yield server
-    server.stop()
 
 
 def _app_args(data: str, owner: str, name: str, kind: str, uri: str) -> tuple[str, ...]:

@@ -16,10 +16,10 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.conftest import Client, World
 from tests.support import axe
 from tests.support.browser import chromium
 from tests.support.page_check import PageCheck, artefacts_dir
+from tests.support.world import App, World
 
 from .flows import authorize_params, exchange
 
@@ -64,7 +64,7 @@ def _logged_out_pages(page: Page, world: World, check: PageCheck) -> None:
     check.look(page, "Log in, failed")
 
 
-def _authorization_pages(page: Page, world: World, app: Client, check: PageCheck) -> None:
+def _authorization_pages(page: Page, world: World, app: App, check: PageCheck) -> None:
     base = world.server.base_url
     params = authorize_params(app, scope="profile tag", redirect_uri=OOB)
     page.goto(base + "/oauth2/authorize?" + urlencode(params))
@@ -165,7 +165,7 @@ def test_every_page_a_person_meets_is_accessible(world: World, page: Page) -> No
     # An application of its own: the tour revokes its access without touching other tests'.
     app_name = f"Page tour {secrets.token_hex(3)}"
     made = world.server.add_app(world.username, app_name, "public", "http://localhost/callback")
-    app = Client(made["client_id"], made["client_secret"], "http://localhost/callback", "public")
+    app = App(made["client_id"], made["client_secret"], "http://localhost/callback", "public")
     check = PageCheck(artefacts_dir())
     _logged_out_pages(page, world, check)
     _authorization_pages(page, world, app, check)

@@ -21,15 +21,6 @@ from .commands import cli
 from .flows import exchange, obtain_code, refresh, works
 
 
-@pytest.fixture(scope="module")
-def own_server(tmp_path_factory):
-    """A server without a test clock, restarted by the tests of this module."""
-    server = ServerProcess(tmp_path_factory.mktemp("own") / "data")
-    server.start()
-    yield server
-    server.stop()
-
-
 class TestTransport:
     def test_plain_http_is_refused(self, world):
         plain = world.server.base_url.replace("https://", "http://")

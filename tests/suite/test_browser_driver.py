@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from steps.consent import make_driver
@@ -13,14 +11,8 @@ from tests.suite.consent_support import (
     driver_profile,
     exercise,
 )
-from tests.suite.target import Target, bundled_target
+from tests.suite.target import Target
 from tests.support.browser import required_chromium
-
-
-@pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    with bundled_target(tmp_path_factory.mktemp("drivers")) as running:
-        yield running
 
 
 @pytest.mark.browser

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,14 +21,8 @@ from tests.suite.consent_support import (
     driver_profile,
     exercise,
 )
-from tests.suite.target import Target, bundled_target
+from tests.suite.target import Target
 from tests.support.browser import required_chromium
-
-
-@pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    with bundled_target(tmp_path_factory.mktemp("drivers")) as running:
-        yield running
 
 
 def test_the_form_driver_gets_through_login_and_consent(target: Target) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import pty
 import select
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,12 @@ from tests.suite.consent_support import (
     driver_profile,
     minimal_profile_at,
 )
-from tests.suite.target import Target, bundled_target
+from tests.suite.target import Target
 
 
 @pytest.fixture
 def minimal_profile(tmp_path: Path) -> Profile:
     return minimal_profile_at(tmp_path)
-
-
-@pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    with bundled_target(tmp_path_factory.mktemp("drivers")) as running:
-        yield running
 
 
 def _manual(answers: list[str], profile: Profile) -> tuple[ManualDriver, ScriptedConsole]:
