@@ -10,7 +10,7 @@ import pytest
 from reference_server.launcher import ServerProcess
 from tests.support.user_agent import UserAgent
 
-from .helpers import World, provision
+from .helpers import World, logged_in, provision
 
 
 @pytest.fixture(scope="package")
@@ -38,16 +38,10 @@ def agent(site: World) -> Iterator[UserAgent]:
 @pytest.fixture
 def victim(site: World) -> Iterator[UserAgent]:
     """A user logged in on the service: the target of cross-site attacks."""
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
+    yield from logged_in(site)
 
 
 @pytest.fixture
 def attacker_session(site: World) -> Iterator[UserAgent]:
     """Another browser of the same user: its CSRF tokens are real, but not the victim's."""
-    browser = site.agent()
-    browser.log_in()
-    yield browser
-    browser.close()
+    yield from logged_in(site)

@@ -8,6 +8,7 @@ rule-by-rule tests that share the session server.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -174,3 +175,11 @@ def session_csrf(browser: UserAgent) -> str:
     marker = 'name="csrf_token" value="'
     start = page.index(marker) + len(marker)
     return page[start : page.index('"', start)]
+
+
+def logged_in(site: World) -> Iterator[UserAgent]:
+    """A browser of the site's user, logged in for the length of a test."""
+    browser = site.agent()
+    browser.log_in()
+    yield browser
+    browser.close()

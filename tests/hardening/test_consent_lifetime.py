@@ -16,15 +16,21 @@ import pytest
 from reference_server.grants import ACCESS_TOKEN_LIFETIME
 from tests.support.user_agent import UserAgent
 
-from .helpers import App, World, authorize_params, exchange, query_of, revoke, session_csrf
+from .helpers import (
+    App,
+    World,
+    authorize_params,
+    exchange,
+    logged_in,
+    query_of,
+    revoke,
+    session_csrf,
+)
 
 
 @pytest.fixture
 def browser(site: World) -> Iterator[UserAgent]:
-    agent = site.agent()
-    agent.log_in()
-    yield agent
-    agent.close()
+    yield from logged_in(site)
 
 
 def _scope() -> str:
