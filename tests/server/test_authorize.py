@@ -148,18 +148,7 @@ class TestLoginAndConsent:
         first = user.http.get("/oauth2/authorize", params=params)
         assert first.status_code == 302
         assert first.headers["location"].startswith("/login?returnto=")
-        login_page = user.http.get(first.headers["location"])
-        from tests.support.user_agent import find_form
-
-        form = find_form(login_page.text, "login-form")
-        back = user.http.post(
-            form.action,
-            data={
-                "username": world.username,
-                "password": world.password,
-                "csrf_token": form.csrf_token,
-            },
-        )
+        back = user.submit_login(user.http.get(first.headers["location"]).text)
         assert back.status_code == 303
         consent = user.http.get(back.headers["location"])
         assert 'id="consent-form"' in consent.text

@@ -61,14 +61,6 @@ class TestConsentAndLogin:
         assert "Your session ended before you answered" in login.text
         assert "<strong>Web app</strong>" in login.text
         # Logging in again leads back to the consent page, to answer again: no decision yet.
-        again = find_form(login.text, "login-form")
-        back = logged_in.http.post(
-            again.action,
-            data={
-                "username": world.username,
-                "password": world.password,
-                "csrf_token": again.csrf_token,
-            },
-        )
+        back = logged_in.submit_login(login.text)
         assert back.status_code == 303 and back.headers["location"].startswith("/oauth2/authorize")
         assert 'id="consent-form"' in logged_in.http.get(back.headers["location"]).text

@@ -46,9 +46,13 @@ class UserAgent:
         self.http.close()
 
     def log_in(self) -> None:
-        page = self.http.get("/login")
-        form = find_form(page.text, "login-form")
-        answer = self.http.post(
+        answer = self.submit_login(self.http.get("/login").text)
+        assert answer.status_code == 303, answer.text
+
+    def submit_login(self, login_page: str) -> httpx.Response:
+        """Fill in and send the login form of this page with the agent's own credentials."""
+        form = find_form(login_page, "login-form")
+        return self.http.post(
             form.action,
             data={
                 "username": self.username,
@@ -56,7 +60,6 @@ class UserAgent:
                 "csrf_token": form.csrf_token,
             },
         )
-        assert answer.status_code == 303, answer.text
 
     def open_authorize(self, params: dict[str, str]) -> httpx.Response:
         """GET the authorization URL, logging in on the way if the server asks."""
