@@ -17,7 +17,7 @@ from client_kit.profiles import Profile
 from client_kit.refresh import RefreshEngine
 from client_kit.status import LoginStatus
 from client_kit.storage import StoreKey, TokenStore
-from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod, LoginSteps
+from client_kit.twostep import DEFAULT_TIMEOUT, BeginOptions, LoginSteps
 from client_kit.ui import Console, UserInterface
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from client_kit.authorization import AuthorizationRequest
     from client_kit.desktop import LoginOptions
     from client_kit.handle import HandleOptions, LoginHandle
-    from client_kit.pages import LoopbackPages
     from client_kit.tokens import TokenSet
 
 DEFAULT_SCOPES = ("profile",)
@@ -138,15 +137,7 @@ class Session:
         return await await_handle(self, scopes, **options)
 
     def begin_login(
-        self,
-        scopes: Sequence[str] = DEFAULT_SCOPES,
-        *,
-        method: LoginMethod = "loopback",
-        redirect_uri: str | None = None,
-        ports: Sequence[int] = (),
-        redirect_path: str | None = None,
-        use_pkce: bool = True,
-        pages: LoopbackPages | None = None,
+        self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[BeginOptions]
     ) -> AuthorizationRequest:
         """Step one of a login: the request whose ``url`` the user opens.
 
@@ -154,16 +145,9 @@ class Session:
         starts now and receives the redirect (``complete_login`` waits for it); or pass your
         own registered ``redirect_uri`` and hand ``complete_login`` the URL it receives.
         The request is plain data (``to_json``): persist it to finish after a restart.
+        The options are :class:`~client_kit.twostep.BeginOptions`.
         """
-        return self.steps.begin(
-            scopes,
-            method=method,
-            redirect_uri=redirect_uri,
-            ports=ports,
-            redirect_path=redirect_path,
-            use_pkce=use_pkce,
-            pages=pages,
-        )
+        return self.steps.begin(scopes, **options)
 
     def complete_login(
         self,

@@ -8,7 +8,7 @@ steps. A begun loopback login owns a listener until it is completed or cancelled
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from client_kit import redaction
 from client_kit.authorization import (
@@ -42,6 +42,17 @@ log = redaction.get_logger("client_kit.session")
 #: ``loopback``: a redirect to this machine; ``oob``: the user pastes a code the service shows
 LoginMethod = Literal["loopback", "oob"]
 DEFAULT_TIMEOUT = 300.0
+
+
+class BeginOptions(TypedDict, total=False):
+    """The keyword options of ``Session.begin_login`` (defaults: :meth:`LoginSteps.begin`)."""
+
+    method: LoginMethod
+    redirect_uri: str | None
+    ports: Sequence[int]
+    redirect_path: str | None
+    use_pkce: bool
+    pages: LoopbackPages | None
 
 
 class LoginSteps:
