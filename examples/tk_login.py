@@ -105,7 +105,11 @@ def report(data: dict[str, object]) -> None:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--service", default="musicbrainz", help="name or https:// base URL")
-    parser.add_argument("--client-id", default=os.environ.get("MB_OAUTH_CLIENT_ID", ""))
+    parser.add_argument(
+        "--client-id",
+        default=os.environ.get("MB_OAUTH_CLIENT_ID", ""),
+        help="or MB_OAUTH_CLIENT_ID; an id that starts with '-' is given as --client-id=ID",
+    )
     parser.add_argument("--broker-url", help="the app's token broker (no secret here)")
     parser.add_argument("--ca-bundle")
     parser.add_argument("--store", default="keyring", help="keyring, file:DIR or memory")
