@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import zoneinfo
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 from urllib.parse import urlsplit
 
 from . import credentials
@@ -31,14 +33,16 @@ class User:
 
     @classmethod
     def from_row(cls, row: Row) -> User:
-        return cls(
-            id=row["id"],
-            name=row["name"],
-            email=row["email"],
-            email_verified=bool(row["email_verified"]),
-            website=row["website"],
-            gender=row["gender"],
-            timezone=row["timezone"] or "UTC",
+        """The user of a row, kept: users are immutable values, so the same row gives the same
+        object (userinfo then finds its profile's bytes by that object's identity)."""
+        return _user(
+            row["id"],
+            row["name"],
+            row["email"],
+            bool(row["email_verified"]),
+            row["website"],
+            row["gender"],
+            row["timezone"] or "UTC",
         )
 
 
@@ -58,7 +62,22 @@ class Application:
 
     @classmethod
     def from_row(cls, row: Row) -> Application:
-        return cls(**{k: row[k] for k in cls.__dataclass_fields__})
+        """The application of a row, kept like `User.from_row`'s (the token endpoints read the
+        same few applications again and again); any changed column is another key."""
+        return _application(*(row[name] for name in _APPLICATION_COLUMNS))
+
+
+@functools.lru_cache(maxsize=1024)
+def _user(*values: Any) -> User:
+    return User(*values)
+
+
+_APPLICATION_COLUMNS = tuple(Application.__dataclass_fields__)
+
+
+@functools.lru_cache(maxsize=1024)
+def _application(*values: Any) -> Application:
+    return Application(*values)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 TOKEN_BYTES = 24  # 192 bits, 32 characters of base64url, like the real service
 SELECTOR_BYTES = 8
@@ -45,9 +45,9 @@ def new_selector(low: int | None = None) -> int:
     return selector
 
 
-@dataclass(frozen=True)
-class TokenKey:
-    """Where a presented code or token is stored and what its stored hash must be."""
+class TokenKey(NamedTuple):
+    """Where a presented code or token is stored and what its stored hash must be (a named
+    tuple: made on every token request, at a third of a frozen dataclass's cost)."""
 
     selector: int | None  # the row's id; None for a token of the earlier format
     digest: bytes  # SHA-256 of the verifier (of the whole token for the earlier format)

@@ -78,11 +78,13 @@ class _Lookup:
     rest: str = ""  # more conditions, with their own parameters
     by_selector: str = field(init=False)
     by_hash: str = field(init=False)
+    stored: str = field(init=False)  # the hash column's name in the row
 
     def __post_init__(self) -> None:
         legacy = f"{self.hash_column} = ? AND {self.id_column} < {credentials.LEGACY_IDS}"
         object.__setattr__(self, "by_selector", f"{self.select} {self.id_column} = ?{self.rest}")
         object.__setattr__(self, "by_hash", f"{self.select} {legacy}{self.rest}")
+        object.__setattr__(self, "stored", self.hash_column.rsplit(".", 1)[-1])
 
     def find(self, store: Store, token: str, *args: object) -> Row | None:
         key = credentials.token_key(token)
@@ -92,7 +94,7 @@ class _Lookup:
             row = store.one(self.by_hash, key.digest, *args)
         if row is None:
             return None
-        stored = row[self.hash_column.rsplit(".", 1)[-1]]
+        stored = row[self.stored]
         if stored is None or not credentials.same_digest(stored, key.digest):
             return None
         return row

@@ -20,23 +20,41 @@ MAX_QUERY = 8 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
 
 
+#: Where the hot paths (hotpath.py) put the server's state in the ASGI scope: a dict lookup,
+#: not three attribute lookups through Starlette's `State`.
+SERVER_STATE = "reference_server.state"
+
+
 def server(request: Request) -> ServerState:
     """The state `app.create_app` keeps on the application."""
-    state: ServerState = request.app.state.server
+    state: ServerState | None = request.scope.get(SERVER_STATE)
+    if state is None:
+        state = request.app.state.server
     return state
+
+
+def header(request: Request, name: bytes) -> str | None:
+    """The first value of a header, `name` in lower case: what `request.headers.get` gives,
+    read from the scope without building Starlette's `Headers` (ASGI names are lower case)."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            decoded: str = value.decode("latin-1")
+            return decoded
+    return None
 
 
 def peer(request: Request) -> str:
     """Who is guessing, as the guard counts it (the server has no proxy)."""
-    return guard.source(request.client.host if request.client else "unknown")
+    client = request.scope.get("client")  # (host, port), as `request.client` reads it
+    return guard.source(client[0] if client else "unknown")
 
 
 def authorization(request: Request) -> tuple[str, str] | None:
     """The Authorization header as (scheme in lower case, the rest); None without one."""
-    header = request.headers.get("authorization")
-    if not header:
+    found = header(request, b"authorization")
+    if not found:
         return None
-    scheme, _, value = header.partition(" ")
+    scheme, _, value = found.partition(" ")
     return scheme.lower(), value
 
 
@@ -101,13 +119,13 @@ def has_query(request: Request) -> bool:
 
 
 def is_form(request: Request) -> bool:
-    content_type = request.headers.get("content-type", "")
+    content_type = header(request, b"content-type") or ""
     return content_type.split(";", 1)[0].strip().lower() == FORM_TYPE
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
     """The request body, refused once it passes `limit` bytes (without reading the rest)."""
-    declared = request.headers.get("content-length")
+    declared = header(request, b"content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ParameterError("the Content-Length header is not a number")

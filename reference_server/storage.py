@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -129,13 +127,78 @@ Row = sqlite3.Row
 # then may its writes join the shared transaction of `Store.unit()`.
 group_commit: ContextVar[bool] = ContextVar("group_commit", default=False)
 # The shared transaction the current request's writes went into (one context per request).
-_joined: ContextVar[asyncio.Future[None] | None] = ContextVar("_joined", default=None)
+_joined: ContextVar[_Batch | None] = ContextVar("_joined", default=None)
+
+
+class _Batch:
+    """The requests of one shared transaction (`Store.unit`), waiting for its COMMIT.
+
+    Each request waits on a future of its own (a cancelled request cancels only its own wait),
+    which costs less than `asyncio.shield` around one shared future.
+    """
+
+    __slots__ = ("done", "error", "waiters")
+
+    def __init__(self) -> None:
+        self.waiters: list[asyncio.Future[None]] = []
+        self.done = False
+        self.error: BaseException | None = None
+
+    def end(self, error: BaseException | None) -> None:
+        self.done, self.error = True, error
+        for waiter in self.waiters:
+            if waiter.done():
+                continue  # its request was cancelled
+            if error is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(error)
+
+    async def wait(self) -> None:
+        if not self.done:
+            waiter = asyncio.get_running_loop().create_future()
+            self.waiters.append(waiter)
+            await waiter
+        elif self.error is not None:
+            raise self.error
 
 
 def _has_hex_keys(db: sqlite3.Connection) -> bool:
     """A database from before split tokens: codes and tokens keyed by their hex SHA-256."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(access_tokens)")}
     return bool(columns) and "id" not in columns
+
+
+class _Unit:
+    """The context of `Store.transaction()` and `Store.unit()` (a class, not a generator: it is
+    entered on every token request). Yields the connection; all or nothing."""
+
+    __slots__ = ("_joins", "_store")
+
+    def __init__(self, store: Store, *, may_join: bool) -> None:
+        self._store = store
+        self._joins = may_join  # a savepoint in the shared transaction, or one of its own
+
+    def __enter__(self) -> sqlite3.Connection:
+        store = self._store
+        if self._joins:
+            store._join_batch()
+            store.db.execute("SAVEPOINT unit")
+        else:
+            store.flush()
+            store.db.execute("BEGIN IMMEDIATE")
+        store._in_unit = True
+        return store.db
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        store = self._store
+        store._in_unit = False
+        if self._joins:
+            if kind is not None:
+                store.db.execute("ROLLBACK TO unit")
+            store.db.execute("RELEASE unit")
+        else:
+            store.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def _private_file(path: Path) -> None:
@@ -169,7 +232,7 @@ class Store:
         self.db.execute("PRAGMA mmap_size = 268435456")  # 256 MiB
         self._create_schema()
         self._checkpointer: Checkpointer | None = None
-        self._batch: asyncio.Future[None] | None = None  # the open shared transaction
+        self._batch: _Batch | None = None  # the open shared transaction
         self._in_unit = False
         self._group = background_checkpoints  # the serving processes commit in groups
         if background_checkpoints:
@@ -188,26 +251,14 @@ class Store:
             self._checkpointer.stop()
         self.db.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> _Unit:
         """BEGIN IMMEDIATE: take the write lock before reading what decides the write.
 
         Committed when the block ends; a shared transaction still open is committed first.
         """
-        self.flush()
-        self.db.execute("BEGIN IMMEDIATE")
-        self._in_unit = True
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        finally:
-            self._in_unit = False
-        self.db.execute("COMMIT")
+        return _Unit(self, may_join=False)
 
-    @contextmanager
-    def unit(self) -> Iterator[sqlite3.Connection]:
+    def unit(self) -> _Unit:
         """A unit of work of the token endpoints: all or nothing, like `transaction()`.
 
         Group commit: in a serving process, for a request whose handler awaits `settled()`
@@ -219,27 +270,16 @@ class Store:
         unit rolls back to its savepoint and leaves the others alone. Elsewhere (CLI, tests,
         other handlers) it is `transaction()`.
         """
-        if not (self._group and group_commit.get()):
-            with self.transaction() as db:
-                yield db
-            return
+        return _Unit(self, may_join=self._group and group_commit.get())
+
+    def _join_batch(self) -> None:
+        """Open the shared transaction if this turn of the loop has none; the request joins it."""
         if self._batch is None:
             loop = asyncio.get_running_loop()
             self.db.execute("BEGIN IMMEDIATE")
-            self._batch = loop.create_future()
+            self._batch = _Batch()
             loop.call_soon(self.flush)
         _joined.set(self._batch)
-        self.db.execute("SAVEPOINT unit")
-        self._in_unit = True
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK TO unit")
-            self.db.execute("RELEASE unit")
-            raise
-        finally:
-            self._in_unit = False
-        self.db.execute("RELEASE unit")
 
     def flush(self) -> None:
         """Commit the shared transaction of `unit()`, if one is open, and wake its requests."""
@@ -251,16 +291,16 @@ class Store:
         except sqlite3.Error as error:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
-            batch.set_exception(error)
+            batch.end(error)
             return
-        batch.set_result(None)
+        batch.end(None)
 
     async def settled(self) -> None:
         """Until what this request wrote in `unit()` is committed (at once if it is)."""
         batch = _joined.get()
         if batch is not None:
             _joined.set(None)
-            await asyncio.shield(batch)
+            await batch.wait()
 
     def one(self, sql: str, *args: object) -> Row | None:
         row: Row | None = self.db.execute(sql, args).fetchone()
