@@ -1,8 +1,9 @@
-"""The server's one SQLite file: schema, connection settings and data access.
+"""The server's one SQLite file: connection settings, units of work and data access.
 
-Only data access lives here; the rules of the spec live in `grants.py` and the endpoints.
-Every write that depends on a read runs inside `transaction()` (BEGIN IMMEDIATE), so two
-workers on the same file cannot both redeem one code or both revoke and refresh one grant.
+Only data access lives here (the tables are in schema.py); the rules of the spec live in
+`grants.py` and the endpoints. Every write that depends on a read runs inside `transaction()`
+(BEGIN IMMEDIATE), so two workers on the same file cannot both redeem one code or both revoke
+and refresh one grant.
 """
 
 from __future__ import annotations
@@ -15,111 +16,7 @@ from pathlib import Path
 
 from . import migrate
 from .checkpoint import Checkpointer
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    id             INTEGER PRIMARY KEY,
-    name           TEXT NOT NULL UNIQUE,
-    password_hash  TEXT NOT NULL,
-    email          TEXT,
-    email_verified INTEGER NOT NULL DEFAULT 0,
-    website        TEXT,
-    gender         TEXT,
-    timezone       TEXT NOT NULL DEFAULT 'UTC',
-    created_at     INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS applications (
-    id           INTEGER PRIMARY KEY,
-    client_id    TEXT NOT NULL UNIQUE,
-    secret_hash  TEXT NOT NULL,
-    owner_id     INTEGER NOT NULL REFERENCES users(id),
-    name         TEXT NOT NULL,
-    type         TEXT NOT NULL CHECK (type IN ('confidential', 'public')),
-    redirect_uri TEXT NOT NULL,
-    created_at   INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS applications_owner ON applications(owner_id);
--- One authorization of one application by one user: what a code exchange creates.
--- Codes and tokens are split tokens (credentials.py): `id` is the selector, time-ordered, so
--- inserts append; the *_hash columns hold the SHA-256 of the verifier, 32 bytes. Rows from
--- before split tokens (ids below credentials.LEGACY_IDS) hold the hash of the whole token and
--- are found through the *_legacy partial indexes, which hold them only.
-CREATE TABLE IF NOT EXISTS grants (
-    id             INTEGER PRIMARY KEY,  -- the refresh token's selector
-    application_id INTEGER NOT NULL REFERENCES applications(id),
-    user_id        INTEGER NOT NULL REFERENCES users(id),
-    scope          TEXT NOT NULL,
-    refresh_hash   BLOB,                 -- NULL for an online web application
-    created_at     INTEGER NOT NULL,
-    revoked_at     INTEGER
-);
-CREATE INDEX IF NOT EXISTS grants_user_app ON grants(user_id, application_id);
-CREATE UNIQUE INDEX IF NOT EXISTS grants_legacy ON grants(refresh_hash) WHERE id < 1099511627776;
-CREATE TABLE IF NOT EXISTS access_tokens (
-    id         INTEGER PRIMARY KEY,      -- the token's selector
-    token_hash BLOB NOT NULL,
-    grant_id   INTEGER NOT NULL REFERENCES grants(id),
-    scope      TEXT NOT NULL,
-    expires_at INTEGER NOT NULL,
-    revoked_at INTEGER
-);
-CREATE UNIQUE INDEX IF NOT EXISTS access_tokens_legacy ON access_tokens(token_hash)
-    WHERE id < 1099511627776;
--- Live tokens of a grant only: a refresh revokes the grant's previous token, and a grant
--- collects one more revoked token per refresh, forever. A full index on grant_id made each
--- refresh visit all of them (O(refreshes so far)); this one holds the live ones only.
-DROP INDEX IF EXISTS access_tokens_grant;
-CREATE INDEX IF NOT EXISTS access_tokens_live ON access_tokens(grant_id) WHERE revoked_at IS NULL;
-CREATE TABLE IF NOT EXISTS codes (
-    id              INTEGER PRIMARY KEY, -- the code's selector
-    code_hash       BLOB NOT NULL,
-    application_id  INTEGER NOT NULL REFERENCES applications(id),
-    user_id         INTEGER NOT NULL REFERENCES users(id),
-    scope           TEXT NOT NULL,
-    redirect_uri    TEXT NOT NULL,
-    challenge       TEXT,
-    challenge_method TEXT,
-    offline         INTEGER NOT NULL,    -- 1: the exchange yields a refresh token
-    expires_at      INTEGER NOT NULL,
-    grant_id        INTEGER,             -- set when redeemed
-    redeemed_at     INTEGER
-);
-CREATE UNIQUE INDEX IF NOT EXISTS codes_legacy ON codes(code_hash) WHERE id < 1099511627776;
-CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
--- Scope sets a user approved for a web application (approval_prompt=auto).
-CREATE TABLE IF NOT EXISTS consents (
-    user_id        INTEGER NOT NULL,
-    application_id INTEGER NOT NULL,
-    scope          TEXT NOT NULL,
-    granted_at     INTEGER NOT NULL,
-    PRIMARY KEY (user_id, application_id, scope)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sessions (
-    session_hash TEXT PRIMARY KEY,
-    user_id      INTEGER,
-    csrf         TEXT NOT NULL,
-    expires_at   INTEGER NOT NULL
-) WITHOUT ROWID;
--- Single-use tokens of consent forms, bound to a session and to one authorization request.
-CREATE TABLE IF NOT EXISTS form_tokens (
-    token_hash   TEXT PRIMARY KEY,
-    session_hash TEXT NOT NULL,
-    fingerprint  TEXT NOT NULL,
-    expires_at   INTEGER NOT NULL
-) WITHOUT ROWID;
--- Failed guesses per source address and name (guard.py): passwords, secrets, codes.
-DROP TABLE IF EXISTS auth_failures;
-CREATE TABLE IF NOT EXISTS throttle (
-    key           TEXT PRIMARY KEY,      -- "<address> <user:name or client_id>"
-    failures      INTEGER NOT NULL,
-    blocked_until INTEGER NOT NULL,      -- no further try before this time
-    last_at       INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS settings (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-) WITHOUT ROWID;
-"""
+from .schema import SCHEMA
 
 Row = sqlite3.Row
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from reference_server.app import DATABASE_NAME
-from reference_server.storage import SCHEMA
+from reference_server.schema import SCHEMA
 
 from .common import Pinning, group_cpu_seconds, log, median
 from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
