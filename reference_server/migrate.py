@@ -28,6 +28,16 @@ _COPIES = (
 )
 
 
+# Indexes that may exist on the tables being rebuilt; their names are the new tables' to take.
+_INDEXES_OF_THE_OLD_TABLES = (
+    "grants_user_app",
+    "access_tokens_live",
+    "access_tokens_by_grant",
+    "codes_user_app",
+    "codes_by_grant",
+)
+
+
 def to_split_tokens(db: sqlite3.Connection, schema: str) -> None:
     """Rebuild grants, access_tokens and codes in the new layout, in one transaction.
 
@@ -42,7 +52,7 @@ def to_split_tokens(db: sqlite3.Connection, schema: str) -> None:
         try:
             for table in ("grants", "access_tokens", "codes"):
                 db.execute(f"ALTER TABLE {table} RENAME TO {table}_hex")
-            for index in ("grants_user_app", "access_tokens_live", "codes_user_app"):
+            for index in _INDEXES_OF_THE_OLD_TABLES:
                 db.execute(f"DROP INDEX IF EXISTS {index}")
             for statement in _statements(schema):
                 db.execute(statement)

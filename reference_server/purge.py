@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .grants import ACCESS_TOKEN_LIFETIME, CODE_LIFETIME
@@ -27,100 +28,118 @@ GRACE = 3600
 DUE_KEY = "purge_due"
 CLOCK_OFFSET_KEY = "test_clock_offset"
 
-# table -> a query of up to ? keys to delete, given (now, limit)
-_SIMPLE = {
-    "sessions": "SELECT session_hash FROM sessions WHERE expires_at <= :now LIMIT :limit",
-    "form_tokens": "SELECT token_hash FROM form_tokens WHERE expires_at <= :now LIMIT :limit",
-    "throttle": "SELECT key FROM throttle WHERE blocked_until <= :now"
-    " AND last_at <= :now - 86400 LIMIT :limit",
-    "codes": "SELECT id FROM codes WHERE redeemed_at IS NULL AND expires_at <= :now LIMIT :limit",
+
+@dataclass(frozen=True)
+class _Kind:
+    """Rows of one table that have ended, by a condition over the table's own columns.
+
+    The condition is used twice: to find up to BATCH candidates with a plain read (writers go
+    on meanwhile), then again in the DELETE of each, inside a short write transaction, so that
+    a row that changed in between (a session renewed, a consent granted again) stays.
+    """
+
+    table: str
+    keys: tuple[str, ...]
+    ended: str
+
+    @property
+    def select(self) -> str:
+        return f"SELECT {', '.join(self.keys)} FROM {self.table} WHERE {self.ended} LIMIT :limit"  # noqa: S608
+
+    def key_test(self) -> str:
+        """The row of one candidate: its key columns against :k0, :k1 ..."""
+        names = ", ".join(self.keys)
+        return f"({names}) = ({', '.join(f':k{i}' for i in range(len(self.keys)))})"
+
+    @property
+    def delete(self) -> str:
+        return f"DELETE FROM {self.table} WHERE {self.key_test()} AND ({self.ended})"  # noqa: S608
+
+
+_KINDS = (
+    _Kind("sessions", ("session_hash",), "expires_at <= :now"),
+    _Kind("form_tokens", ("token_hash",), "expires_at <= :now"),
+    _Kind("throttle", ("key",), "blocked_until <= :now AND last_at <= :now - 86400"),
+    _Kind("codes", ("id",), "redeemed_at IS NULL AND expires_at <= :now"),
     # Ended tokens of a grant that holds a newer live one (a refresh replaced them): every
     # grant keeps at least one token; the grant's own end takes the rest.
-    "access_tokens": "SELECT id FROM access_tokens t WHERE (revoked_at <= :now - :grace"
-    " OR expires_at <= :now - :grace) AND EXISTS (SELECT 1 FROM access_tokens l"
-    " WHERE l.grant_id = t.grant_id AND l.revoked_at IS NULL AND l.id != t.id)"
-    " LIMIT :limit",
-}
-_KEYS = {
-    "sessions": "session_hash",
-    "form_tokens": "token_hash",
-    "throttle": "key",
-    "codes": "id",
-    "access_tokens": "id",
-}
-# Ended grants: revoked, or online (no refresh token) with every access token long expired.
-_DEAD_GRANTS = (
-    "SELECT id FROM grants WHERE revoked_at <= :now - :grace OR (refresh_hash IS NULL"
-    " AND created_at <= :now - :online AND NOT EXISTS (SELECT 1 FROM access_tokens t"
-    " WHERE t.grant_id = grants.id AND t.expires_at > :now - :grace)) LIMIT :limit"
+    _Kind(
+        "access_tokens",
+        ("id",),
+        "(revoked_at <= :now - :grace OR expires_at <= :now - :grace) AND EXISTS (SELECT 1"
+        " FROM access_tokens l WHERE l.grant_id = access_tokens.grant_id"
+        " AND l.revoked_at IS NULL AND l.id != access_tokens.id)",
+    ),
 )
-_ORPHAN_CONSENTS = (
-    "SELECT user_id, application_id, scope FROM consents c WHERE granted_at <= :now - :grace"
-    " AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.user_id = c.user_id"
-    " AND g.application_id = c.application_id AND g.scope = c.scope) LIMIT :limit"
+# Ended grants: revoked, or online (no refresh token) with every access token long expired.
+# A grant goes with its access tokens and its code (both found through their grant_id index).
+_DEAD_GRANTS = _Kind(
+    "grants",
+    ("id",),
+    "revoked_at <= :now - :grace OR (refresh_hash IS NULL AND created_at <= :now - :online"
+    " AND NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.grant_id = grants.id"
+    " AND t.expires_at > :now - :grace))",
+)
+_ORPHAN_CONSENTS = _Kind(
+    "consents",
+    ("user_id", "application_id", "scope"),
+    "granted_at <= :now - :grace AND NOT EXISTS (SELECT 1 FROM grants g"
+    " WHERE g.user_id = consents.user_id AND g.application_id = consents.application_id"
+    " AND g.scope = consents.scope)",
 )
 
 
 def purge_once(db: sqlite3.Connection, now: int) -> dict[str, int]:
     """One bounded round; the number of rows removed per table."""
-    removed: dict[str, int] = {}
     values = {
         "now": now,
         "grace": GRACE,
         "online": ACCESS_TOKEN_LIFETIME + GRACE,
         "limit": BATCH,
     }
-    for table, query in _SIMPLE.items():
-        removed[table] = _batches(db, query, values, _delete_keys(table, _KEYS[table]))
+    removed = {kind.table: _batches(db, kind, values, _delete_rows) for kind in _KINDS}
     removed["grants"] = _batches(db, _DEAD_GRANTS, values, _delete_grants)
-    removed["consents"] = _batches(db, _ORPHAN_CONSENTS, values, _delete_consents)
+    removed["consents"] = _batches(db, _ORPHAN_CONSENTS, values, _delete_rows)
     return removed
 
 
-Rows = list[sqlite3.Row]
-Delete = Callable[[sqlite3.Connection, Rows], int]
+Params = list[dict[str, object]]
+Delete = Callable[[sqlite3.Connection, "_Kind", Params], int]
 
 
-def _batches(db: sqlite3.Connection, query: str, values: dict[str, int], delete: Delete) -> int:
+def _batches(db: sqlite3.Connection, kind: _Kind, values: dict[str, int], delete: Delete) -> int:
+    """Up to MAX_BATCHES rounds of: find candidates (a read), delete the still-ended ones (a
+    write transaction of a few milliseconds: the lock is never held while a table is searched)."""
     total = 0
     for _ in range(MAX_BATCHES):
+        rows = db.execute(kind.select, values).fetchall()
+        if not rows:
+            break
+        params = [values | {f"k{i}": value for i, value in enumerate(row)} for row in rows]
         db.execute("BEGIN IMMEDIATE")
         try:
-            rows = db.execute(query, values).fetchall()
-            count = delete(db, rows) if rows else 0
+            total += delete(db, kind, params)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        total += count
         if len(rows) < BATCH:
             break
         time.sleep(0.005)  # let the serving processes write between batches
     return total
 
 
-def _delete_keys(table: str, key: str) -> Delete:
-    def delete(db: sqlite3.Connection, rows: Rows) -> int:
-        db.executemany(f"DELETE FROM {table} WHERE {key} = ?", [(r[0],) for r in rows])  # noqa: S608
-        return len(rows)
-
-    return delete
+def _delete_rows(db: sqlite3.Connection, kind: _Kind, params: Params) -> int:
+    return sum(db.execute(kind.delete, one).rowcount for one in params)
 
 
-def _delete_grants(db: sqlite3.Connection, rows: Rows) -> int:
-    ids = [(r[0],) for r in rows]
+def _delete_grants(db: sqlite3.Connection, kind: _Kind, params: Params) -> int:
+    still = f"SELECT id FROM grants WHERE {kind.key_test()} AND ({kind.ended})"  # noqa: S608
+    ids = [(row[0],) for one in params for row in db.execute(still, one)]
     db.executemany("DELETE FROM access_tokens WHERE grant_id = ?", ids)
     db.executemany("DELETE FROM codes WHERE grant_id = ?", ids)
     db.executemany("DELETE FROM grants WHERE id = ?", ids)
     return len(ids)
-
-
-def _delete_consents(db: sqlite3.Connection, rows: Rows) -> int:
-    db.executemany(
-        "DELETE FROM consents WHERE user_id = ? AND application_id = ? AND scope = ?",
-        [tuple(r) for r in rows],
-    )
-    return len(rows)
 
 
 def purge_time(db: sqlite3.Connection, test_clock: bool) -> int:

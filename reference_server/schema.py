@@ -53,11 +53,14 @@ CREATE TABLE IF NOT EXISTS access_tokens (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS access_tokens_legacy ON access_tokens(token_hash)
     WHERE id < 1099511627776;
--- Live tokens of a grant only: a refresh revokes the grant's previous token, and a grant
--- collects one more revoked token per refresh, forever. A full index on grant_id made each
--- refresh visit all of them (O(refreshes so far)); this one holds the live ones only.
+-- A grant's tokens, its live ones first (NULL sorts first): a refresh revokes the grant's
+-- previous token, and a grant collects one more revoked token per refresh, forever. An index
+-- on grant_id alone made each refresh visit all of them (O(refreshes so far)); with
+-- revoked_at in the key a refresh reads the live ones only, and the purge still finds every
+-- token of a dead grant (a partial index of the live ones made that a full scan per grant).
 DROP INDEX IF EXISTS access_tokens_grant;
-CREATE INDEX IF NOT EXISTS access_tokens_live ON access_tokens(grant_id) WHERE revoked_at IS NULL;
+DROP INDEX IF EXISTS access_tokens_live;
+CREATE INDEX IF NOT EXISTS access_tokens_by_grant ON access_tokens(grant_id, revoked_at);
 CREATE TABLE IF NOT EXISTS codes (
     id              INTEGER PRIMARY KEY, -- the code's selector
     code_hash       BLOB NOT NULL,
@@ -74,6 +77,8 @@ CREATE TABLE IF NOT EXISTS codes (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS codes_legacy ON codes(code_hash) WHERE id < 1099511627776;
 CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
+-- The code a grant came from, for the purge (a dead grant goes with its code).
+CREATE INDEX IF NOT EXISTS codes_by_grant ON codes(grant_id) WHERE grant_id IS NOT NULL;
 -- Scope sets a user approved for a web application (approval_prompt=auto).
 CREATE TABLE IF NOT EXISTS consents (
     user_id        INTEGER NOT NULL,
