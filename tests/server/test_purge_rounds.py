@@ -26,9 +26,8 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def _grant(store: Store, *, revoked: bool) -> int:
-    """An offline grant from an exchanged code, revoked or not; returns its id."""
-    name = f"user{store.one('SELECT COUNT(*) AS n FROM users')['n']}"  # type: ignore[index]
+def _grant(store: Store, name: str, *, revoked: bool) -> int:
+    """An offline grant of user `name` from an exchanged code, revoked or not; its id."""
     user = accounts.add_user(store, name, "a long enough password", NOW)
     app = accounts.add_application(
         store, user, f"app of {name}", "confidential", "https://example.org/cb", NOW
@@ -58,7 +57,7 @@ def _counts(store: Store, grant_id: int) -> tuple[int, int, int]:
 
 
 def test_a_dead_grant_goes_with_its_tokens_and_code_a_live_one_stays(store: Store) -> None:
-    dead, live = _grant(store, revoked=True), _grant(store, revoked=False)
+    dead, live = _grant(store, "gone", revoked=True), _grant(store, "stays", revoked=False)
     removed = purge.purge_once(store.db, LATER)
     assert removed["grants"] == 1
     assert _counts(store, dead) == (0, 0, 0)
@@ -66,7 +65,7 @@ def test_a_dead_grant_goes_with_its_tokens_and_code_a_live_one_stays(store: Stor
 
 
 def test_the_write_lock_is_held_only_for_deletes(store: Store) -> None:
-    _grant(store, revoked=True)
+    _grant(store, "gone", revoked=True)
     store.db.execute(
         "INSERT INTO sessions (session_hash, user_id, csrf, expires_at) VALUES ('s', NULL, 'c', 1)"
     )
