@@ -17,7 +17,7 @@ from client_kit.profiles import Profile
 from client_kit.refresh import RefreshEngine
 from client_kit.status import LoginStatus
 from client_kit.storage import StoreKey, TokenStore
-from client_kit.twostep import DEFAULT_TIMEOUT, BeginOptions, LoginSteps
+from client_kit.twostep import BeginOptions, CompleteOptions, LoginSteps
 from client_kit.ui import Console, UserInterface
 
 if TYPE_CHECKING:
@@ -153,27 +153,19 @@ class Session:
         self,
         request: AuthorizationRequest,
         code: str | None = None,
-        *,
-        redirected_url: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        fetch_user: bool = True,
+        **options: Unpack[CompleteOptions],
     ) -> TokenSet:
         """Step two: exchange the code, save the tokens, learn who logged in.
 
         Give the URL the browser was sent to (``redirected_url``; its ``state`` is checked),
         or the ``code`` the user pasted; with neither, wait for the loopback listener that
         ``begin_login`` started. A failure leaves stored tokens as they were.
+        The options are :class:`~client_kit.twostep.CompleteOptions`.
         """
         from client_kit.desktop import DesktopLogin
 
-        return self.steps.complete(
-            request,
-            code,
-            redirected_url=redirected_url,
-            timeout=timeout,
-            fetch_user=fetch_user,
-            emit=DesktopLogin(self.ui).emitter(),
-        )
+        emit = DesktopLogin(self.ui).emitter()
+        return self.steps.complete(request, code, emit=emit, **options)
 
     def cancel_login(self, request: AuthorizationRequest) -> None:
         """Stop the listener of a begun login (stored tokens are not touched)."""

@@ -55,6 +55,14 @@ class BeginOptions(TypedDict, total=False):
     pages: LoopbackPages | None
 
 
+class CompleteOptions(TypedDict, total=False):
+    """The keyword options of ``Session.complete_login`` (defaults: :meth:`LoginSteps.complete`)."""
+
+    redirected_url: str | None
+    timeout: float
+    fetch_user: bool
+
+
 class LoginSteps:
     """The begun logins of one session and their listeners."""
 
