@@ -3,12 +3,15 @@ visits every automatic driver must get through on the bundled server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from steps.consent import ConsentDriver, RedirectResult, ServicePage
+from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.manual import Console
+from steps.http import HttpLayer
 from steps.profile import Profile, load_profile
 from steps.service import Service
 from tests.suite.target import Target
@@ -46,6 +49,17 @@ def minimal_profile_at(tmp_path: Path) -> Profile:
 def driver_profile(target: Target, driver: str) -> Profile:
     profile = load_profile(target.profile_path)
     return replace(profile, consent=replace(profile.consent, driver=driver))
+
+
+@contextmanager
+def driving(profile: Profile) -> Iterator[tuple[Service, ConsentDriver]]:
+    """The service and the profile's consent driver, one HTTP layer for both; closed after."""
+    http = HttpLayer(profile.ca_file)
+    driver = make_driver(profile, http)
+    try:
+        yield Service(profile, http), driver
+    finally:
+        driver.close()
 
 
 def authorize_url(service: Service, profile: Profile, role: str, **extra: str) -> str:

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from steps.consent import RedirectResult, make_driver
+from steps.consent import RedirectResult
 from steps.consent.base import UnrecognisedPage
-from steps.http import HttpLayer
 from steps.outcomes import NotChecked
-from steps.service import Service, json_body
+from steps.service import json_body
 from tests.suite.consent_support import (
     authorize_url,
     driver_profile,
+    driving,
     exercise,
 )
 from tests.suite.target import Target
@@ -27,12 +27,8 @@ from tests.support.browser import required_chromium
 
 def test_the_form_driver_gets_through_login_and_consent(target: Target) -> None:
     profile = driver_profile(target, "form")
-    http = HttpLayer(profile.ca_file)
-    driver = make_driver(profile, http)
-    try:
-        exercise(driver, Service(profile, http), profile)
-    finally:
-        driver.close()
+    with driving(profile) as (service, driver):
+        exercise(driver, service, profile)
 
 
 @pytest.mark.parametrize("kind", ["form", pytest.param("browser", marks=pytest.mark.browser)])
@@ -42,19 +38,16 @@ def test_a_driver_revokes_on_the_users_page(
     if kind == "browser":
         monkeypatch.setenv("MB_OAUTH_CHROMIUM", required_chromium())
     profile = driver_profile(target, kind)
-    http = HttpLayer(profile.ca_file)
-    service = Service(profile, http)
-    driver = make_driver(profile, http)
     client = profile.client("installed")
-    outcome = driver.approve(
-        authorize_url(service, profile, "installed", scope="profile submit_isrc")
-    )
-    assert isinstance(outcome, RedirectResult) and outcome.code
-    tokens = json_body(service.exchange(client, outcome.code, client.redirect_uri)) or {}
-    assert service.refresh(client, tokens["refresh_token"]).status_code == 200
-    driver.revoke_manually(client.client_id, "profile submit_isrc")
-    assert service.refresh(client, tokens["refresh_token"]).status_code != 200
-    driver.close()
+    with driving(profile) as (service, driver):
+        outcome = driver.approve(
+            authorize_url(service, profile, "installed", scope="profile submit_isrc")
+        )
+        assert isinstance(outcome, RedirectResult) and outcome.code
+        tokens = json_body(service.exchange(client, outcome.code, client.redirect_uri)) or {}
+        assert service.refresh(client, tokens["refresh_token"]).status_code == 200
+        driver.revoke_manually(client.client_id, "profile submit_isrc")
+        assert service.refresh(client, tokens["refresh_token"]).status_code != 200
 
 
 def test_a_login_form_the_preset_does_not_know_is_a_setup_error(target: Target) -> None:
@@ -62,14 +55,10 @@ def test_a_login_form_the_preset_does_not_know_is_a_setup_error(target: Target) 
     profile = driver_profile(target, "form")
     form = {"login_form": "#sign-in"}
     profile = replace(profile, consent=replace(profile.consent, form=form))
-    http = HttpLayer(profile.ca_file)
-    driver = make_driver(profile, http)
-    try:
+    with driving(profile) as (service, driver):
         for visit in (driver.open, driver.approve, driver.deny):
             with pytest.raises(UnrecognisedPage, match="login form the preset does not recognise"):
-                visit(authorize_url(Service(profile, http), profile, "web"))
-    finally:
-        driver.close()
+                visit(authorize_url(service, profile, "web"))
     assert issubclass(UnrecognisedPage, NotChecked)
 
 
