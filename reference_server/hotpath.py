@@ -59,14 +59,14 @@ class HotPaths:
         self.table = table
         self.renderers = renderers
         self.settle = settle  # until the request's writes are committed (Store.settled)
-        self.server = app.state.server  # inbound.server finds it in the scope
+        self.server = app.state.server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[SERVER_STATE] = self.server  # every request's: inbound.server reads it there
         if scope["type"] == "http" and not scope.get("root_path"):
             handler = self.table.get((scope["path"], scope["method"]))
             if handler is not None:
                 scope["app"] = self.app
-                scope[SERVER_STATE] = self.server
                 request = Request(scope, receive, send)
                 group_commit.set(True)  # this task's context only: we settle before answering
                 try:
