@@ -1,6 +1,7 @@
 # The two commands of the README. Each bootstraps .venv by itself on a fresh machine.
+# Any Python 3.11 or newer (Debian 12's own /usr/bin/python3, 3.11.2, is the oldest CI proves).
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
@@ -17,6 +18,9 @@ venv: $(STAMP)
 
 # Reinstall only when the declared or pinned dependencies change.
 $(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "mb-oauth needs Python 3.11 or newer; $(PYTHON) is not: run make PYTHON=/path/to/python3.11 ..."; \
+	  exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'

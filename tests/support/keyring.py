@@ -1,9 +1,9 @@
 """A real Secret Service (dbus-daemon + gnome-keyring-daemon): skipped where it is missing,
 unless CI requires it (MB_OAUTH_REQUIRE_KEYRING=1). The keyring twin of ``browser.py``.
 
-``MB_OAUTH_GNOME_KEYRING`` names the daemon to run (default: the one on PATH), as
-``MB_OAUTH_CHROMIUM`` names the browser; pointing either at a missing file shows what a
-machine without it does.
+``MB_OAUTH_GNOME_KEYRING`` and ``MB_OAUTH_DBUS_DAEMON`` name the daemons to run (default: the
+ones on PATH), as ``MB_OAUTH_CHROMIUM`` names the browser; pointing one at a missing file shows
+what a machine without it does.
 """
 
 from __future__ import annotations
@@ -26,16 +26,20 @@ def unavailable(reason: str) -> NoReturn:
     raise AssertionError  # unreachable: skip raises
 
 
-def gnome_keyring_path() -> str | None:
-    configured = os.environ.get("MB_OAUTH_GNOME_KEYRING")
+def _program(variable: str, name: str) -> str | None:
+    configured = os.environ.get(variable)
     if configured:
         return configured if Path(configured).is_file() else None
-    return shutil.which("gnome-keyring-daemon")
+    return shutil.which(name)
+
+
+def gnome_keyring_path() -> str | None:
+    return _program("MB_OAUTH_GNOME_KEYRING", "gnome-keyring-daemon")
 
 
 def required_secret_service() -> tuple[str, str]:
     """Paths of dbus-daemon and gnome-keyring-daemon; skip or fail when either is absent."""
-    bus = shutil.which("dbus-daemon")
+    bus = _program("MB_OAUTH_DBUS_DAEMON", "dbus-daemon")
     daemon = gnome_keyring_path()
     found = {"dbus-daemon": bus, "gnome-keyring-daemon": daemon}
     missing = [name for name, path in found.items() if path is None]

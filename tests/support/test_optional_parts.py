@@ -24,6 +24,8 @@ USES = ("mark.browser", "mark.keyring", "tests.support.browser", "tests.support.
 ABSENT = {
     "MB_OAUTH_CHROMIUM": "/nonexistent/chromium",
     "MB_OAUTH_GNOME_KEYRING": "/nonexistent/gnome-keyring-daemon",
+    # A slim container has no dbus either: the message then names both daemons, on any machine.
+    "MB_OAUTH_DBUS_DAEMON": "/nonexistent/dbus-daemon",
 }
 
 
@@ -95,5 +97,5 @@ def test_where_ci_requires_them_a_missing_part_fails_instead() -> None:
     )
     assert run.returncode == 1, run.stdout[-3000:]
     assert "MB_OAUTH_REQUIRE_BROWSER=1 but the system Chromium is not installed" in run.stdout
-    assert "MB_OAUTH_REQUIRE_KEYRING=1 but gnome-keyring-daemon not installed" in run.stdout
+    assert "MB_OAUTH_REQUIRE_KEYRING=1 but dbus-daemon, gnome-keyring-daemon not installed" in run.stdout
     assert " skipped" not in run.stdout.splitlines()[-1]
