@@ -4,12 +4,29 @@ Feature: Authorization request
   browser back to the application with an authorization code or an error, or, when it cannot
   trust the application or its redirect URI, by telling the user on its own page.
 
-  @AUTHZ-RESPONSE-TYPE-CODE @CODE-IN-REDIRECT @spec
-  Scenario: An approved request sends the user back with an authorization code
-    Given a web application registered with the service
+  @AUTHZ-RESPONSE-TYPE-CODE @spec
+  Scenario Outline: An approved request of <application> sends the user back with an authorization code
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the user approves the request
     Then the application receives an authorization code
+
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
+
+  @CODE-IN-REDIRECT @spec
+  Scenario Outline: The code comes in the query of the redirect to <application>
+    Given <application> registered with the service
+    When the application asks for the "profile" scope
+    And the user approves the request
+    Then the code comes in the query of the redirect to the redirect URI
+
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
 
   @AUTHZ-STATE-ECHO @spec
   Scenario Outline: The state of the request comes back unchanged: <state>
@@ -17,8 +34,7 @@ Feature: Authorization request
     When the application asks for the "profile" scope
     And the request carries the state "<state>"
     And the user approves the request
-    Then the application receives an authorization code
-    And the redirect carries the state "<state>"
+    Then the redirect carries the state "<state>"
 
     Examples:
       | application              | state                          |
@@ -48,7 +64,7 @@ Feature: Authorization request
     And the request carries the state "rt-<response_type>"
     And the user opens the authorization page
     Then the application receives the error "unsupported_response_type"
-    And the redirect carries the state "rt-<response_type>"
+    And the error redirect carries the state "rt-<response_type>"
 
     Examples:
       | response_type |
@@ -68,6 +84,19 @@ Feature: Authorization request
       | profile nonsense   |
       | admin              |
       | profile,email      |
+
+  @AUTHZ-ERR-INVALID-REQUEST @rfc
+  Scenario Outline: A malformed request of a known application is sent back as an error: <problem>
+    Given a web application registered with the service
+    When the application asks for the "profile" scope
+    And the request carries <problem>
+    And the user opens the authorization page
+    Then the application receives the error "invalid_request"
+
+    Examples:
+      | problem                                      |
+      | a code challenge with the method "S512"      |
+      | an S256 code challenge that is 42 characters long |
 
   @AUTHZ-ERR-BAD-CLIENT @spec
   Scenario Outline: A request with <client> is refused on the service's own page

@@ -4,11 +4,17 @@ Feature: Code exchange
   web application with offline access, a refresh token.
 
   @TOKEN-CODE-EXCHANGE @spec
-  Scenario: A code is exchanged for an access token the service accepts
-    Given an authorization code issued to the web application
+  Scenario Outline: A code of the <kind> is exchanged for an access token the service accepts
+    Given an authorization code issued to the <kind>
     When the application exchanges the code
     Then the application receives an access token
-    And the access token gives access to the user's profile
+    And the access token is accepted by the service
+
+    Examples:
+      | kind                               |
+      | web application                    |
+      | web application for offline access |
+      | installed application              |
 
   @APP-TYPES @spec
   Scenario Outline: A <kind> application completes the authorization code flow
@@ -39,6 +45,17 @@ Feature: Code exchange
       | web application access             | profile       |
       | installed application access       | profile email |
 
+  @TOKEN-RESPONSE-ACCESS-TOKEN @spec
+  Scenario Outline: The refresh response is a JSON document with an access token: <kind>
+    Given the user has just granted the <kind> offline access to "profile email"
+    When the application refreshes the access token
+    Then the refresh answered a JSON document with the access token as a string
+
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
+
   @TOKEN-EXPIRES-IN-3600 @spec
   Scenario Outline: The access token of a code exchange lasts 3600 seconds: <grant>
     Given the user has granted the <grant> to "<scope>"
@@ -61,33 +78,46 @@ Feature: Code exchange
       | web application access             | profile       |
       | installed application access       | profile email |
 
+  @TOKEN-TYPE-BEARER @spec
+  Scenario Outline: The access token of a refresh is a bearer token: <kind>
+    Given the user has just granted the <kind> offline access to "profile email"
+    When the application refreshes the access token
+    Then the refresh said the token type is Bearer
+
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
+
   @TOKEN-REFRESH-OFFLINE @spec
   Scenario: A web application with offline access receives a refresh token
-    Given an authorization code issued to the web application for offline access
-    When the application exchanges the code
-    Then the application receives an access token
-    And the response carries a refresh token
+    Given a web application registered with the service
+    When the application asks for offline access to scopes the user has not approved before
+    And the request asks to always show the consent page
+    And the user approves the request
+    Then the application receives an authorization code
+    When the application exchanges the code for tokens
+    Then the response carries a refresh token
 
   @TOKEN-REFRESH-OFFLINE @spec
   Scenario: Offline access with the default approval prompt gives a refresh token on the first exchange
     Given a web application registered with the service
     When the application asks for offline access to scopes the user has not approved before
     And the user approves the request on the consent page
-    And the application exchanges the code
-    Then the application receives an access token
-    And the response carries a refresh token
+    Then the application receives an authorization code
+    When the application exchanges the code for tokens
+    Then the response carries a refresh token
 
   @TOKEN-NO-REFRESH-ONLINE @spec
   Scenario: An online web application receives no refresh token
     Given an authorization code issued to the web application
-    When the application exchanges the code
-    Then the application receives an access token
-    And the response carries no refresh token
+    When the application exchanges the code for tokens
+    Then the response carries no refresh token
 
   @TOKEN-CODE-SINGLE-USE @spec
   Scenario Outline: A code of the <kind> application is exchanged only once
     Given an authorization code issued to the <kind> application
-    When the application exchanges the code
+    When the application exchanges the code for tokens
     And the application exchanges the code again
     Then the exchange is refused
 
@@ -97,12 +127,17 @@ Feature: Code exchange
       | installed |
 
   @TOKEN-CODE-REPLAY-REVOKES @rfc
-  Scenario: Presenting a used code again revokes the tokens issued from it
-    Given an authorization code issued to the web application for offline access
-    When the application exchanges the code
+  Scenario Outline: Presenting a used code again revokes the tokens issued from it (<kind>)
+    Given an authorization code issued to the <kind>
+    When the application exchanges the code for tokens
     And the application exchanges the code again
     Then the access token from the first exchange no longer works
     And the refresh token from the first exchange no longer works
+
+    Examples:
+      | kind                                          |
+      | web application for offline access            |
+      | installed application                         |
 
   @TOKEN-REQUIRED-PARAMS @spec
   Scenario Outline: A code exchange without <field> is refused
@@ -159,7 +194,7 @@ Feature: Code exchange
   @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario: A used code is answered invalid_grant
     Given an authorization code issued to the web application
-    When the application exchanges the code
+    When the application exchanges the code for tokens
     And the application exchanges the code again
     Then the token endpoint answers 400 with the error "invalid_grant"
 
@@ -175,15 +210,21 @@ Feature: Code exchange
       | with a character added          |
 
   @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
-  Scenario Outline: The grant type "<grant_type>" is answered unsupported_grant_type
+  Scenario Outline: The grant type "<grant_type>", which some servers offer, is refused as unsupported or not for this client
     Given a web application registered with the service
     When the application asks for tokens with the grant type "<grant_type>"
-    Then the token endpoint answers 400 with the error "unsupported_grant_type"
+    Then the token endpoint answers 400 with the error "unsupported_grant_type" or "unauthorized_client"
 
     Examples:
       | grant_type         |
       | password           |
       | client_credentials |
+
+  @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
+  Scenario: A grant type no server offers is answered unsupported_grant_type
+    Given a web application registered with the service
+    When the application asks for tokens with the grant type "urn:example:no-such-grant"
+    Then the token endpoint answers 400 with the error "unsupported_grant_type"
 
   @TOKEN-REDIRECT-URI-REGISTERED @spec
   Scenario Outline: A code exchange with a redirect URI that is not exactly the registered one is refused: <change>
@@ -232,10 +273,15 @@ Feature: Code exchange
   @TOKEN-NO-STORE @rfc
   Scenario: Token responses are not to be cached
     Given an authorization code issued to the web application
-    When the application exchanges the code
-    Then the application receives an access token
-    And the token response forbids caching
+    When the application exchanges the code for tokens
+    Then the token response forbids caching
     When the application exchanges the code again
+    Then the token response forbids caching
+
+  @TOKEN-NO-STORE @rfc
+  Scenario: Refresh responses are not to be cached
+    Given the user has just granted the web application offline access to "profile email"
+    When the application refreshes the access token
     Then the token response forbids caching
 
   @TOKEN-NO-QUERY-PARAMS @rfc

@@ -4,12 +4,19 @@ Feature: Proof Key for Code Exchange
   exchanges the code. A code whose verifier does not agree is worthless to whoever stole it.
 
   @PKCE-OPTIONAL @spec
-  Scenario: A request without a challenge completes the flow
-    Given a web application registered with the service
+  Scenario Outline: A request of <application> without a challenge completes the flow
+    Given <application> registered with the service
     When the application asks for the "profile" scope
+    And the request carries no code challenge
     And the user approves the request
-    And the application exchanges the code
+    Then the application receives an authorization code
+    When the application exchanges the code
     Then the application receives an access token
+
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
 
   @PKCE-S256 @spec
   Scenario Outline: An S256 challenge is met by its verifier (<application>)
@@ -17,7 +24,8 @@ Feature: Proof Key for Code Exchange
     When the application asks for the "profile" scope
     And the request carries an S256 code challenge
     And the user approves the request
-    And the application exchanges the code with the matching code verifier
+    Then the application receives an authorization code
+    When the application exchanges the code with the matching code verifier
     Then the application receives an access token
 
     Examples:
@@ -26,22 +34,34 @@ Feature: Proof Key for Code Exchange
       | an installed application |
 
   @PKCE-PLAIN @spec
-  Scenario: A plain challenge is met by its verifier
-    Given a web application registered with the service
+  Scenario Outline: A plain challenge is met by its verifier (<application>)
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries a plain code challenge
     And the user approves the request
-    And the application exchanges the code with the matching code verifier
+    Then the application receives an authorization code
+    When the application exchanges the code with the matching code verifier
     Then the application receives an access token
 
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
+
   @PKCE-DEFAULT-PLAIN @spec
-  Scenario: A challenge without a method is a plain challenge
-    Given a web application registered with the service
+  Scenario Outline: A challenge without a method is a plain challenge (<application>)
+    Given <application> registered with the service
     When the application asks for the "profile" scope
     And the request carries a code challenge without a method
     And the user approves the request
-    And the application exchanges the code with the challenge as its code verifier
+    Then the application receives an authorization code
+    When the application exchanges the code with the challenge as its code verifier
     Then the application receives an access token
+
+    Examples:
+      | application              |
+      | a web application        |
+      | an installed application |
 
   @PKCE-VERIFIER-MISMATCH @VERSION-PKCE @spec
   Scenario Outline: A verifier that does not agree with the <method> challenge is rejected: <verifier> (<application>)
@@ -58,6 +78,7 @@ Feature: Proof Key for Code Exchange
       | a web application        | S256   | the challenge as its code verifier |
       | a web application        | plain  | a different code verifier          |
       | an installed application | S256   | a different code verifier          |
+      | an installed application | plain  | a different code verifier          |
 
   @PKCE-VERIFIER-MISSING @rfc
   Scenario: A code issued for a challenge is not exchanged without the verifier
@@ -72,6 +93,7 @@ Feature: Proof Key for Code Exchange
   Scenario: A verifier for a code issued without a challenge is rejected
     Given a web application registered with the service
     When the application asks for the "profile" scope
+    And the request carries no code challenge
     And the user approves the request
     And the application exchanges the code with a code verifier of its own
     Then the exchange is refused
@@ -82,7 +104,7 @@ Feature: Proof Key for Code Exchange
     When the application asks for the "profile" scope
     And the request carries a code challenge with the method "<method>"
     And the user opens the authorization page
-    Then the application receives the error "invalid_request"
+    Then the request is refused as "invalid_request"
 
     Examples:
       | method |
@@ -96,7 +118,7 @@ Feature: Proof Key for Code Exchange
     When the application asks for the "profile" scope
     And the request carries a <method> code challenge that is <shape>
     And the user opens the authorization page
-    Then the application receives the error "invalid_request"
+    Then the request is refused as "invalid_request"
 
     Examples:
       | method | shape                          |

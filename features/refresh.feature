@@ -4,49 +4,75 @@ Feature: Refresh
   Every scenario here changes its grant, so each starts from a grant of its own.
 
   @REFRESH-NEW-ACCESS-TOKEN @spec
-  Scenario: A refresh token yields a new access token
-    Given the user has just granted the web application offline access to "profile email"
+  Scenario Outline: A refresh token yields a new access token (<kind>)
+    Given the user has just granted the <kind> offline access to "profile email"
     When the application refreshes the access token
     Then the application receives a new access token
-    And the new access token gives access to the user's profile
+    And the new access token is accepted by the service
+
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
 
   @REFRESH-SAME-TOKEN @spec
-  Scenario: The refresh response carries the same refresh token
-    Given the user has just granted the web application offline access to "profile email"
+  Scenario Outline: The refresh response carries the same refresh token (<kind>)
+    Given the user has just granted the <kind> offline access to "profile email"
     When the application refreshes the access token
     Then the response carries the same refresh token
 
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
+
   @TOKEN-EXPIRES-IN-3600 @spec
-  Scenario: The access token of a refresh lasts 3600 seconds
-    Given the user has just granted the web application offline access to "profile email"
+  Scenario Outline: The access token of a refresh lasts 3600 seconds (<kind>)
+    Given the user has just granted the <kind> offline access to "profile email"
     When the application refreshes the access token
     Then the refresh said the access token lasts 3600 seconds
 
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
+
   @REFRESH-TOKEN-STAYS-VALID @spec
-  Scenario: A refresh token stays valid after use
-    Given the user has just granted the web application offline access to "profile email"
-    When the application refreshes the access token
-    And the application refreshes the access token again with the refresh token it sent first
+  Scenario Outline: A refresh token stays valid after use (<kind>)
+    Given the user has just granted the <kind> offline access to "profile email"
+    And the application has refreshed the access token
+    When the application refreshes the access token again with the refresh token it sent first
     Then the application receives a new access token
 
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
+
   @REFRESH-REQUIRED-PARAMS @spec
-  Scenario Outline: A refresh without <field> is refused
-    Given the user has just granted the web application offline access to "profile email"
+  Scenario Outline: A refresh of the <kind> without <field> is refused
+    Given the user has just granted the <kind> offline access to "profile email"
     When the application refreshes the access token without the <field> field
     Then the refresh is refused
 
     Examples:
-      | field         |
-      | grant_type    |
-      | refresh_token |
-      | client_id     |
-      | client_secret |
+      | kind                  | field         |
+      | web application       | grant_type    |
+      | web application       | refresh_token |
+      | web application       | client_id     |
+      | web application       | client_secret |
+      | installed application | client_secret |
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario: A refresh with the wrong client secret is refused
-    Given the user has just granted the web application offline access to "profile email"
+  Scenario Outline: A refresh of the <kind> with the wrong client secret is refused
+    Given the user has just granted the <kind> offline access to "profile email"
     When the application refreshes the access token with a wrong client secret
     Then the refresh is refused
+
+    Examples:
+      | kind                  |
+      | web application       |
+      | installed application |
 
   @TOKEN-TYPE-PARAM @spec
   Scenario: A refresh asking for a bearer token is accepted
@@ -75,6 +101,6 @@ Feature: Refresh
   @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario: A revoked refresh token is answered invalid_grant
     Given the user has just granted the installed application access to "profile rating"
-    When the application revokes the refresh token
-    And the application refreshes the access token
+    And the application has revoked the refresh token
+    When the application refreshes the access token
     Then the token endpoint answers 400 with the error "invalid_grant"

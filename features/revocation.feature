@@ -26,7 +26,7 @@ Feature: Revocation
   @REVOKE-ACCESS-KEEPS-REFRESH @spec
   Scenario Outline: Revoking the access token of <kind> revokes only that token
     Given the user has just granted the <kind> offline access to "profile rating"
-    When the application revokes the access token
+    And the application has revoked the access token
     Then the access token no longer works
     And the refresh token still yields new access tokens
 
@@ -36,16 +36,21 @@ Feature: Revocation
       | installed application  |
 
   @REVOKE-REFRESH-WHOLE-GRANT @spec
-  Scenario: Revoking the refresh token revokes the whole grant
-    Given the user has just granted the web application offline access to "profile rating"
-    When the application revokes the refresh token
+  Scenario Outline: Revoking the refresh token of <kind> revokes the whole grant
+    Given the user has just granted the <kind> offline access to "profile rating"
+    And the application has revoked the refresh token
     Then the refresh token no longer works
     And the access token no longer works
+
+    Examples:
+      | kind                   |
+      | web application        |
+      | installed application  |
 
   @REVOKE-ONLINE-WHOLE-GRANT @spec
   Scenario: Revoking the access token of an online application revokes the whole grant
     Given the user has just granted the web application access to "profile rating"
-    When the application revokes the access token
+    And the application has revoked the access token
     Then the access token no longer works
     And no refresh token of the grant works either
 
@@ -104,8 +109,8 @@ Feature: Revocation
   @REVOKE-MANUAL @spec @lasting
   Scenario: The user revokes the application on the website after its access token was revoked
     Given the user has just granted the installed application offline access to "profile collection"
-    When the application revokes the access token
-    And the user revokes the application's access on the website
+    And the application has revoked the access token
+    When the user revokes the application's access on the website
     Then the refresh token no longer works
 
   @INFO-REVOKE-HEADERS @info

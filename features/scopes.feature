@@ -16,15 +16,7 @@ Feature: Scopes
   Scenario: The email scope shows the user's email
     Given the user has granted the web application offline access to "profile email"
     When the application asks for the user's profile with the token in the Authorization header
-    Then the service returns the user's profile
-    And the user's email is included
-
-  @SCOPE-EMAIL-WITHHELD @spec
-  Scenario: Without the email scope the user's email is not shown
-    Given the user has granted the web application access to "profile"
-    When the application asks for the user's profile with the token in the Authorization header
-    Then the service returns the user's profile
-    And the user's email is not included
+    Then the user's email is included
 
   @SCOPE-PROFILE-WITHHELD @spec
   Scenario: Without the profile scope the user's profile is not shown

@@ -51,9 +51,10 @@ Feature: User information
     Then the user's email is not revealed
 
     Examples:
-      | way                 |
-      | in a form body      |
-      | in the query string |
+      | way                         |
+      | in the Authorization header |
+      | in a form body              |
+      | in the query string         |
 
   @USERINFO-ERR-NO-TOKEN @rfc
   Scenario: A request without a token is challenged

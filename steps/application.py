@@ -10,20 +10,22 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from steps.authorization import code_of
+from steps.authorization import code_of, code_rule
 from steps.clock import Clock
-from steps.consent.base import ConsentDriver, Outcome, RedirectResult
+from steps.consent.base import ConsentDriver, Outcome
 from steps.http import HttpLayer
+from steps.kinds import PremiseFailed, require
 from steps.observations import Observations
-from steps.outcomes import NotChecked
 from steps.profile import Client, Profile
 from steps.scene import AuthRequest, IssuedCode, Scene, TokenHistory
 from steps.service import Service, TokenSet
 from steps.token import refreshed, took_tokens
 
-#: Authorization errors that say nothing about the request's PKCE or redirect parameters: a
-#: scenario refused for one of these never reached the token endpoint it is about.
-UNRELATED_REFUSALS = ("invalid_scope", "access_denied", "server_error", "temporarily_unavailable")
+
+def refresh_rule(role: str) -> str:
+    """The rule that gives this kind of application a refresh token (named by a premise that
+    needs one and finds none)."""
+    return "TOKEN-REFRESH-INSTALLED" if role == "installed" else "TOKEN-REFRESH-OFFLINE"
 
 
 @dataclass
@@ -68,28 +70,35 @@ class Application:
     # --- the authorization page ------------------------------------------------------------
 
     def visit(self, request: AuthRequest, act: Callable[[str], Outcome]) -> IssuedCode | None:
-        """Send the user to the request's URL; `act` is what the driver does there."""
+        """Send the user to the request's URL; `act` is what the driver does there (kept, so a
+        check can send the user again: further samples, or a control request)."""
+        self.scene.request = request
+        self.scene.revisit = lambda again: act(self.service.authorize_url(again.params))
         outcome = act(self.service.authorize_url(request.params))
         self.scene.outcome = outcome
-        return code_of(request, outcome, self.observations)
+        return code_of(request, outcome, self.observations, self.http)
 
     # --- the token endpoint ----------------------------------------------------------------
 
     def issued(self, code: IssuedCode | None) -> IssuedCode:
-        """The code to exchange; without one, why (a refusal first means unchecked)."""
+        """The code to exchange (a premise: whether the visit brought one is judged by the
+        check that says so, and without one this scenario could not be checked)."""
         if code is None:
-            outcome = self.scene.outcome
-            if isinstance(outcome, RedirectResult) and outcome.error in UNRELATED_REFUSALS:
-                raise NotChecked(f"the authorization was refused first: error={outcome.error}")
-            raise AssertionError(f"no authorization code from an earlier step: {outcome}")
+            request = self.scene.request
+            client = request.client if request is not None else self.client
+            raise PremiseFailed(
+                f"no authorization code to exchange: the browser ended on {self.scene.outcome}",
+                see=code_rule(request, client),
+            )
         return code
 
     def exchange(self, code: IssuedCode | None, /, **overrides: str | None) -> httpx.Response:
         """Exchange the code (fields overridden as given); keep the tokens it issues."""
         issued = self.issued(code)
         self.scene.client = issued.client
+        fields = {"code_verifier": issued.verifier} | overrides  # as its client sends it
         response = self.keep(
-            self.service.exchange(issued.client, issued.code, issued.redirect_uri, overrides)
+            self.service.exchange(issued.client, issued.code, issued.redirect_uri, fields)
         )
         took_tokens(
             self.scene,
@@ -108,9 +117,11 @@ class Application:
         refreshed(self.scene, response, self.clock)
 
     def refresh_token(self) -> str:
-        """The grant's refresh token (the first one sent is remembered)."""
+        """The grant's refresh token (the first one sent is remembered): a premise."""
         tokens = self.scene.grant()
-        assert tokens.refresh_token, "the grant has no refresh token"
+        see = refresh_rule(tokens.client.role)
+        require(tokens.refresh_token, "the grant has no refresh token", see=see)
+        assert tokens.refresh_token is not None
         history = self.history
         history.first_refresh_token = history.first_refresh_token or tokens.refresh_token
         return tokens.refresh_token

@@ -1,20 +1,42 @@
 """Steps of the user at the authorization page and where the browser ended (features:
 authorization, consent, PKCE, desktop, scopes). A visit hands the code it brought to the
-steps after it as the fixture `code` (None when it brought none)."""
+steps after it as the fixture `code` (None when it brought none).
+
+The checks read the redirect strictly where their rule speaks of it (the `code` query
+parameter, `state` and `error` each once, the request's redirect URI). Where a check finds no
+answer of the kind its rule is about (no code at all, no error redirect), it asks whether the
+request's own variation is to blame: a control request without it (the plain request of the
+same application) that does lead to a code makes the failure this rule's; when the control
+fails too, the scenario could not be checked, naming the rule that covers the plain request.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from pytest_bdd import parsers, step, then
 
 from steps.application import Application
 from steps.approvals import Visits, visits_consent
+from steps.authorization import code_rule
 from steps.consent import ServicePage
-from steps.consent.base import RedirectResult
+from steps.consent.base import Outcome, RedirectResult
+from steps.controls import blame, code_owner
+from steps.kinds import PremiseFailed, check, premise
 from steps.outcomes import NotChecked
 from steps.probes import new_scope_set
+from steps.readers import LENIENCIES, lenient_note
+from steps.sampling import sample_count, samples, sampling_note
 from steps.scene import AuthRequest, IssuedCode, Scene
 
 FIRST_APPROVAL_TRIES = 5
+#: The rule that says each kind of authorization error is redirected to the application.
+ERROR_REDIRECT_RULES = {
+    "access_denied": "AUTHZ-ERR-ACCESS-DENIED",
+    "invalid_scope": "AUTHZ-ERR-INVALID-SCOPE",
+    "unsupported_response_type": "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
+    "invalid_request": "AUTHZ-ERR-INVALID-REQUEST",
+}
 
 
 @visits_consent(Visits.EACH)
@@ -24,22 +46,26 @@ FIRST_APPROVAL_TRIES = 5
     ),
     target_fixture="code",
 )
+@premise()
 def user_acts(application: Application, auth_request: AuthRequest, act: str) -> IssuedCode | None:
     """Approve (when the consent page asks), refuse on the consent page, or open the page and
     decide nothing."""
     driver = application.driver
     acts = {"approves": driver.approve, "denies": driver.deny, "opens": driver.open}
-    return application.visit(auth_request, acts[act.split()[0]])
+    application.scene.act = act.split()[0]
+    return application.visit(auth_request, acts[application.scene.act])
 
 
 @visits_consent(Visits.EACH)
 @step("the user approves the request on the consent page", target_fixture="code")
+@premise(see="TOKEN-REFRESH-OFFLINE")
 def user_approves_on_consent_page(
     application: Application, auth_request: AuthRequest
 ) -> IssuedCode | None:
     """Approve a scope set the user sees for the first time (spec 4.1: offline access is about
     the first code exchange for a user). A set approved before (on a long-lived deployment)
     is given up for another random one; the code issued without the page is left unused."""
+    application.scene.act = "approves"
     for _ in range(FIRST_APPROVAL_TRIES):
         code = application.visit(auth_request, application.driver.approve)
         outcome = application.scene.outcome
@@ -59,22 +85,56 @@ def _target_of(url: str) -> str:
 def _sent_to_request(redirect: RedirectResult, request: AuthRequest, what: str) -> None:
     """The redirect went to the request's redirect URI (query and fragment aside)."""
     expected = request.redirect_uri
-    if redirect.url and expected:
+    if redirect.url and expected and not redirect.oob:
         assert _target_of(redirect.url) == _target_of(expected), (
             f"the {what} went to {_target_of(redirect.url)}, not to {expected}"
         )
 
 
+def _has_code(outcome: Outcome | None) -> bool:
+    return isinstance(outcome, RedirectResult) and bool(outcome.code or outcome.fragment_code)
+
+
+def _blame(
+    application: Application, request: AuthRequest, failure: str, rules: tuple[str, ...]
+) -> None:
+    """Fail with `failure`, or, when control requests put it on another rule, could not be
+    checked (steps/controls.py)."""
+    blame(code_owner(application, request), rules, failure)
+
+
 @then("the application receives an authorization code")
-def receives_code(scene: Scene, auth_request: AuthRequest) -> None:
-    """Sent back to the request's redirect URI with a code."""
-    redirect = scene.redirect()
-    assert redirect.code, f"no code in the redirect: error={redirect.error!r}"
-    if not redirect.oob:
-        _sent_to_request(redirect, auth_request, "code")
+@check
+def receives_code(
+    application: Application, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
+) -> None:
+    """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
+    it rides is CODE-IN-REDIRECT's check)."""
+    outcome = application.scene.outcome
+    if not _has_code(outcome):
+        failure = f"no code: the browser ended on {outcome}"
+        _blame(application, auth_request, failure, scenario_rules)
+    assert isinstance(outcome, RedirectResult)
+    _sent_to_request(outcome, auth_request, "code")
+
+
+@then("the code comes in the query of the redirect to the redirect URI")
+@check
+def code_in_query(application: Application, auth_request: AuthRequest) -> None:
+    """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
+    to redirect_uri; a code in the fragment never reaches the application's server."""
+    outcome = application.scene.outcome
+    if not _has_code(outcome):
+        see = code_rule(auth_request, auth_request.client)
+        raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
+    assert isinstance(outcome, RedirectResult)
+    assert outcome.code, "the code came in the fragment, which the application's server never sees"
+    assert "code" not in outcome.repeated, "the query gives `code` more than once"
+    _sent_to_request(outcome, auth_request, "code")
 
 
 @then("the user is shown an authorization code to copy")
+@check
 def shown_code(scene: Scene) -> None:
     """Out of band: the service shows the code instead of redirecting."""
     redirect = scene.redirect()
@@ -84,30 +144,59 @@ def shown_code(scene: Scene) -> None:
     assert redirect.code, "the out-of-band page shows no code"
 
 
+def _state_of(redirect: RedirectResult, application: Application) -> str | None:
+    """The state as the application reads it: once, in the query; from the fragment only
+    where the code came there too (noted: CODE-IN-REDIRECT fails on that delivery)."""
+    assert "state" not in redirect.repeated, "the query gives `state` more than once"
+    if redirect.fragment_code:
+        what = "a code only in the redirect's fragment"
+        application.http.note(lenient_note(what, LENIENCIES[what]))
+        return redirect.fragment.get("state")
+    return redirect.state
+
+
 @then(parsers.parse('the redirect carries the state "{state}"'))
-def carries_state(scene: Scene, state: str) -> None:
-    """state round-trips unchanged."""
-    redirect = scene.redirect()
-    assert redirect.state == state, f"state came back as {redirect.state!r}, sent {state!r}"
+@check
+def carries_state(
+    application: Application,
+    auth_request: AuthRequest,
+    scenario_rules: tuple[str, ...],
+    state: str,
+) -> None:
+    """state round-trips unchanged, sampled (steps/sampling.py). Premise: the visit ends on a
+    success redirect; when it does not, a control without the state decides whether the state
+    is to blame."""
+    scene = application.scene
+    for outcome in _sampled(application, auth_request):
+        if not _has_code(outcome):
+            scene.outcome = outcome
+            failure = f"no success redirect: the browser ended on {outcome}"
+            _blame(application, auth_request, failure, scenario_rules)
+        assert isinstance(outcome, RedirectResult)
+        found = _state_of(outcome, application)
+        assert found == state, f"state came back as {found!r}, sent {state!r}"
 
 
 @then(parsers.parse('the application receives the error "{error}"'))
+@check
 def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
-    """An error redirect to the application."""
+    """An error redirect to the application: `error` once in the query, and no code."""
     redirect = scene.redirect()
-    assert not redirect.code, "a code was issued"
+    assert not (redirect.code or redirect.fragment_code), "a code was issued"
+    assert "error" not in redirect.repeated, "the query gives `error` more than once"
     assert redirect.error == error, f"error={redirect.error!r}, expected {error!r}"
     _sent_to_request(redirect, auth_request, "error")
 
 
 @then(parsers.parse('the request is refused as "{error}"'))
+@check
 def refused_as(scene: Scene, error: str) -> None:
     """Refused with that error, by an error redirect or on the service's own page: how the
     error reaches the user is the business of the rules about error delivery (7.1), not of
     the rule that uses this step."""
     outcome = scene.outcome
     if isinstance(outcome, RedirectResult):
-        assert not outcome.code, "a code was issued"
+        assert not (outcome.code or outcome.fragment_code), "a code was issued"
         assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
         return
     assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
@@ -117,19 +206,49 @@ def refused_as(scene: Scene, error: str) -> None:
 
 
 @then(parsers.parse('the error redirect carries the state "{state}"'))
-def error_carries_state(scene: Scene, state: str) -> None:
-    """Spec 4.1: a failure redirect carries `error` and the `state` that was sent. Which error
-    the service names is another rule's business; without an error redirect at all there is
-    no state to check (the rule about that kind of error says so)."""
-    outcome = scene.outcome
-    if not (isinstance(outcome, RedirectResult) and outcome.error):
-        raise NotChecked(f"the service sent no error redirect to check the state of: {outcome}")
-    assert outcome.state == state, (
-        f"state came back as {outcome.state!r} with error={outcome.error!r}, sent {state!r}"
-    )
+@check
+def error_carries_state(application: Application, auth_request: AuthRequest, state: str) -> None:
+    """Spec 4.1: a failure redirect carries `error` and the `state` that was sent, sampled.
+    Which error the service names is another rule's business; without an error redirect at all
+    there is no state to check (the rule about redirecting that kind of error judges it)."""
+    for outcome in _sampled(application, auth_request):
+        if not (isinstance(outcome, RedirectResult) and outcome.error):
+            kind = expected_error(auth_request, application.scene.act)
+            raise PremiseFailed(
+                f"no error redirect to check the state of: {outcome}",
+                see=ERROR_REDIRECT_RULES[kind],
+            )
+        found = _state_of(outcome, application)
+        assert found == state, (
+            f"state came back as {found!r} with error={outcome.error!r}, sent {state!r}"
+        )
+
+
+def expected_error(request: AuthRequest, act: str) -> str:
+    """The error a request of this shape (and the user's act) is refused with."""
+    params = request.params
+    if act == "denies":
+        return "access_denied"
+    if params.get("response_type") != "code":
+        return "unsupported_response_type"
+    if params.get("code_challenge") or params.get("code_challenge_method"):
+        return "invalid_request"
+    return "invalid_scope"
+
+
+def _sampled(application: Application, request: AuthRequest) -> Iterator[Outcome]:
+    """The visit's outcome and further samples of it (noted for the report); lazily, so a
+    failing sample ends the check."""
+    scene = application.scene
+    count = sample_count(application.driver.visits_are_cheap)
+    application.http.note(sampling_note(count))
+    assert scene.outcome is not None and scene.revisit is not None, "no visit to sample"
+    revisit = scene.revisit
+    return samples(scene.outcome, lambda: revisit(request), count)
 
 
 @then("the service shows an error page without sending the user back")
+@check
 def error_page(scene: Scene) -> None:
     """No redirect at all: the service cannot trust the redirect URI."""
     outcome = scene.outcome
@@ -139,13 +258,14 @@ def error_page(scene: Scene) -> None:
 
 
 @then("no authorization code is issued")
+@check
 def no_code(scene: Scene) -> None:
-    """Whatever happened, no code came out."""
-    outcome = scene.outcome
-    assert not (isinstance(outcome, RedirectResult) and outcome.code), "a code was issued"
+    """Whatever happened, no code came out (in the query or the fragment)."""
+    assert not _has_code(scene.outcome), "a code was issued"
 
 
 @then("the consent page is shown")
+@check
 def consent_shown(scene: Scene) -> None:
     """The user is asked."""
     outcome = scene.outcome
@@ -155,6 +275,7 @@ def consent_shown(scene: Scene) -> None:
 
 
 @then("the consent page is not shown")
+@check
 def consent_not_shown(scene: Scene) -> None:
     """The user is not asked again."""
     outcome = scene.outcome

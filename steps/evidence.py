@@ -137,6 +137,13 @@ class Exchange:
     response_headers: list[tuple[str, str]] = field(default_factory=list)
     response_body: str = ""
     error: str | None = None
+    #: How the suite read the answer where it was lenient (steps/readers.py), for the reports.
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Add a note once."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     def learn(self, secrets: Secrets) -> None:
         """Remember the secret values of this exchange (by field name), so that they are
@@ -164,6 +171,8 @@ class Exchange:
         }
         if self.error:
             response["error"] = self.error
+        if self.notes:
+            response["notes"] = list(self.notes)
         return {"request": request, "response": response}
 
 

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 from pytest_bdd import parsers, when
 
 from steps.application import Application
+from steps.authorization import exchange_rule
+from steps.kinds import premise
 from steps.pkce import new_verifier
 from steps.probes import (
     NEAR_MISSES,
@@ -17,6 +19,7 @@ from steps.probes import (
     near_miss,
     wrong_secret,
 )
+from steps.readers import require_granted
 from steps.scene import IssuedCode
 from steps.token import issued_tokens
 
@@ -27,10 +30,23 @@ WRONG_SECRETS = r"(?P<how>a wrong client secret|an empty client secret|its clien
 PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code verifier)"
 
 
-@when(parsers.re(r"the application exchanges the code(?: again)?"))
-def exchange(application: Application, code: IssuedCode | None) -> None:
-    """The plain exchange (also for the second, replayed one)."""
+@when(parsers.re(r"the application exchanges the code(?P<again> again)?$"))
+@premise()
+def exchange(application: Application, code: IssuedCode | None, again: str | None) -> None:
+    """The plain exchange; a second one replays the code (TOKEN-CODE-SINGLE-USE refuses it)."""
     application.exchange(code)
+    if again:
+        application.scene.refusal_rule = "TOKEN-CODE-SINGLE-USE"
+
+
+@when("the application exchanges the code for tokens")
+@premise()
+def exchange_for_tokens(application: Application, code: IssuedCode | None) -> None:
+    """An exchange that must give tokens for the scenario to go on (read leniently)."""
+    issued = application.issued(code)
+    response = application.exchange(issued)
+    see = exchange_rule(application.scene.request, issued.client)
+    require_granted(response, "the code exchange", see=see)
 
 
 @when(
@@ -38,20 +54,23 @@ def exchange(application: Application, code: IssuedCode | None) -> None:
         r"the application exchanges the code without (?:a code verifier|the (?P<field>\w+) field)"
     )
 )
+@premise()
 def exchange_without(application: Application, code: IssuedCode | None, field: str | None) -> None:
     """An exchange missing one field (or, with PKCE, missing its verifier)."""
-    overrides: dict[str, str | None] = {field: None} if field else {}
-    application.exchange(code, **overrides)
+    application.exchange(code, **{field or "code_verifier": None})
 
 
 @when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
+@premise()
 def exchange_wrong_secret(application: Application, code: IssuedCode | None, how: str) -> None:
     """Client authentication fails, also for a secret that shares all but its end."""
     secret = wrong_secret(application.issued(code).client, how)
     application.exchange(code, client_secret=secret)
+    application.scene.refusal_rule = "AUTH-TOKEN-CLIENT-SECRET"
 
 
 @when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
+@premise()
 def exchange_near_code(application: Application, code: IssuedCode | None, how: str) -> None:
     """A code that only resembles the issued one."""
     application.exchange(code, code=near_miss(application.issued(code).code, how))
@@ -62,6 +81,7 @@ def exchange_near_code(application: Application, code: IssuedCode | None, how: s
         "the application exchanges the code with the registered redirect URI changed {change}"
     )
 )
+@premise()
 def exchange_changed_uri(application: Application, code: IssuedCode | None, change: str) -> None:
     """An exchange naming a redirect URI that is not exactly the registered one."""
     uri = change_uri(application.issued(code).client.redirect_uri, change)
@@ -69,6 +89,7 @@ def exchange_changed_uri(application: Application, code: IssuedCode | None, chan
 
 
 @when(parsers.parse('the application exchanges the code with the token type "{token_type}"'))
+@premise()
 def exchange_token_type(application: Application, code: IssuedCode | None, token_type: str) -> None:
     """token_type on the exchange (only bearer allowed)."""
     response = application.exchange(code, token_type=token_type)
@@ -77,12 +98,14 @@ def exchange_token_type(application: Application, code: IssuedCode | None, token
 
 
 @when(parsers.parse('the application exchanges the code with the redirect URI "{uri}"'))
+@premise()
 def exchange_other_uri(application: Application, code: IssuedCode | None, uri: str) -> None:
     """An exchange naming an unregistered redirect URI."""
     application.exchange(code, redirect_uri=uri)
 
 
 @when("the application exchanges the code with another redirect URI it may use")
+@premise()
 def exchange_other_valid_uri(application: Application, code: IssuedCode | None) -> None:
     """Another URI the application may use than the code was issued for: a further registered
     one where the profile names one, else its loopback URI on another port (spec 4.1)."""
@@ -98,6 +121,7 @@ def exchange_other_valid_uri(application: Application, code: IssuedCode | None) 
 
 
 @when(parsers.re(r"the application exchanges the code with " + PKCE_VALUES))
+@premise()
 def exchange_pkce_value(application: Application, code: IssuedCode | None, which: str) -> None:
     """PKCE done right (the verifier), or the challenge itself sent as the verifier: right
     for plain, wrong for S256."""
@@ -108,6 +132,7 @@ def exchange_pkce_value(application: Application, code: IssuedCode | None, which
 
 
 @when("the application exchanges the code with a different code verifier")
+@premise()
 def exchange_other_verifier(application: Application, code: IssuedCode | None) -> None:
     """A verifier that does not agree with the challenge."""
     response = application.exchange(code, code_verifier=new_verifier())
@@ -115,12 +140,14 @@ def exchange_other_verifier(application: Application, code: IssuedCode | None) -
 
 
 @when("the application exchanges the code with a code verifier of its own")
+@premise()
 def exchange_unasked_verifier(application: Application, code: IssuedCode | None) -> None:
     """A verifier for a code issued without a challenge (PKCE downgrade)."""
     application.exchange(code, code_verifier=new_verifier())
 
 
 @when("the application exchanges the code with all parameters in the URL query string")
+@premise()
 def exchange_in_query(application: Application, code: IssuedCode | None) -> None:
     """Credentials in the URL, which RFC 6749 forbids."""
     issued = application.issued(code)
@@ -131,19 +158,25 @@ def exchange_in_query(application: Application, code: IssuedCode | None) -> None
         "client_secret": issued.client.client_secret,
         "redirect_uri": issued.redirect_uri,
     }
+    if issued.verifier:
+        fields["code_verifier"] = issued.verifier
     application.keep(application.service.token_request(fields, in_query=True))
 
 
 @when("another web application exchanges the code with its own credentials")
+@premise()
 def exchange_by_other(application: Application, code: IssuedCode | None) -> None:
     """A code stolen by another registered application."""
     issued = application.issued(code)
     other = application.profile.client("other_web")
-    # all but the client is right
-    application.keep(application.service.exchange(other, issued.code, issued.redirect_uri))
+    verifier = {"code_verifier": issued.verifier}  # all but the client is right
+    application.keep(
+        application.service.exchange(other, issued.code, issued.redirect_uri, verifier)
+    )
 
 
 @when("the application exchanges a code the service never issued")
+@premise()
 def exchange_unknown_code(application: Application) -> None:
     """A made-up code."""
     client = application.client
@@ -151,13 +184,16 @@ def exchange_unknown_code(application: Application) -> None:
 
 
 @when("the application asks for tokens with an authorization code grant that has no code")
+@premise()
 def exchange_no_code(application: Application) -> None:
     """A request missing a required parameter."""
     client = application.client
     application.keep(application.service.exchange(client, "", client.redirect_uri, {"code": None}))
+    application.scene.refusal_rule = "TOKEN-REQUIRED-PARAMS"
 
 
 @when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))
+@premise()
 def other_grant_type(application: Application, grant_type: str) -> None:
     """A grant type the service does not offer."""
     client, profile = application.client, application.profile

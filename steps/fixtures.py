@@ -17,6 +17,7 @@ from steps.isolation import isolation
 from steps.observations import Observations
 from steps.profile import Client, Profile
 from steps.scene import AuthRequest, IssuedCode, Scene
+from steps.selection import META_KEY
 from steps.service import Service, TokenSet
 from steps.suite import SuiteState, suite_state
 
@@ -91,6 +92,13 @@ def authorizer(
 def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) -> GrantCache:
     """Grants shared by reader scenarios (steps/isolation.py)."""
     return GrantCache(authorizer, clock, isolation(pytestconfig))
+
+
+@pytest.fixture
+def scenario_rules(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The rules the running scenario is tagged with (a check fails only for its own)."""
+    meta = request.node.stash.get(META_KEY, None)
+    return meta.rules if meta is not None else ()
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pytest_bdd import then
 
 from steps.consent import ConsentDriver, ServicePage
 from steps.http import HttpLayer
+from steps.kinds import check, require
 from steps.profile import Profile
 from steps.scene import AuthRequest, Scene
 from steps.service import Service
@@ -29,17 +30,28 @@ def forbids_framing(headers: dict[str, str]) -> bool:
     )
 
 
+def framing_headers(headers: dict[str, str]) -> dict[str, str]:
+    """Only the headers that speak of framing (never cookies: the message goes in reports)."""
+    wanted = ("x-frame-options", "content-security-policy")
+    return {k: v for k, v in headers.items() if k.lower() in wanted}
+
+
 @then("the consent page forbids framing")
+@check
 def consent_page_unframeable(scene: Scene, driver: ConsentDriver) -> None:
     """Clickjacking protection on the page where the user decides."""
     if not driver.observes_pages:
         pytest.skip(f"the {driver.name} driver cannot read page headers")
     outcome = scene.outcome
+    shown = isinstance(outcome, ServicePage) and outcome.consent
+    require(shown, f"no consent page to judge: {outcome}", see="AUTHZ-APPROVAL-FORCE")
     assert isinstance(outcome, ServicePage)
-    assert forbids_framing(dict(outcome.headers)), f"framing allowed: {dict(outcome.headers)}"
+    headers = dict(outcome.headers)
+    assert forbids_framing(headers), f"framing allowed: {framing_headers(headers)}"
 
 
 @then("the page a logged-out user sees forbids framing")
+@check
 def landing_page_unframeable(
     auth_request: AuthRequest, service: Service, http: HttpLayer, profile: Profile
 ) -> None:
@@ -53,4 +65,5 @@ def landing_page_unframeable(
         url = str(response.url.join(location))
         if urlsplit(url).netloc != urlsplit(profile.base_url).netloc:
             pytest.fail(f"a logged-out user was sent off the service to {url}")
-    assert forbids_framing(dict(response.headers)), f"framing allowed on {url}"
+    headers = dict(response.headers)
+    assert forbids_framing(headers), f"framing allowed on {url}: {framing_headers(headers)}"

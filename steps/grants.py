@@ -9,20 +9,21 @@ own from the Authorizer (steps/isolation.py says which are which, and why that s
 
 from __future__ import annotations
 
+from steps.authorization import client_request, code_rule, redirect_code
 from steps.clock import Clock
-from steps.consent.base import ConsentDriver, RedirectResult
+from steps.consent.base import ConsentDriver
 from steps.isolation import Isolation
+from steps.kinds import PremiseFailed
 from steps.observations import Observations
-from steps.outcomes import CASCADE, NotChecked
+from steps.outcomes import CASCADE
 from steps.profile import Profile
+from steps.readers import granted
 from steps.scene import IssuedCode
-from steps.service import Service, TokenSet, json_body
+from steps.service import Service, TokenSet
 
 RENEW_MARGIN = 60.0
-
-
-class SetupFailure(NotChecked):
-    """A scenario could not get the code or grant it starts from."""
+#: The rule that says a code of each kind of application is exchanged for tokens.
+EXCHANGE_RULES = {"installed": "APP-TYPES"}
 
 
 class Authorizer:
@@ -43,35 +44,44 @@ class Authorizer:
         self.observations = observations
 
     def code(self, role: str, scope: str, *, offline: bool = False) -> IssuedCode:
-        """A fresh code; an offline web request forces the consent page (first exchange)."""
+        """A fresh code; an offline web request forces the consent page (first exchange). A
+        premise: without a code the scenario could not be checked, naming the rule that says
+        such a request leads to one."""
         client = self.profile.client(role)
-        params = self.service.authorize_params(client, scope)
+        request = client_request(self.service, client, scope)
         if offline and role != "installed":
-            params |= {"access_type": "offline", "approval_prompt": "force"}
-        outcome = self.driver.approve(self.service.authorize_url(params))
-        if not isinstance(outcome, RedirectResult) or not outcome.code:
-            raise SetupFailure(f"no authorization code for {role} ({scope}): {outcome}")
-        self.observations.token_format("code", outcome.code)
-        return IssuedCode(client, outcome.code, client.redirect_uri)
+            request.params |= {"access_type": "offline", "approval_prompt": "force"}
+        outcome = self.driver.approve(self.service.authorize_url(request.params))
+        code = redirect_code(outcome, self.service.http)
+        if not code:
+            see = code_rule(request, client)
+            raise PremiseFailed(f"no authorization code for {role} ({scope}): {outcome}", see=see)
+        self.observations.token_format("code", code)
+        return IssuedCode(client, code, client.redirect_uri, request.verifier, request.challenge)
 
     def grant(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
-        """A fresh grant: a code exchanged for tokens."""
+        """A fresh grant: a code exchanged for tokens, read as a client library reads them."""
         issued = self.code(role, scope, offline=offline)
-        response = self.service.exchange(issued.client, issued.code, issued.redirect_uri)
-        body = json_body(response)
-        if response.status_code != 200 or not body or "access_token" not in body:
-            raise SetupFailure(f"code exchange for {role} failed: {response.status_code}")
-        self.observations.token_response(body)
+        response = self.service.exchange(
+            issued.client, issued.code, issued.redirect_uri, {"code_verifier": issued.verifier}
+        )
+        answer = granted(response)
+        if answer is None:
+            see = EXCHANGE_RULES.get(role, "TOKEN-CODE-EXCHANGE")
+            what = f"the code exchange for {role} answered {response.status_code} without tokens"
+            raise PremiseFailed(what, see=see)
+        self.observations.token_response(answer.fields)
         return TokenSet(
             client=issued.client,
             scope=scope,
-            access_token=body["access_token"],
-            refresh_token=body.get("refresh_token"),
-            response=body,
+            access_token=str(answer.access_token),
+            refresh_token=answer.refresh_token,
+            response=answer.fields,
             content_type=response.headers.get("content-type", ""),
             issued_at=self.clock.now(),
             code=issued.code,
             exchange=self.service.http.exchanges[-1] if self.service.http.exchanges else None,
+            answer=response,
         )
 
 

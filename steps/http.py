@@ -23,6 +23,7 @@ import httpx
 
 from client_kit.redaction import Secrets
 from steps.evidence import SCRUB_MIN_LENGTH, Exchange
+from steps.readers import EXCHANGE_KEY
 from steps.throttle import (
     DEFAULT_FAILURES_PER_MINUTE,
     FailureBudget,
@@ -70,6 +71,8 @@ class HttpLayer:
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
         self.secrets = Secrets(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
+        #: How the scenario read answers where it was lenient (steps/readers.py).
+        self.notes: list[str] = []
         self.api = self.new_client()
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
@@ -133,6 +136,7 @@ class HttpLayer:
             raise
         response.read()
         exchange.status = response.status_code
+        response.extensions[EXCHANGE_KEY] = exchange  # readers note how they read it
         exchange.response_headers = list(response.headers.items())
         exchange.response_body = response.text
         return response
@@ -155,6 +159,19 @@ class HttpLayer:
     def begin(self) -> None:
         """Start a scenario's evidence."""
         self.exchanges = []
+        self.notes = []
+
+    def note(self, text: str) -> None:
+        """Note how the scenario read something leniently that no exchange of it shows."""
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def scenario_notes(self) -> list[str]:
+        """The scenario's notes, its exchanges' included, each once."""
+        found = list(self.notes)
+        for exchange in self.exchanges:
+            found += [n for n in exchange.notes if n not in found]
+        return found
 
     def evidence(self) -> list[dict[str, Any]]:
         """The scenario's exchanges, redacted."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pytest_bdd import then
 
+from steps.kinds import check
 from steps.observations import SPEC_TOKEN_FIELDS, Observations
+from steps.readers import json_body
 from steps.scene import Scene
-from steps.service import json_body
 
 
 def _grant(scene: Scene) -> dict[str, object]:
@@ -16,6 +17,7 @@ def _grant(scene: Scene) -> dict[str, object]:
 
 
 @then("the length and alphabet of its code and tokens are recorded")
+@check
 def token_formats(scene: Scene, observations: Observations) -> None:
     """Formats of the grant's code and tokens."""
     assert scene.tokens is not None
@@ -26,6 +28,7 @@ def token_formats(scene: Scene, observations: Observations) -> None:
 
 
 @then("the spelling of its token type is recorded")
+@check
 def token_type_case(scene: Scene, observations: Observations) -> None:
     """token_type exactly as sent."""
     value = _grant(scene).get("token_type")
@@ -34,6 +37,7 @@ def token_type_case(scene: Scene, observations: Observations) -> None:
 
 
 @then("the fields of its token response beyond the spec's are recorded")
+@check
 def extra_fields(scene: Scene, observations: Observations) -> None:
     """Fields such as scope."""
     observations.record(
@@ -42,6 +46,7 @@ def extra_fields(scene: Scene, observations: Observations) -> None:
 
 
 @then("the fields of the user information are recorded")
+@check
 def userinfo_fields(scene: Scene, observations: Observations) -> None:
     """Names (not values: they are the user's data) of the user information fields."""
     body = json_body(scene.last())
@@ -50,6 +55,7 @@ def userinfo_fields(scene: Scene, observations: Observations) -> None:
 
 
 @then("the headers of the revocation response are recorded")
+@check
 def revoke_headers(scene: Scene, observations: Observations) -> None:
     """Content-Type and Content-Length of the empty revocation response."""
     headers = scene.last().headers

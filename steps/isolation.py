@@ -44,8 +44,8 @@ import pytest
 
 #: Steps that may change the state of a grant on the target (or depend on one being fresh).
 WRITER_STEP = re.compile(
-    r"\brefresh(?:es)?\b"  # any refresh (rotation, family revocation, reuse)
-    r"|\brevokes?\b"  # the application's or the user's revocation
+    r"\brefresh(?:es|ed)?\b"  # any refresh (rotation, family revocation, reuse)
+    r"|\brevok(?:e|es|ed)\b"  # the application's or the user's revocation
     r"|exchanges the code again"  # a replayed code
     r"|from the first exchange"  # tokens of a replayed code
     r"|another (?:web )?application (?:exchanges|refreshes|revokes)"  # cross-client attempts

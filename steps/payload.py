@@ -6,7 +6,7 @@ reads "could not be checked"."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pytest
@@ -41,6 +41,8 @@ class ScenarioPayload:
     when: str = "call"
     unchecked: bool = False
     cause: str = ""
+    #: Where the scenario read an answer leniently, and which rule judges that (readers.py).
+    notes: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         """Plain data for the report's user_properties."""
@@ -88,6 +90,7 @@ def attach(
         mask_report(report, state)
         return
     evidence = state.http().evidence() if state.http_started else []
+    notes = state.http().scenario_notes() if state.http_started else []
     if state.http_started:
         state.http().begin()
     premise = unchecked_premise(item, report, call)
@@ -98,6 +101,7 @@ def attach(
         evidence,
         state.observations.take_delta(),
     )
+    payload.notes = notes
     if premise is not None:
         payload.unchecked, payload.cause = True, _scrub(premise.cause, state)
         payload.message = unchecked_message(payload.message, premise)

@@ -14,6 +14,16 @@ def new_verifier(length: int = 64) -> str:
     return "".join(secrets.choice(UNRESERVED) for _ in range(length))
 
 
+def url_safe_verifier() -> str:
+    """A verifier whose S256 challenge holds both '-' and '_': the characters base64url has
+    and base64 has not, so a server that encodes the digest the wrong way fails every time."""
+    while True:
+        verifier = new_verifier()
+        challenge = challenge_for(verifier, "S256")
+        if "-" in challenge and "_" in challenge:
+            return verifier
+
+
 def challenge_for(verifier: str, method: str) -> str:
     """The code_challenge of a verifier under a method."""
     if method == "S256":

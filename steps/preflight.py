@@ -22,7 +22,8 @@ import httpx
 from steps.http import HttpLayer
 from steps.outcomes import NotChecked
 from steps.profile import Client, Profile
-from steps.service import Service, json_body
+from steps.readers import json_body
+from steps.service import Service
 from steps.suite import failures_per_minute
 
 #: The scope of the authorization request a login check opens (spec name; the profile maps it).

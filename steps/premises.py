@@ -11,6 +11,7 @@ from pytest_bdd import given, parsers, then
 from steps.application import Application
 from steps.approvals import Visits, visits_consent
 from steps.grants import Authorizer, GrantCache
+from steps.kinds import check, premise
 from steps.probes import APPS
 from steps.profile import Client, Profile
 from steps.scene import IssuedCode, Scene
@@ -18,30 +19,35 @@ from steps.service import TokenSet
 
 
 @given("a web application registered with the service")
+@premise()
 def web_application(scene: Scene, profile: Profile) -> None:
     """The confidential web application of the profile."""
     scene.client = profile.client("web")
 
 
 @given("an installed application registered with the service")
+@premise()
 def installed_application(scene: Scene, profile: Profile) -> None:
     """The public installed application of the profile."""
     scene.client = profile.client("installed")
 
 
 @given("another web application registered with the service", target_fixture="other_client")
+@premise()
 def other_application(profile: Profile) -> Client:
     """The second confidential application, for cross-client checks."""
     return profile.client("other_web")
 
 
 @then("the two applications have different Client IDs")
+@check
 def different_client_ids(scene: Scene, other_client: Client) -> None:
     """Client IDs identify applications."""
     assert scene.app().client_id != other_client.client_id
 
 
 @then("every registered application has a Client ID of its own")
+@check
 def unique_client_ids(profile: Profile) -> None:
     """Spec 2.1: unique, whatever the application type."""
     ids = [client.client_id for client in profile.clients.values()]
@@ -56,6 +62,7 @@ def unique_client_ids(profile: Profile) -> None:
     ),
     target_fixture="code",
 )
+@premise()
 def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | None) -> IssuedCode:
     """A fresh code (the user approves once)."""
     issued = authorizer.code(APPS[kind], "profile", offline=bool(offline))
@@ -71,6 +78,7 @@ def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | 
     ),
     target_fixture="grant",
 )
+@premise()
 def granted(
     application: Application,
     authorizer: Authorizer,

@@ -32,6 +32,8 @@ class ScenarioEntry:
     evidence: list[Evidence] = field(default_factory=list)
     #: For an unchecked scenario: the earlier failure it follows from, if known.
     cause: str = ""
+    #: Where the scenario read an answer leniently, and which rule judges that.
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, payload: ScenarioPayload) -> ScenarioEntry:
@@ -41,8 +43,9 @@ class ScenarioEntry:
     def to_json(self) -> dict[str, Any]:
         """The entry of results.json (`cause` only when there is one)."""
         entry = asdict(self)
-        if not self.cause:
-            del entry["cause"]
+        for optional in ("cause", "notes"):
+            if not entry[optional]:
+                del entry[optional]
         return entry
 
 
@@ -79,6 +82,7 @@ class Results:
         entry = self.scenarios.setdefault(report.nodeid, ScenarioEntry.of(payload))
         entry.duration += report.duration
         entry.evidence += payload.evidence
+        entry.notes += [n for n in payload.notes if n not in entry.notes]
         if not payload.unchecked:  # conclusions only from requests that got through
             merge_observations(self.observations, payload.observations)
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"

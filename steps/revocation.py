@@ -5,24 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 
+from steps.application import refresh_rule
 from steps.clock import Clock
 from steps.consent import ConsentDriver
 from steps.consent.base import DriverError
-from steps.http import HttpLayer
+from steps.kinds import check, premise, require
 from steps.observations import Observations
 from steps.outcomes import NotChecked
 from steps.probes import NEVER_ISSUED, WRONG_SECRET
 from steps.profile import Profile
+from steps.readers import granted, issued_tokens
 from steps.scene import Scene
-from steps.service import Service, json_body
+from steps.service import Service
 
 
 def _token(scene: Scene, which: str) -> str:
+    """The grant's access or refresh token (a premise: see the rule that issues it)."""
     tokens = scene.grant()
     token = tokens.access_token if which == "access" else tokens.refresh_token
-    assert token, f"the grant has no {which} token"
+    require(token, f"the grant has no {which} token", see=refresh_rule(tokens.client.role))
+    assert token is not None
     return token
 
 
@@ -61,6 +65,7 @@ def revocations() -> Revocations:
 
 
 @when(parsers.re(r"the application revokes the (?P<which>access|refresh) token"))
+@premise()
 def revoke(
     scene: Scene,
     service: Service,
@@ -74,7 +79,27 @@ def revoke(
     _seen(observations, response.status_code)
 
 
+@given(parsers.re(r"the application has revoked the (?P<which>access|refresh) token"))
+@premise(see="REVOKE-EMPTY-200")
+def has_revoked(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
+    """A revocation the service must have accepted (any 2xx: its exact answer is
+    REVOKE-EMPTY-200's business) for the scenario to go on. After the refresh token, a
+    refresh must be refused (REVOKE-REFRESH-WHOLE-GRANT)."""
+    revoke(scene, service, observations, revocations, which)
+    response = scene.last()
+    assert response.is_success, f"the revocation answered {response.status_code}"
+    if which == "refresh":
+        scene.refusal_rule = "REVOKE-REFRESH-WHOLE-GRANT"
+
+
 @when("the application revokes a token the service never issued")
+@premise()
 def revoke_unknown(scene: Scene, service: Service, observations: Observations) -> None:
     """An invalid token: still 200."""
     response = scene.keep(service.revoke(scene.app(), NEVER_ISSUED))
@@ -82,37 +107,44 @@ def revoke_unknown(scene: Scene, service: Service, observations: Observations) -
 
 
 @when("the application revokes the refresh token with a GET request")
+@premise()
 def revoke_by_get(scene: Scene, service: Service) -> None:
     """POST is the only method."""
     scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), method="GET"))
 
 
 @when(parsers.parse("the application revokes the refresh token without the {field} field"))
+@premise()
 def revoke_without(scene: Scene, service: Service, field: str) -> None:
     """A revocation missing one field."""
     scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), overrides={field: None}))
 
 
 @when("the application revokes the refresh token with a wrong client secret")
+@premise()
 def revoke_wrong_secret(scene: Scene, service: Service) -> None:
     """Client authentication fails."""
     token = _token(scene, "refresh")
     scene.keep(service.revoke(scene.app(), token, overrides={"client_secret": WRONG_SECRET}))
+    scene.refusal_rule = "AUTH-REVOKE-CLIENT-SECRET"
 
 
 @when("another web application revokes the refresh token with its own credentials")
+@premise()
 def revoke_by_other(scene: Scene, service: Service, profile: Profile) -> None:
     """Another application tries to revoke this one's grant."""
     scene.keep(service.revoke(profile.client("other_web"), _token(scene, "refresh")))
 
 
 @when("the application revokes the refresh token with all parameters in the URL query string")
+@premise()
 def revoke_in_query(scene: Scene, service: Service) -> None:
     """Credentials in the URL."""
     scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), in_query=True))
 
 
 @when("the user revokes the application's access on the website")
+@premise()
 def revoke_manually(
     scene: Scene,
     driver: ConsentDriver,
@@ -146,6 +178,7 @@ def revoke_manually(
 
 
 @then("the service offers token revocation")
+@check
 def revocation_offered(scene: Scene) -> None:
     """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
     status = scene.last().status_code
@@ -153,6 +186,7 @@ def revocation_offered(scene: Scene) -> None:
 
 
 @then("the revocation is answered 200 with an empty body")
+@check
 def revoked_200_empty(scene: Scene) -> None:
     """Section 4.4: 200, empty body."""
     response = scene.last()
@@ -161,6 +195,7 @@ def revoked_200_empty(scene: Scene) -> None:
 
 
 @then("the revocation is not answered with success")
+@check
 def revoke_refused(scene: Scene) -> None:
     """Anything but a 2xx."""
     response = scene.last()
@@ -168,13 +203,19 @@ def revoke_refused(scene: Scene) -> None:
 
 
 @then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
+@check
 def access_token_state(scene: Scene, service: Service, still: str) -> None:
-    """Whether the service still accepts the grant's access token."""
-    works = service.token_works(_token(scene, "access"))
-    assert works == (still == "still works"), f"the access token {'works' if works else 'fails'}"
+    """Whether the service still accepts the grant's access token (any 2xx: what it returns
+    is the USERINFO-* rules' business), or no longer gives the user's data for it."""
+    token = _token(scene, "access")
+    if still == "still works":
+        assert service.token_accepted(token), "the access token is refused"
+    else:
+        assert service.token_refused(token), "the access token still gives the user's data"
 
 
 @then("the refresh token no longer works")
+@check
 def refresh_dead(
     scene: Scene, service: Service, profile: Profile, revocations: Revocations
 ) -> None:
@@ -183,12 +224,12 @@ def refresh_dead(
     if profile.capabilities.no_manual_revocation and note:
         raise AssertionError(note)
     response = service.refresh(scene.app(), _token(scene, "refresh"))
-    body = json_body(response) or {}
     note = f" ({note})" if note else ""
-    assert "access_token" not in body, f"it still yields tokens{note}"  # any status: spec 7.2
+    assert not issued_tokens(response), f"it still yields tokens{note}"  # any status: spec 7.2
 
 
 @then("no refresh token of the grant works either")
+@check
 def no_refresh_left(scene: Scene, service: Service) -> None:
     """An online grant has no refresh token; one a non-conforming service handed out anyway
     must have gone with the whole grant."""
@@ -196,19 +237,18 @@ def no_refresh_left(scene: Scene, service: Service) -> None:
     if not refresh_token:
         return
     response = service.refresh(scene.app(), refresh_token)
-    body = json_body(response) or {}
-    assert "access_token" not in body, (  # any status: spec 7.2
+    assert not issued_tokens(response), (  # any status: spec 7.2
         "the refresh token the service handed out for this online grant still yields tokens"
     )
 
 
 @then("the refresh token still yields new access tokens")
-def refresh_alive(scene: Scene, service: Service, clock: Clock, http: HttpLayer) -> None:
-    """A refresh with the token succeeds."""
+@check
+def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
+    """A refresh with the token is granted (read as a client reads it: its format is
+    TOKEN-RESPONSE-ACCESS-TOKEN's business)."""
     response = service.refresh(scene.app(), _token(scene, "refresh"))
-    body = json_body(response) or {}
-    assert response.status_code == 200 and "access_token" in body, (
-        f"refresh answered {response.status_code}: {response.text[:200]}"
-    )
+    answer = granted(response)
+    assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"
     assert scene.tokens is not None
-    scene.tokens.renewed(body, clock.now())
+    scene.tokens.renewed(answer.fields, clock.now())

@@ -8,11 +8,13 @@ revocation steps."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
 
 from steps.consent.base import Outcome, RedirectResult
+from steps.kinds import PremiseFailed
 from steps.profile import Client
 from steps.service import TokenSet
 
@@ -64,6 +66,18 @@ class Scene:
     tokens: TokenSet | None = None
     responses: list[httpx.Response] = field(default_factory=list)
     transport_error: Exception | None = None
+    #: The authorization request of the user's last visit (what its code was asked for).
+    request: AuthRequest | None = None
+    #: The same visit again (further samples of a check, or a control without the variation).
+    revisit: Callable[[AuthRequest], Outcome] | None = None
+    #: The spec rule that requires the last request to be refused: the checks of the error's
+    #: shape (rfc) take the refusal as their premise, and a request let through is that
+    #: rule's failure, not theirs.
+    refusal_rule: str = ""
+    #: How the last user-information request passed the token (header, body, query, ...).
+    delivery: str = ""
+    #: What the user did on the authorization page last ("approves", "denies", "opens").
+    act: str = ""
 
     @property
     def response(self) -> httpx.Response | None:
@@ -89,6 +103,12 @@ class Scene:
         """The grant's tokens (from a Given or an exchange)."""
         assert self.tokens is not None, "no grant from an earlier step"
         return self.tokens
+
+    def require_refusal(self, refused: bool, what: str) -> None:
+        """The premise of a check of an error's shape: the request was refused, as the spec
+        rule that `refusal_rule` names requires (a request let through is that rule's fail)."""
+        if self.refusal_rule and not refused:
+            raise PremiseFailed(f"the request was let through ({what})", see=self.refusal_rule)
 
     def redirect(self) -> RedirectResult:
         """The redirect the browser ended on; fails the step clearly when it did not."""

@@ -3,7 +3,6 @@ fields that a scenario can leave out or override to probe one rule at a time."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,15 +25,6 @@ def merge(base: Mapping[str, str], overrides: Fields | None = None) -> dict[str,
     return {k: v for k, v in merged.items() if v is not None}
 
 
-def json_body(response: httpx.Response) -> dict[str, Any] | None:
-    """The response body as a JSON object, or None when it is not one."""
-    try:
-        body = json.loads(response.text)
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
-
-
 @dataclass
 class TokenSet:
     """Tokens of one grant as the application holds them (updated in place on refresh)."""
@@ -50,6 +40,8 @@ class TokenSet:
     history: list[str] = field(default_factory=list)
     #: The code exchange that issued the grant, shown again as evidence where it is reused.
     exchange: Exchange | None = field(default=None, repr=False)
+    #: That exchange's answer as received, for the checks that read its format strictly.
+    answer: httpx.Response | None = field(default=None, repr=False)
 
     def renewed(self, body: dict[str, Any], now: float) -> None:
         """Take a refresh response's access token; remember the previous one."""
@@ -162,12 +154,17 @@ class Service:
             return self.http.request("GET", url, headers={"Authorization": f"{how[7:]} {token}"})
         raise ValueError(f"unknown token transport {how!r}")
 
-    def token_works(self, token: str) -> bool:
-        """Whether the service accepts the access token: the user information answers with the
-        user's name (spec 7.2 does not show the answer to a refused token, so a 200 without
-        the user's data is a refusal too)."""
+    def token_accepted(self, token: str) -> bool:
+        """Whether the service takes the access token: the user information endpoint accepts
+        it (2xx), whatever the shape of its answer (a premise's reading)."""
+        return self.userinfo(token).is_success
+
+    def token_refused(self, token: str) -> bool:
+        """Whether the service no longer honours the token: the user's data is not in the
+        answer. Spec 7.2 does not show the answer to a refused token, so a 200 without the
+        user's data is a refusal too."""
         response = self.userinfo(token)
-        return response.status_code == 200 and self.profile.user.username in response.text
+        return not (response.is_success and self.profile.user.username in response.text)
 
     def _post(self, endpoint: str, fields: Mapping[str, str], *, in_query: bool) -> httpx.Response:
         url = self.profile.url(endpoint)

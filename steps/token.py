@@ -1,7 +1,8 @@
 """What the application keeps of the token endpoint's answers: the grant a code exchange
-issued, and the access token a refresh renewed. (The steps at the token endpoint are in
-steps/exchange.py, steps/refresh.py and steps/token_outcomes.py; the application that sends
-the requests is steps/application.py.)"""
+issued, and the access token a refresh renewed, both read as a client library would
+(steps/readers.py). (The steps at the token endpoint are in steps/exchange.py,
+steps/refresh.py and steps/token_outcomes.py; the application that sends the requests is
+steps/application.py.)"""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import httpx
 
 from steps.clock import Clock
 from steps.observations import Observations
+from steps.readers import granted, issued_tokens
 from steps.scene import Scene, TokenHistory
-from steps.service import TokenSet, json_body
+from steps.service import TokenSet
+
+__all__ = ["issued_tokens", "refreshed", "took_tokens"]
 
 
 def took_tokens(
@@ -22,19 +26,20 @@ def took_tokens(
     code: str | None,
 ) -> None:
     """Keep the tokens of a successful exchange as the scenario's grant."""
-    body = json_body(response)
-    if response.status_code != 200 or not body or not isinstance(body.get("access_token"), str):
+    answer = granted(response)
+    if answer is None:
         return
-    observations.token_response(body)
+    observations.token_response(answer.fields)
     tokens = TokenSet(
         client=scene.app(),
         scope="",
-        access_token=body["access_token"],
-        refresh_token=body.get("refresh_token"),
-        response=body,
+        access_token=str(answer.access_token),
+        refresh_token=answer.refresh_token,
+        response=answer.fields,
         content_type=response.headers.get("content-type", ""),
         issued_at=clock.now(),
         code=code,
+        answer=response,
     )
     scene.tokens = tokens
     history.first_tokens = history.first_tokens or tokens
@@ -42,12 +47,6 @@ def took_tokens(
 
 def refreshed(scene: Scene, response: httpx.Response, clock: Clock) -> None:
     """A successful refresh renews the grant the scenario (and maybe the cache) holds."""
-    body = json_body(response)
-    if scene.tokens and response.status_code == 200 and body and "access_token" in body:
-        scene.tokens.renewed(body, clock.now())
-
-
-def issued_tokens(response: httpx.Response) -> list[str]:
-    """The tokens a token-endpoint answer hands out (none for a refusal)."""
-    body = json_body(response) or {}
-    return [k for k in ("access_token", "refresh_token") if body.get(k)]
+    answer = granted(response)
+    if scene.tokens and answer is not None:
+        scene.tokens.renewed(answer.fields, clock.now())

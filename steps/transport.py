@@ -6,6 +6,7 @@ import httpx
 from pytest_bdd import parsers, then, when
 
 from steps.http import HttpLayer
+from steps.kinds import check, premise
 from steps.profile import Profile
 from steps.scene import Scene
 from steps.service import Service
@@ -43,6 +44,7 @@ def _probe(
 
 
 @when(parsers.parse("the application calls the {endpoint} endpoint over plain HTTP"))
+@premise()
 def call_plain_http(
     scene: Scene, http: HttpLayer, service: Service, profile: Profile, endpoint: str
 ) -> None:
@@ -55,6 +57,7 @@ def call_plain_http(
 
 
 @then("the request is refused")
+@check
 def refused(scene: Scene) -> None:
     """No connection, a redirect to HTTPS, or an error of its own: never the answer the
     endpoint gives over HTTPS (that would mean it processed the request)."""

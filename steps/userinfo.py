@@ -10,17 +10,25 @@ import httpx
 import pytest
 from pytest_bdd import parsers, then, when
 
+from steps.kinds import check, premise, require
 from steps.observations import Observations
 from steps.probes import NEAR_MISSES, NEVER_ISSUED, near_miss
 from steps.profile import Profile
+from steps.readers import json_body, strict_json
 from steps.scene import Scene
-from steps.service import Service, json_body
+from steps.service import Service
 
 WAYS = {
     "in the Authorization header": "header",
     "in a form body": "body",
     "in the query string": "query",
     "in the header and the query string": "header+query",
+}
+#: The rule that says the user information is returned for each way of passing the token.
+DELIVERY_RULES = {
+    "header": "USERINFO-HEADER",
+    "body": "USERINFO-POST-BODY",
+    "query": "USERINFO-QUERY",
 }
 
 
@@ -34,12 +42,17 @@ def _values(body: Any) -> list[str]:
 
 
 @when(parsers.re(r"the application asks for the user's profile with the token (?P<way>in .+)"))
+@premise()
 def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
     """User information with the token passed one way (or two)."""
     how = WAYS[way]
-    response = scene.keep(service.userinfo(scene.grant().access_token, how))
+    grant = scene.grant()
+    response = scene.keep(service.userinfo(grant.access_token, how))
+    scene.delivery = how
     if how == "body":
         observations.describe("userinfo_post_body", response.status_code == 200)
+    if grant.scope and "profile" not in grant.scope.split():
+        scene.refusal_rule = "SCOPE-PROFILE-WITHHELD"
 
 
 @when(
@@ -47,12 +60,14 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
         'the application asks for the user\'s profile with the token under the "{scheme}" scheme'
     )
 )
+@premise()
 def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
     """The token under another authorization scheme."""
     scene.keep(service.userinfo(scene.grant().access_token, f"scheme:{scheme}"))
 
 
 @when("the application asks for the user's profile without a token")
+@premise()
 def ask_profile_no_token(scene: Scene, service: Service) -> None:
     """No credentials."""
     scene.keep(service.userinfo(None))
@@ -61,6 +76,7 @@ def ask_profile_no_token(scene: Scene, service: Service) -> None:
 @when(
     parsers.re(r"the application asks for the user's profile with its access token " + NEAR_MISSES)
 )
+@premise()
 def ask_profile_near_token(scene: Scene, service: Service, how: str) -> None:
     """A token that shares all but its end with the grant's access token, in the header."""
     token = near_miss(scene.grant().access_token, how)
@@ -68,6 +84,7 @@ def ask_profile_near_token(scene: Scene, service: Service, how: str) -> None:
 
 
 @when("the application asks for the user's profile with a token the service never issued")
+@premise()
 def ask_profile_unknown(scene: Scene, service: Service) -> None:
     """A made-up token."""
     scene.keep(service.userinfo(NEVER_ISSUED))
@@ -79,6 +96,7 @@ def ask_profile_unknown(scene: Scene, service: Service) -> None:
         r"(?: with the token (?P<way>in .+))?"
     )
 )
+@premise()
 def ask_profile_plain_http(
     scene: Scene, service: Service, profile: Profile, way: str | None
 ) -> None:
@@ -94,16 +112,6 @@ def ask_profile_plain_http(
             service.revoke(scene.app(), token)
 
 
-@then("the service returns the user's profile")
-def returns_profile(scene: Scene, profile: Profile) -> None:
-    """200 with the user's name among the values."""
-    response = scene.last()
-    assert response.status_code == 200, f"status {response.status_code}: {response.text[:200]}"
-    body = json_body(response)
-    assert body is not None, f"not a JSON object: {response.text[:200]}"
-    assert profile.user.username in _values(body), "the user's name is not in the answer"
-
-
 def _reveals(response: httpx.Response, value: str) -> bool:
     """Whether an answer holds a value: among the strings of a JSON document, anywhere in any
     other body (the spec does not show the shape of the answer)."""
@@ -111,7 +119,27 @@ def _reveals(response: httpx.Response, value: str) -> bool:
     return value in _values(body) if body is not None else value in response.text
 
 
+def _accepted(scene: Scene) -> httpx.Response:
+    """The premise of the checks on what a granted answer holds: the endpoint accepted the
+    token (2xx, whatever it returned), as the USERINFO-* rule of the way it went says."""
+    response = scene.last()
+    see = DELIVERY_RULES.get(scene.delivery, "USERINFO-HEADER")
+    require(response.is_success, f"the user information answered {response.status_code}", see=see)
+    return response
+
+
+@then("the service returns the user's profile")
+@check
+def returns_profile(scene: Scene, profile: Profile) -> None:
+    """2xx with the user's name in the answer (among a JSON document's values; the spec does
+    not show the shape, so in the text of any other answer)."""
+    response = scene.last()
+    assert response.is_success, f"status {response.status_code}: {response.text[:200]}"
+    assert _reveals(response, profile.user.username), "the user's name is not in the answer"
+
+
 @then("the service does not return the user's profile")
+@check
 def no_profile(scene: Scene, profile: Profile) -> None:
     """The user's profile is not in the answer (or there was no connection at all). Spec 7.2
     does not show the answers for a missing, refused or ignored token, so the status is not
@@ -124,27 +152,30 @@ def no_profile(scene: Scene, profile: Profile) -> None:
     )
 
 
-@then("the user's email is not revealed")
-def email_not_revealed(scene: Scene, profile: Profile) -> None:
-    """Whatever the answer (success or not, JSON or not), the user's email is not in it."""
+def _email(profile: Profile) -> str:
     if not profile.user.email:
         pytest.skip("the profile does not name the user's email")
-    response = scene.last()
-    assert profile.user.email not in response.text, (
+    return str(profile.user.email)
+
+
+@then("the user's email is not revealed")
+@check
+def email_not_revealed(scene: Scene, profile: Profile) -> None:
+    """Whatever the shape of the granted answer, the user's email is not in it."""
+    email = _email(profile)
+    response = _accepted(scene)
+    assert email not in response.text, (
         f"the email is shown without the email scope ({response.status_code})"
     )
 
 
-@then(parsers.re(r"the user's email is (?P<negated>not )?included"))
-def email_included(scene: Scene, profile: Profile, negated: str | None) -> None:
-    """Whether the user's email address is among the values."""
-    if not profile.user.email:
-        pytest.skip("the profile does not name the user's email")
-    values = _values(json_body(scene.last()) or {})
-    if negated:
-        assert profile.user.email not in values, "the email is shown without the email scope"
-    else:
-        assert profile.user.email in values, "the email is not shown"
+@then("the user's email is included")
+@check
+def email_included(scene: Scene, profile: Profile) -> None:
+    """The user's email address is in the granted answer."""
+    email = _email(profile)
+    response = _accepted(scene)
+    assert _reveals(response, email), "the email is not shown"
 
 
 _TOKEN68_OR_PARAM = re.compile(r"""\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=""")
@@ -193,32 +224,52 @@ def _challenge(response: httpx.Response) -> str:
 
 
 @then(parsers.parse("the service answers {status:d} with a Bearer challenge without an error code"))
-def challenge_no_error(scene: Scene, status: int) -> None:
+@check
+def challenge_no_error(scene: Scene, profile: Profile, status: int) -> None:
     """RFC 6750 3.1: no error attribute when no credentials were sent."""
-    response = scene.last()
+    response = _refused(scene, profile)
     assert response.status_code == status, f"status {response.status_code}"
     challenge = _challenge(response)
-    assert not re.search(r"(?:^|[\s,])error\s*=", challenge, re.I), f"an error code: {challenge!r}"
+    assert _attribute(challenge, "error") is None, f"an error code: {challenge!r}"
 
 
 @then(
     parsers.parse('the service answers {status:d} with a Bearer challenge with the error "{error}"')
 )
-def challenge_error(scene: Scene, status: int, error: str) -> None:
+@check
+def challenge_error(scene: Scene, profile: Profile, status: int, error: str) -> None:
     """RFC 6750 3.1 error in the challenge."""
-    response = scene.last()
+    response = _refused(scene, profile)
     assert response.status_code == status, f"status {response.status_code}"
-    found = re.search(r'(?:^|[\s,])error\s*=\s*"?([^",\s]*)', _challenge(response), re.I)
-    assert found and found.group(1) == error, f"challenge {_challenge(response)!r}"
+    challenge = _challenge(response)
+    assert _attribute(challenge, "error") == error, f"challenge {challenge!r}"
 
 
 @then(parsers.parse('the service answers {status:d} with the error "{error}"'))
-def plain_error(scene: Scene, status: int, error: str) -> None:
-    """An error named in the JSON body or the challenge."""
-    response = scene.last()
+@check
+def plain_error(scene: Scene, profile: Profile, status: int, error: str) -> None:
+    """An error named in a JSON document (application/json) or in the challenge."""
+    response = _refused(scene, profile)
     assert response.status_code == status, f"status {response.status_code}"
-    body = json_body(response) or {}
-    challenge = response.headers.get("www-authenticate", "")
-    assert body.get("error") == error or f'error="{error}"' in challenge, (
-        f"no error {error!r}: {response.text[:200]} {challenge!r}"
+    read = strict_json(response)
+    named = [read.body.get("error")] if read.body is not None else []
+    named += [_attribute(c, "error") for c in challenges(response)]
+    assert error in named, f"no error {error!r}: {response.text[:200]} {challenges(response)!r}"
+
+
+def _refused(scene: Scene, profile: Profile) -> httpx.Response:
+    """The premise of a check of an error's shape: the user's data was not returned (where a
+    spec rule requires that, a request let through is that rule's failure)."""
+    response = scene.last()
+    scene.require_refusal(not _reveals(response, profile.user.username), "the profile came back")
+    return response
+
+
+def _attribute(challenge: str, name: str) -> str | None:
+    """An auth-param of a challenge (quoted or a token), by name, case-insensitively."""
+    found = re.search(
+        rf'(?:^|[\s,]){name}\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^",\s]*))', challenge, re.I
     )
+    if found is None:
+        return None
+    return found.group(1) if found.group(1) is not None else found.group(2)

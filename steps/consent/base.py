@@ -28,13 +28,19 @@ class UnrecognisedPage(DriverError):
 
 @dataclass(frozen=True)
 class RedirectResult:
-    """The browser was sent back to the application (or shown an out-of-band code)."""
+    """The browser was sent back to the application (or shown an out-of-band code).
+
+    `params` are the query's, as the application's server receives them; the fragment never
+    reaches a server, so what it carries is kept apart (`fragment`), as are the names the query
+    gives more than once (`repeated`: RFC 6749 3.1 allows each parameter once)."""
 
     url: str | None
     code: str | None = None
     params: Mapping[str, str] = field(default_factory=dict)
     consent_shown: bool | None = None
     oob: bool = False
+    fragment: Mapping[str, str] = field(default_factory=dict)
+    repeated: tuple[str, ...] = ()
 
     @property
     def error(self) -> str | None:
@@ -46,14 +52,28 @@ class RedirectResult:
         """The `state` parameter as the application receives it."""
         return self.params.get("state")
 
+    @property
+    def fragment_code(self) -> str | None:
+        """A code the redirect carried only in its fragment, where no server sees it."""
+        return None if self.code else self.fragment.get("code")
+
     @classmethod
     def from_url(cls, url: str, **kwargs: object) -> RedirectResult:
-        """Read code, state and error from the query (or, failing that, the fragment)."""
+        """Read code, state and error from the query; the fragment's parameters apart."""
         parts = urlsplit(url)
-        params = dict(parse_qsl(parts.query, keep_blank_values=True))
-        if not params and "=" in parts.fragment:
-            params = dict(parse_qsl(parts.fragment, keep_blank_values=True))
-        return cls(url=url, code=params.get("code"), params=params, **kwargs)  # type: ignore[arg-type]
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        names = [name for name, _ in pairs]
+        repeated = tuple(sorted({name for name in names if names.count(name) > 1}))
+        params = dict(pairs)
+        fragment = dict(parse_qsl(parts.fragment, keep_blank_values=True))
+        return cls(
+            url=url,
+            code=params.get("code"),
+            params=params,
+            fragment=fragment,
+            repeated=repeated,
+            **kwargs,  # type: ignore[arg-type]
+        )
 
     def with_consent(self, shown: bool | None) -> RedirectResult:
         """The same result, noting whether the consent page was on the way."""
@@ -81,6 +101,9 @@ class ConsentDriver:
     name = "driver"
     #: Whether the driver can tell a consent page from an error page and read page headers.
     observes_pages = True
+    #: Whether a visit costs no person's time: then checks whose answers vary take several
+    #: samples (steps/sampling.py); a manual run takes one and its report says so.
+    visits_are_cheap = True
 
     def __init__(self) -> None:
         self.remaining: int | None = None  # estimated approvals left in the run (manual runs)

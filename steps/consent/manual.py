@@ -92,6 +92,7 @@ class ManualDriver(ConsentDriver):
 
     name = "manual"
     observes_pages = False
+    visits_are_cheap = False
 
     def __init__(
         self,

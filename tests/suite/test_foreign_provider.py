@@ -14,7 +14,8 @@ import pytest
 from steps.consent import RedirectResult, ServicePage
 from steps.http import HttpLayer
 from steps.profile import Profile, load_profile
-from steps.service import Service, json_body
+from steps.readers import json_body
+from steps.service import Service
 from tests.suite.foreign.driver import ReactPropsDriver, page_props
 from tests.suite.foreign.target import ForeignTarget, foreign_target
 
@@ -71,7 +72,7 @@ def test_provider_rotates_refresh_tokens_and_revokes_the_family_on_reuse(probe: 
     status, body = probe.refresh(first["refresh_token"])
     assert (status, body.get("error")) == (400, "invalid_request")
     assert probe.refresh(second["refresh_token"])[0] == 400
-    assert not probe.service.token_works(second["access_token"])
+    assert probe.service.token_refused(second["access_token"])
 
 
 def test_provider_shows_errors_on_its_own_page_and_denies_without_state(probe: Probe) -> None:

@@ -14,7 +14,7 @@ import pytest
 from steps.consent import RedirectResult
 from steps.consent.base import UnrecognisedPage
 from steps.outcomes import NotChecked
-from steps.service import json_body
+from steps.readers import json_body
 from tests.suite.consent_support import (
     authorize_url,
     driver_profile,
