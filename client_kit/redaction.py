@@ -117,6 +117,9 @@ class FieldMasker:
         )
         # key='value' as Python shows keyword arguments and dataclasses in tracebacks.
         self._repr = re.compile(rf"((?<![\w-])(?:{keys})=['\"])([^'\"\s]+)", flags)
+        # Cookie values in a header shown as text ('set-cookie': 'session=...'): every cookie
+        # is a secret (a session, often a CSRF token inside it), whatever its name.
+        self._cookie = re.compile(r"""((?:set-)?cookie["']?\s*[:=]\s*["']?)([^"'\r\n]+)""", re.I)
         # Authorization header values; long enough not to catch prose such as "Bearer tokens".
         self._auth = re.compile(
             rf"\b(Bearer|Basic)(\s+)(?!realm\b|error\b|scope\b)"
@@ -128,7 +131,25 @@ class FieldMasker:
         text = self._form.sub(_keep_masked, text)
         text = self._json.sub(_keep_masked, text)
         text = self._repr.sub(_keep_masked, text)
+        text = self._cookie.sub(_mask_cookies, text)
         return self._auth.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+
+
+_COOKIE_PAIR = re.compile(r"(^|;\s*)([^=;\s]+=)([^;]+)")
+#: Attributes of a Set-Cookie header: their values are not secrets.
+_COOKIE_ATTRIBUTES = frozenset({"path=", "domain=", "expires=", "max-age=", "samesite="})
+
+
+def _mask_cookies(match: re.Match[str]) -> str:
+    """Mask the value of every cookie of a Cookie or Set-Cookie header shown as text."""
+
+    def pair(found: re.Match[str]) -> str:
+        name, value = found.group(2), found.group(3)
+        if name.lower() in _COOKIE_ATTRIBUTES or is_masked(value):
+            return found.group(0)
+        return found.group(1) + name + MASK
+
+    return match.group(1) + _COOKIE_PAIR.sub(pair, match.group(2))
 
 
 def _keep_masked(match: re.Match[str]) -> str:

@@ -24,14 +24,32 @@ CATALOGUE_FILE = FEATURES_DIR / "rules.toml"
 LEVELS = ("spec", "rfc", "info")
 
 
+#: The variants a rule's words may cover, by dimension (steps/variants.py reads them from the
+#: scenarios): the kind of application, the kind of token request, how a bearer token is
+#: passed, and the kind of authorization error.
+DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "client": ("web", "installed"),
+    "grant": ("code", "refresh"),
+    "delivery": ("header", "body", "query"),
+    "error": ("access_denied", "invalid_scope", "unsupported_response_type", "invalid_request"),
+}
+Variants = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @dataclass(frozen=True)
 class Rule:
-    """One normative statement: where it comes from, how much a failure weighs, what it says."""
+    """One normative statement: where it comes from, how much a failure weighs, what it says,
+    and the variants its words cover (each must be checked: tests/suite/test_variants.py)."""
 
     id: str
     section: str
     level: str
     title: str
+    variants: Variants = ()
+
+    def covers(self) -> dict[str, tuple[str, ...]]:
+        """The declared variants by dimension."""
+        return dict(self.variants)
 
 
 class CatalogueError(ValueError):
@@ -43,7 +61,13 @@ def parse_catalogue(text: str) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     for entry in tomllib.loads(text).get("rule", []):
         try:
-            rule = Rule(entry["id"], str(entry["section"]), entry["level"], entry["title"])
+            rule = Rule(
+                entry["id"],
+                str(entry["section"]),
+                entry["level"],
+                entry["title"],
+                _variants(entry.get("id"), entry.get("variants") or {}),
+            )
         except KeyError as exc:
             raise CatalogueError(f"rule {entry!r} lacks {exc}") from None
         if rule.level not in LEVELS:
@@ -52,6 +76,15 @@ def parse_catalogue(text: str) -> dict[str, Rule]:
             raise CatalogueError(f"duplicate rule id {rule.id}")
         rules[rule.id] = rule
     return rules
+
+
+def _variants(rule_id: object, table: dict[str, list[str]]) -> Variants:
+    """A rule's `variants` table, every dimension and value one of DIMENSIONS'."""
+    for dimension, values in table.items():
+        known = DIMENSIONS.get(dimension)
+        if known is None or not set(values) <= set(known):
+            raise CatalogueError(f"rule {rule_id}: unknown variants {dimension} = {values}")
+    return tuple((dimension, tuple(values)) for dimension, values in table.items())
 
 
 def load_catalogue(path: Path | None = None) -> dict[str, Rule]:

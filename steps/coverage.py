@@ -98,3 +98,38 @@ def _check_scenario(catalogue: Mapping[str, Rule], scenario: TaggedScenario) -> 
     elif wrong := [r.id for r in rules if r.level not in levels]:
         problems.append(f"{scenario.where}: level @{next(iter(levels))} but {wrong} differ")
     return problems
+
+
+@dataclass(frozen=True)
+class RenderedScenario:
+    """A scenario as it runs: an outline's Examples row filled in."""
+
+    file: str
+    name: str
+    tags: frozenset[str]
+    steps: tuple[str, ...]
+
+
+def rendered_scenarios(features_dir: Path) -> list[RenderedScenario]:
+    """Every scenario of the feature files, one per Examples row of an outline."""
+    from pytest_bdd.parser import FeatureParser  # the suite's own parser, not at import time
+
+    found = []
+    for path in sorted(features_dir.glob("*.feature")):
+        feature = FeatureParser(str(features_dir), path.name).parse()
+        for template in feature.scenarios.values():
+            for examples, context in _rows(template):
+                scenario = template.render(context)
+                tags = frozenset(template.tags | feature.tags | examples)
+                steps = tuple(step.name for step in scenario.steps)
+                found.append(RenderedScenario(path.name, scenario.name, tags, steps))
+    return found
+
+
+def _rows(template: Any) -> list[tuple[frozenset[str], dict[str, str]]]:
+    rows = [
+        (frozenset(getattr(ex, "tags", ()) or ()), context)
+        for ex in template.examples
+        for context in ex.as_contexts()
+    ]
+    return rows or [(frozenset(), {})]

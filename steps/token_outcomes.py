@@ -132,17 +132,18 @@ def token_error(scene: Scene, status: str, error: str, other: str | None) -> Non
 
 @then(
     parsers.re(
-        r"the (?:token|revocation) endpoint answers with the error "
+        r"the (?P<endpoint>token|revocation) endpoint answers with the error "
         r'"invalid_client" as RFC \d+ describes'
     )
 )
 @check
-def invalid_client(scene: Scene) -> None:
-    """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2)."""
+def invalid_client(scene: Scene, endpoint: str) -> None:
+    """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2).
+    Premise: the request was refused as the spec rule requires (no token issued at the token
+    endpoint; no success answered at the revocation endpoint)."""
     response = scene.last()
-    scene.require_refusal(
-        not response.is_success and not issued_tokens(response), f"{response.status_code}"
-    )
+    refused = not issued_tokens(response) if endpoint == "token" else not response.is_success
+    scene.require_refusal(refused, f"answered {response.status_code}")
     assert response.status_code in (400, 401), f"status {response.status_code}"
     read = strict_json(response)
     assert read.body is not None, f"the error is {read.problem}"

@@ -161,9 +161,10 @@ def _email(profile: Profile) -> str:
 @then("the user's email is not revealed")
 @check
 def email_not_revealed(scene: Scene, profile: Profile) -> None:
-    """Whatever the shape of the granted answer, the user's email is not in it."""
+    """Whatever the answer (granted or refused, JSON or not), the user's email is not in it: a
+    refusal withholds it too."""
     email = _email(profile)
-    response = _accepted(scene)
+    response = scene.last()
     assert email not in response.text, (
         f"the email is shown without the email scope ({response.status_code})"
     )

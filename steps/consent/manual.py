@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import parse_qsl, urlsplit
 
+from client_kit.redaction import is_secret_name
 from steps.consent.anonymous import AnonymousLook
 from steps.consent.base import (
     RUN_PROMPTS,
@@ -172,6 +173,7 @@ class ManualDriver(ConsentDriver):
         return self.console.ask(f"\n[prompt {self.prompts}: {kind}] {text}")
 
     def _outcome(self, answer: str, authorize_url: str) -> Outcome:
+        self._learn(answer)
         if answer.lower() in ("error", "consent"):
             return ServicePage(authorize_url, None, consent=answer.lower() == "consent")
         if answer.startswith(("http://", "https://")) and self._on_service(answer):
@@ -181,6 +183,20 @@ class ManualDriver(ConsentDriver):
         if not answer:
             raise DriverError("empty answer from the operator")
         return RedirectResult(url=None, code=answer, oob=True)
+
+    def _learn(self, answer: str) -> None:
+        """Everything a person types is a secret to the masker: a pasted code, and the
+        secret parameters (the code) of a pasted address."""
+        if self.http is None or answer.lower() in ("error", "consent"):
+            return
+        if not answer.startswith(("http://", "https://", "urn:")):
+            self.http.secrets.add(answer)
+            return
+        parts = urlsplit(answer)
+        for query in (parts.query, parts.fragment):
+            for name, value in parse_qsl(query, keep_blank_values=True):
+                if is_secret_name(name):
+                    self.http.secrets.add(value)
 
     def _on_service(self, url: str) -> bool:
         return urlsplit(url).netloc == urlsplit(self.profile.base_url).netloc

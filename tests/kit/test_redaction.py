@@ -36,6 +36,12 @@ from tests.kit.helpers import (
         ("Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
         ("client_secret=S3cr3t&x=1", "S3cr3t"),
         ("code_verifier=V3rifier", "V3rifier"),
+        (
+            "framing allowed: {'set-cookie': 'session=.eJyrVkpOLFKyUkpS0lFKTM5Oz.Z; Path=/'}",
+            ".eJyrVkpOLFKyUkpS0lFKTM5Oz.Z",
+        ),
+        ("Cookie: mbsess=Anon1234; csrftoken=CsRf5678", "Anon1234"),
+        ("Cookie: mbsess=Anon1234; csrftoken=CsRf5678", "CsRf5678"),
     ],
 )
 def test_patterns(text, secret) -> None:

@@ -71,6 +71,21 @@ def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile:
     assert console.told == [f"\n{driver.summary()}\n"]
 
 
+def test_what_a_person_types_is_a_secret_to_the_masker(minimal_profile: Profile) -> None:
+    """A code the person typed, or one in an address they pasted, never reaches a report
+    unmasked (the reports scrub every secret the run's HTTP layer knows)."""
+    http = HttpLayer(None)
+    pasted = "https://client.example/callback?code=PastedCode456&state=s1"
+    driver = ManualDriver(minimal_profile, ScriptedConsole(["TypedCode123", pasted]), http)
+    driver.look = None  # no service to look at first: the person answers every prompt
+    driver.approve("https://mb.example/oauth2/authorize?x=1")
+    driver.approve("https://mb.example/oauth2/authorize?x=2")
+    message = "ended on RedirectResult(code='TypedCode123'), then PastedCode456"
+    scrubbed = http.secrets.scrub(message)
+    assert "TypedCode123" not in scrubbed and "PastedCode456" not in scrubbed
+    assert "s1" not in http.secrets.values()  # the state is evidence, not a secret
+
+
 def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
     minimal_profile: Profile,
 ) -> None:

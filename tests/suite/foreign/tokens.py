@@ -46,6 +46,11 @@ def authenticate(store: Store, request: Request, form: dict[str, str]) -> sqlite
     return client if secrets.compare_digest(client["secret"], secret) else None
 
 
+#: Grant types the provider knows but an ordinary application may not use (RFC 6749 5.2:
+#: unauthorized_client), as metabrainz.org answers client_credentials.
+OFFERED_TO_OTHERS = ("client_credentials",)
+
+
 def token_response(store: Store, pair: dict[str, str], scopes: str) -> JSONResponse:
     body = {"access_token": pair["access_token"], "token_type": "Bearer", "expires_in": 3600}
     body |= {"refresh_token": pair["refresh_token"], "scope": scopes.split()}
@@ -58,7 +63,7 @@ async def token(request: Request) -> Response:
     grant = form.get("grant_type")
     if not grant:
         return error(400, "invalid_request", "missing grant_type")
-    if grant not in ("authorization_code", "refresh_token"):
+    if grant not in ("authorization_code", "refresh_token", *OFFERED_TO_OTHERS):
         return error(400, "unsupported_grant_type")
     if grant == "refresh_token":
         reused = store.token(form.get("refresh_token"), "refresh")
@@ -68,6 +73,8 @@ async def token(request: Request) -> Response:
     client = authenticate(store, request, form)
     if client is None:
         return error(401, "invalid_client")
+    if grant in OFFERED_TO_OTHERS:  # Authlib: a grant the provider has, not for this client
+        return error(400, "unauthorized_client")
     if grant == "refresh_token":
         return refresh(store, client["client_id"], form)
     return exchange(store, client["client_id"], form)

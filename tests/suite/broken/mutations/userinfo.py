@@ -124,8 +124,8 @@ async def email_without_scope(req: ProxyRequest, forward: Forward, ctx: Context)
 @mutation(
     "profile-without-scope",
     "a token without the profile scope reads the profile",
-    breaks={"SCOPE-PROFILE-WITHHELD", "USERINFO-ERR-INSUFFICIENT-SCOPE"},
-    also={"SCOPE-PROFILE-GRANTS-PROFILE"},
+    breaks={"SCOPE-PROFILE-WITHHELD"},
+    also={"SCOPE-PROFILE-GRANTS-PROFILE", "USERINFO-ERR-INSUFFICIENT-SCOPE"},
 )
 async def profile_without_scope(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
