@@ -56,6 +56,17 @@ Feature: Code exchange
       | web application       |
       | installed application |
 
+  @TOKEN-RESPONSE-STATUS-200 @rfc
+  Scenario: A code exchange is answered 200 OK
+    Given the user has granted the web application offline access to "profile email"
+    Then the code exchange answered 200 OK
+
+  @TOKEN-RESPONSE-STATUS-200 @rfc
+  Scenario: A refresh is answered 200 OK
+    Given the user has just granted the web application offline access to "profile email"
+    When the application refreshes the access token
+    Then the refresh answered 200 OK
+
   @TOKEN-EXPIRES-IN-3600 @spec
   Scenario Outline: The access token of a code exchange lasts 3600 seconds: <grant>
     Given the user has granted the <grant> to "<scope>"

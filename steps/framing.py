@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 import pytest
 from pytest_bdd import then
 
 from steps.consent import ConsentDriver, ServicePage
+from steps.consent.base import redirect_target
 from steps.http import HttpLayer
 from steps.kinds import check, require
 from steps.profile import Profile
@@ -21,13 +21,22 @@ MAX_REDIRECTS = 6
 
 
 def forbids_framing(headers: dict[str, str]) -> bool:
-    """X-Frame-Options DENY/SAMEORIGIN, or CSP frame-ancestors 'none'/'self'."""
+    """X-Frame-Options DENY/SAMEORIGIN, or a CSP whose frame-ancestors allow no other site:
+    'none' or 'self' alone (a source list that adds a host lets that host frame the page).
+    Repeated fields arrive joined by commas (one CSP policy each)."""
     lowered = {k.lower(): v for k, v in headers.items()}
     xfo = lowered.get("x-frame-options", "").strip().upper()
-    csp = lowered.get("content-security-policy", "")
-    return xfo in ("DENY", "SAMEORIGIN") or bool(
-        re.search(r"frame-ancestors\s+('none'|'self')", csp)
-    )
+    policies = lowered.get("content-security-policy", "").split(",")
+    return xfo in ("DENY", "SAMEORIGIN") or any(_closed_to_others(p) for p in policies)
+
+
+def _closed_to_others(policy: str) -> bool:
+    """Whether one CSP policy's frame-ancestors directive names only 'none' or 'self'."""
+    for directive in policy.split(";"):
+        words = directive.split()
+        if words and words[0].lower() == "frame-ancestors":
+            return {source.lower() for source in words[1:]} in ({"'none'"}, {"'self'"})
+    return False
 
 
 def framing_headers(headers: dict[str, str]) -> dict[str, str]:
@@ -59,10 +68,10 @@ def landing_page_unframeable(
     url = service.authorize_url(auth_request.params)
     for _ in range(MAX_REDIRECTS):
         response = http.request("GET", url)
-        location = response.headers.get("location")
-        if not response.is_redirect or not location:
+        target = redirect_target(response)
+        if target is None:
             break
-        url = str(response.url.join(location))
+        url = target
         if urlsplit(url).netloc != urlsplit(profile.base_url).netloc:
             pytest.fail(f"a logged-out user was sent off the service to {url}")
     headers = dict(response.headers)

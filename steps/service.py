@@ -13,6 +13,7 @@ import httpx
 from steps.evidence import Exchange
 from steps.http import HttpLayer
 from steps.profile import Client, Profile
+from steps.readers import LENIENCIES, note
 
 #: Override value that removes a field from a request.
 OMIT = None
@@ -156,8 +157,13 @@ class Service:
 
     def token_accepted(self, token: str) -> bool:
         """Whether the service takes the access token: the user information endpoint accepts
-        it (2xx), whatever the shape of its answer (a premise's reading)."""
-        return self.userinfo(token).is_success
+        it (2xx), whatever the shape of its answer (a premise's reading, noted when the answer
+        lacks the user's name: USERINFO-HEADER judges that)."""
+        response = self.userinfo(token)
+        if response.is_success and self.profile.user.username not in response.text:
+            what = "user information without the user name"
+            note(response, what, LENIENCIES[what])
+        return response.is_success
 
     def token_refused(self, token: str) -> bool:
         """Whether the service no longer honours the token: the user's data is not in the

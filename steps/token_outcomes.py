@@ -229,6 +229,16 @@ def lasts_3600(application: Application, which: str) -> None:
     assert 3600 - EXPIRES_IN_SLACK <= value <= 3600, f"expires_in is {value}, not 3600"
 
 
+@then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
+@check
+def answered_200(application: Application, which: str) -> None:
+    """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
+    was granted; a premise reads any 2xx as a client library does)."""
+    response = _answer(application, which)
+    require_granted(response, f"the {which}", see=GRANTED_BY[which])
+    assert response.status_code == 200, f"the {which} answered {response.status_code}"
+
+
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
 @check
 def bearer(application: Application, which: str) -> None:

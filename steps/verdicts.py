@@ -67,6 +67,8 @@ class ScenarioResult:
     cause: str = ""
     duration: float = 0.0
     evidence: tuple[dict[str, Any], ...] = ()
+    #: How the scenario read answers leniently, and samples it took (steps/readers.py).
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ScenarioResult:
@@ -82,6 +84,7 @@ class ScenarioResult:
             cause=str(data.get("cause") or ""),
             duration=float(data.get("duration") or 0.0),
             evidence=tuple(data.get("evidence") or ()),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
         )
 
 
@@ -114,11 +117,17 @@ class RuleVerdict:
 def scenario_json(scenario: ScenarioResult) -> dict[str, Any]:
     """A scenario in verdicts.json: why it did not pass (skip reason, what could not be
     checked and its cause, the failure) rides along; evidence stays in results.json."""
-    entry = {"name": scenario.name, "outcome": scenario.outcome, "nodeid": scenario.nodeid}
+    entry: dict[str, Any] = {
+        "name": scenario.name,
+        "outcome": scenario.outcome,
+        "nodeid": scenario.nodeid,
+    }
     if scenario.outcome != "passed" and scenario.message:
         entry["message"] = scenario.message
     if scenario.cause:
         entry["cause"] = scenario.cause
+    if scenario.notes:
+        entry["notes"] = list(scenario.notes)
     return entry
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from steps.consent.base import Outcome, RedirectResult, ServicePage
+from steps.consent.base import Outcome, RedirectResult, ServicePage, page_headers
 from steps.html import login_forms
 from steps.http import HttpLayer
 
@@ -70,5 +70,4 @@ class AnonymousLook:
         refused = 400 <= status < 500 and status not in NOT_A_REFUSAL
         if not (refused or status == 500) or login_forms(html):
             return None
-        headers = {k.lower(): v for k, v in response.headers.items()}
-        return ServicePage(str(response.url), status, headers, html, consent=False)
+        return ServicePage(str(response.url), status, page_headers(response), html, consent=False)

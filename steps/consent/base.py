@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
+
 from steps.outcomes import NotChecked
 
 #: What a person may be asked by the manual driver, the keys of `ConsentDriver.stats`.
@@ -92,6 +94,21 @@ class ServicePage:
 
 
 Outcome = RedirectResult | ServicePage
+
+
+def page_headers(response: httpx.Response) -> dict[str, str]:
+    """A page's headers by lower-case name, a repeated field joined as one list (RFC 9110
+    5.3), so a check reads every value a browser would."""
+    return {name: ", ".join(response.headers.get_list(name)) for name in response.headers}
+
+
+def redirect_target(response: httpx.Response) -> str | None:
+    """Where a redirect sends the browser: None when it is not one, or when it names several
+    places (Chromium refuses such an answer: ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION)."""
+    locations = response.headers.get_list("location")
+    if not response.is_redirect or len(locations) != 1:
+        return None
+    return str(response.url.join(locations[0]))
 
 
 class ConsentDriver:

@@ -14,6 +14,8 @@ from steps.consent.base import (
     RedirectResult,
     ServicePage,
     UnrecognisedPage,
+    page_headers,
+    redirect_target,
 )
 from steps.consent.presets import Preset, app_name
 from steps.html import (
@@ -140,8 +142,9 @@ class FormDriver(ConsentDriver):
                 return RedirectResult.from_url(url)
             response = self.http.request(method, url, client=self.client, data=data)
             method, data = "GET", None
-            if response.is_redirect:
-                url = urljoin(str(response.url), response.headers["location"])
+            target = redirect_target(response)
+            if target is not None:
+                url = target
                 continue
             login = find_form(response.text, self.preset.login_form)
             if login is None:
@@ -177,8 +180,9 @@ class FormDriver(ConsentDriver):
                 f"(login_form = {self.preset.login_form!r}) at {url} (status "
                 f"{response.status_code}); forms on the page: {describe_forms(response.text)}"
             )
-        headers = {k.lower(): v for k, v in response.headers.items()}
-        return ServicePage(url, response.status_code, headers, response.text, consent)
+        return ServicePage(
+            url, response.status_code, page_headers(response), response.text, consent
+        )
 
     def _check_decidable(self, outcome: Outcome) -> Outcome:
         """Reached from an authorization URL, a page with a form posting back to itself that

@@ -126,6 +126,9 @@ def scenario_html(scenario: ScenarioResult) -> str:
         f"{escape(scenario.name)} <small>({escape(scenario.feature or scenario.nodeid)})</small>"
     )
     parts = [f"<li>{head}"]
+    if scenario.notes:
+        notes = "".join(f"<li>{escape(note)}</li>" for note in scenario.notes)
+        parts.append(f'<ul class="notes">{notes}</ul>')
     if scenario.outcome in ("failed", "unchecked"):
         if scenario.message:
             parts.append(f'<pre class="msg">{escape(scenario.message)}</pre>')
@@ -235,6 +238,15 @@ def header_html(document: Mapping[str, Any]) -> str:
     )
 
 
+def readings_html(readings: Iterable[Mapping[str, Any]]) -> str:
+    """How answers were read leniently (and which rule judges that) and sampled."""
+    items = "".join(
+        f"<li>{escape(str(item.get('note', '')))} ({item.get('scenarios', 0)} scenario(s))</li>"
+        for item in readings
+    )
+    return f'<p class="meta">How answers were read:</p><ul class="sc">{items}</ul>' if items else ""
+
+
 def skips_html(reasons: Mapping[str, int]) -> str:
     """Why scenarios were skipped, with counts."""
     if not reasons:
@@ -253,5 +265,6 @@ def render(document: Mapping[str, Any], verdicts: list[RuleVerdict]) -> str:
         "<title>Conformance report</title>"
         f"<style>{CSS}</style></head><body>{header_html(document)}"
         f"{description_html(document.get('description', {}))}{sections}"
+        f"{readings_html(document.get('readings') or ())}"
         f"{observations_html(document.get('observations', {}))}</body></html>\n"
     )

@@ -45,6 +45,21 @@ def skip_reasons(verdicts: list[RuleVerdict]) -> dict[str, int]:
     return dict(sorted(reasons.items(), key=lambda item: -item[1]))
 
 
+def readings(verdicts: list[RuleVerdict]) -> list[dict[str, Any]]:
+    """How the run read answers where it did not read them as strictly as a rule (premises
+    read leniently, each naming the rule that judges it) and the samples it took: each note
+    once, with the number of scenarios it stands for."""
+    counts: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    for verdict in verdicts:
+        for scenario in verdict.scenarios:
+            for note in scenario.notes:
+                if (scenario.nodeid, note) not in seen:
+                    seen.add((scenario.nodeid, note))
+                    counts[note] = counts.get(note, 0) + 1
+    return [{"note": note, "scenarios": n} for note, n in sorted(counts.items())]
+
+
 def build_document(
     results: Mapping[str, Any],
     verdicts: list[RuleVerdict],
@@ -72,6 +87,7 @@ def build_document(
         "known_deviations": list(results.get("known_deviations") or ()),
         "description": dict(description),
         "observations": observations(results),
+        "readings": readings(verdicts),
         "summary": summarize(verdicts),
         "summary_by_level": level_counts(verdicts),
         "rules": [v.to_json() for v in verdicts],

@@ -145,8 +145,18 @@ def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: boo
             lines += ["", *body]
     skipped = skip_lines(document)
     lines += ["", *skipped] if skipped else []
+    read = reading_lines(document)
+    lines += ["", *read] if read else []
     lines += ["", result_line(document, colour)]
     return "\n".join(lines) + "\n"
+
+
+def reading_lines(document: Mapping[str, Any]) -> list[str]:
+    """How answers were read leniently and sampled, one line per kind (with its count)."""
+    return [
+        f"{item['note'][:1].upper()}{item['note'][1:]} ({item['scenarios']} scenario(s))"
+        for item in document.get("readings") or ()
+    ]
 
 
 def skip_lines(document: Mapping[str, Any]) -> list[str]:

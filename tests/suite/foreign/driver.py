@@ -16,7 +16,14 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
+from steps.consent.base import (
+    ConsentDriver,
+    DriverError,
+    Outcome,
+    RedirectResult,
+    ServicePage,
+    page_headers,
+)
 from steps.http import HttpLayer
 from steps.profile import Profile
 
@@ -109,6 +116,6 @@ class ReactPropsDriver(ConsentDriver):
 
     @staticmethod
     def _page(response: httpx.Response, props: dict[str, Any]) -> ServicePage:
-        headers = {k.lower(): v for k, v in response.headers.items()}
+        headers = page_headers(response)
         consent = props.get("component") == "consent"
         return ServicePage(str(response.url), response.status_code, headers, response.text, consent)
