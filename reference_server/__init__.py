@@ -8,7 +8,7 @@ among them) never import each other: what both need lives below them.
 tests/server/test_layering.py checks every import against this table.
 
     layer      web  modules
-    rules      -    errors scopes pkce redirects credentials clock limits
+    rules      -    errors scopes pkce redirects credentials clock limits names account_rules
     storage    -    storage schema migrate checkpoint
     domain     -    accounts grants guard purge
     state      -    state
