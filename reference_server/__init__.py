@@ -8,14 +8,14 @@ among them) never import each other: what both need lives below them.
 tests/server/test_layering.py checks every import against this table.
 
     layer      web  modules
-    rules      -    errors scopes pkce redirects credentials clock limits
+    rules      -    errors scopes pkce redirects credentials clock limits names account_rules
     storage    -    storage schema migrate checkpoint
     domain     -    accounts grants guard purge
     state      -    state
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
     app        web  app hotpath
-    process    -    protocol tls serve launcher cli __main__
+    process    -    protocol tls serve launcher cli password_prompt __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.
 state: what a request handler needs (store, clock, guard). http: reading requests, shared by

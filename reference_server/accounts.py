@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import functools
-import re
-import zoneinfo
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-from urllib.parse import urlsplit
 
 from . import credentials
+from .account_rules import AccountError as AccountError  # re-exported: callers find it here
+from .account_rules import (
+    check_application,
+    check_password,
+    check_profile,
+    clean_user_name,
+)
 from .storage import Row, Store
-
-APPLICATION_TYPES = ("confidential", "public")
-_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
-
-
-class AccountError(ValueError):
-    """A user or application cannot be created as asked."""
 
 
 @dataclass(frozen=True)
@@ -99,17 +95,16 @@ def add_user(
     gender: str | None = None,
     timezone: str | None = None,
 ) -> User:
-    name = name.strip()
-    if not name or len(name) > 64 or any(c in name for c in "/?#\x00"):
-        raise AccountError("a user name is 1 to 64 characters without / ? #")
-    if len(password) < 8:
-        raise AccountError("a password has at least 8 characters")
-    _check_profile(email, website, timezone)
+    name = clean_user_name(name)
+    check_password(password)
+    check_profile(email, website, timezone)
     password_hash = credentials.hash_password(password)  # slow: outside the write lock
     with store.transaction():
         taken = _same_name(store, "SELECT name FROM users", (), name)
         if taken is not None:
-            raise AccountError(f"the user name {name!r} is taken (by {taken!r}: case is ignored)")
+            raise AccountError(
+                f"the user name {name!r} is taken (by {taken!r}: case is ignored)", "name"
+            )
         cursor = store.run(
             "INSERT INTO users (name, password_hash, email, email_verified, website, gender,"
             " timezone, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -136,28 +131,6 @@ def _same_name(store: Store, sql: str, args: tuple[object, ...], name: str) -> s
     return next((r["name"] for r in store.all(sql, *args) if r["name"].casefold() == wanted), None)
 
 
-@cache
-def _time_zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones()) | {"UTC"}
-
-
-def _check_profile(email: str | None, website: str | None, timezone: str | None) -> None:
-    """What `userinfo` will hand to applications must at least look like what it says."""
-    if email is not None and (len(email) > 254 or not _EMAIL.fullmatch(email)):
-        raise AccountError(f"{email!r} is not an e-mail address (name@example.org)")
-    if website is not None:
-        parts = urlsplit(website)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or len(website) > 2048
-            or any(c.isspace() or ord(c) < 0x20 for c in website)
-        ):
-            raise AccountError(f"{website!r} is not a web address (https://example.org/)")
-    if timezone is not None and timezone not in _time_zones():
-        raise AccountError(f"{timezone!r} is not a time zone (like Europe/Berlin or UTC)")
-
-
 def user_by_id(store: Store, user_id: int) -> User | None:
     row = store.one("SELECT * FROM users WHERE id = ?", user_id)
     return User.from_row(row) if row else None
@@ -176,21 +149,6 @@ def authenticate_user(store: Store, name: str, password: str) -> User | None:
     return User.from_row(row) if row and ok else None
 
 
-def _check_application(app_type: str, name: str, redirect_uri: str) -> str:
-    """The cleaned name, or AccountError saying what is wrong."""
-    from .redirects import validate_registered_uri
-
-    name = name.strip()
-    if not name or len(name) > 255:
-        raise AccountError("an application name is 1 to 255 characters")
-    if app_type not in APPLICATION_TYPES:
-        raise AccountError("the application type is 'confidential' or 'public'")
-    problem = validate_registered_uri(redirect_uri, app_type)
-    if problem:
-        raise AccountError(problem)
-    return name
-
-
 def _refuse_duplicate(store: Store, owner_id: int, name: str, except_id: int = 0) -> None:
     """Two applications of one owner never share a name (the consent page shows it)."""
     taken = _same_name(
@@ -200,13 +158,13 @@ def _refuse_duplicate(store: Store, owner_id: int, name: str, except_id: int = 0
         name,
     )
     if taken is not None:
-        raise AccountError(f"you have an application named {taken!r} already")
+        raise AccountError(f"you have an application named {taken!r} already", "name")
 
 
 def add_application(
     store: Store, owner: User, name: str, app_type: str, redirect_uri: str, now: int
 ) -> NewApplication:
-    name = _check_application(app_type, name, redirect_uri)
+    name = check_application(app_type, name, redirect_uri)
     client_id = credentials.new_token()
     secret = credentials.new_token()
     with store.transaction():
@@ -237,7 +195,7 @@ def update_application(
     destination. Grants and tokens stay valid: they never travel to the redirect URI again.
     The type is fixed because it decides what a grant may hold (refresh tokens, secrets).
     """
-    name = _check_application(app.type, name, redirect_uri)
+    name = check_application(app.type, name, redirect_uri)
     with store.transaction():
         _refuse_duplicate(store, app.owner_id, name, except_id=app.id)
         store.run(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -175,16 +174,6 @@ def _open_store(data_dir: Path) -> Store:
     return Store(_check_data_dir(data_dir))
 
 
-def _read_password(from_stdin: bool) -> str:
-    if from_stdin or not sys.stdin.isatty():
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
-    if not password:
-        raise click.UsageError("no password given")
-    return password
-
-
 @main.command("add-user")
 @click.argument("name")
 @data_dir_option
@@ -209,11 +198,16 @@ def add_user(
     as_json: bool,
 ) -> None:
     """Create a user account."""
-    from .accounts import AccountError
+    from .account_rules import AccountError, clean_user_name
     from .accounts import add_user as create
+    from .password_prompt import read_password
 
-    _check_data_dir(data_dir)  # before the password prompt: a wrong folder fails first
-    password = _read_password(password_stdin)
+    _check_data_dir(data_dir)  # before the password prompt: a wrong folder or name fails first
+    try:
+        clean_user_name(name)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from None
+    password = read_password(password_stdin)
     store = _open_store(data_dir)
     try:
         user = create(

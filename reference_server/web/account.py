@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import grants, inbound
+from .. import grants, inbound, names
 from ..accounts import (
     Application,
     User,
@@ -24,7 +24,7 @@ from ..errors import LoginRequired, PageError
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
-from .html import confirm_button, esc, hidden, page
+from .html import ACTIONS, confirm_button, esc, hidden, name_html, page, row, table_of
 
 _NOTICES = {
     "revoked": "Access revoked.",
@@ -57,6 +57,13 @@ def after(path: str, notice: str) -> Response:
 
 # applications the user has authorized ----------------------------------------------------
 
+_COLUMNS = ("Application", "Scopes", "Access", "Since", ACTIONS)
+# An authorization is listed once the application holds its access: after it exchanged the
+# code it received. An out-of-band approval lists nothing until the code is pasted and used.
+_WHEN_LISTED = """<p id="when-listed">An application you have just allowed appears here once it
+has used the code it received. If this site showed you a code to copy, the application appears
+after you have pasted the code into it.</p>"""
+
 
 async def authorized(request: Request) -> Response:
     state = inbound.server(request)
@@ -68,34 +75,25 @@ async def authorized(request: Request) -> Response:
             + hidden("client_id", item.client_id)
             + hidden("scope", item.scope)
         )
+        name = names.shown(item.application_name)
         question = (
-            f"{item.application_name} will lose this access at once: its tokens for these "
-            "scopes stop working."
+            f"{name} will lose this access at once: its tokens for these scopes stop working."
         )
         revoke = confirm_button(
-            "/account/authorized/revoke",
-            "Revoke access",
-            item.application_name,
-            question,
-            fields,
-            form_class="revoke-form",
+            "/account/authorized/revoke", "Revoke access", name, question, fields, "revoke-form"
         )
-        rows.append(f"""<tr class="authorization">
-<td>{esc(item.application_name)}</td><td><code>{esc(item.scope)}</code></td>
-<td>{"offline" if item.offline else "online"}</td><td>{_date(item.since)}</td>
-<td>{revoke}</td></tr>""")
-    table = (
-        '<table><tr><th scope="col">Application</th><th scope="col">Scopes</th>'
-        '<th scope="col">Access</th><th scope="col">Since</th>'
-        '<th scope="col"><span class="visually-hidden">Actions</span></th></tr>'
-        + "".join(rows)
-        + "</table>"
-        if rows
-        else "<p>You have not authorized any application.</p>"
-    )
+        cells = (
+            name_html(item.application_name),
+            f"<code>{esc(item.scope)}</code>",
+            "offline" if item.offline else "online",
+            _date(item.since),
+            revoke,
+        )
+        rows.append(row("authorization", _COLUMNS, cells))
+    table = table_of(_COLUMNS, rows) if rows else "<p>You have not authorized any application.</p>"
     return page(
         "Applications you have authorized",
-        notice_of(request) + table,
+        notice_of(request) + table + _WHEN_LISTED,
         viewer=sessions.viewer(session),
     )
 

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import inbound
+from .. import inbound, names
 from ..accounts import (
     AccountError,
     Application,
@@ -27,39 +27,62 @@ from ..state import ServerState
 from . import flash, sessions
 from .account import after, application_form, notice_of, require_login
 from .forms import checked_form
-from .html import confirm_button, esc, field, for_screen_readers, hidden, page
+from .html import (
+    ACTIONS,
+    Refusal,
+    confirm_button,
+    esc,
+    field,
+    for_screen_readers,
+    hidden,
+    name_html,
+    page,
+    row,
+    table_of,
+    url_html,
+)
 
 APPLICATIONS = "/account/applications"
+_FIELDS = ("name", "type", "redirect_uri")  # of the registration form
+_COLUMNS = ("Name", "Type", "Client ID", "Redirect URI", ACTIONS)
 
 
 def _application_row(app: Application, csrf: str) -> str:
     fields = hidden("csrf_token", csrf) + hidden("client_id", app.client_id)
+    name = names.shown(app.name)
     reset = confirm_button(
         f"{APPLICATIONS}/reset-secret",
         "Reset secret",
-        app.name,
-        f"{app.name} gets a new Client Secret; the current one stops working at once.",
+        name,
+        f"{name} gets a new Client Secret; the current one stops working at once.",
         fields,
     )
     delete = confirm_button(
         f"{APPLICATIONS}/delete",
         "Delete",
-        app.name,
-        f"{app.name} is deleted with every authorization users gave it: its tokens stop "
+        name,
+        f"{name} is deleted with every authorization users gave it: its tokens stop "
         "working at once. This cannot be undone.",
         fields,
     )
     edit = (
         f'<a href="{APPLICATIONS}/{quote(app.client_id, safe="")}/edit">'
-        f"Edit{for_screen_readers(' ' + app.name)}</a>"
+        f"Edit{for_screen_readers(' ' + name)}</a>"
     )
-    return f"""<tr class="application"><td>{esc(app.name)}</td><td>{esc(app.type)}</td>
-<td><code class="client-id">{esc(app.client_id)}</code></td><td>{esc(app.redirect_uri)}</td>
-<td><div class="actions">{edit}{reset}{delete}</div></td></tr>"""
+    cells = (
+        name_html(app.name),
+        esc(app.type),
+        f'<code class="client-id">{esc(app.client_id)}</code>',
+        url_html(app.redirect_uri),
+        f'<div class="actions">{edit}{reset}{delete}</div>',
+    )
+    return row("application", _COLUMNS, cells)
 
 
-def _register_form(csrf: str, values: dict[str, str]) -> str:
+def _register_form(csrf: str, values: dict[str, str], error: AccountError | None) -> str:
+    """The form, with what the user typed and the refusal's reason beside its field."""
     kind = values.get("type", "confidential")
+    problem = Refusal.of(error, _FIELDS)
 
     def option(value: str, label: str) -> str:
         selected = " selected" if kind == value else ""
@@ -69,15 +92,16 @@ def _register_form(csrf: str, values: dict[str, str]) -> str:
         "redirect_uri",
         "Redirect URI",
         values.get("redirect_uri", ""),
+        problem.text("redirect_uri"),
         required="",
         placeholder="https://example.org/callback or http://localhost/callback",
     )
     return f"""<h2>Register an application</h2>
 <form id="register-form" method="post" action="{APPLICATIONS}">
-{hidden("csrf_token", csrf)}
-{field("name", "Name", values.get("name", ""), required="")}
-<label for="type">Type</label>
-<select id="type" name="type">
+{hidden("csrf_token", csrf)}{problem.html("")}
+{field("name", "Name", values.get("name", ""), problem.text("name"), required="")}
+<label for="type">Type</label>{problem.html("type")}
+<select id="type" name="type"{problem.attrs("type")}>
 {option("confidential", "Confidential (web application on a server)")}
 {option("public", "Public (installed desktop or in-browser application)")}
 </select>
@@ -92,29 +116,23 @@ def _registered_page(
     notice: str = "",
     status: int = 200,
     values: dict[str, str] | None = None,
+    error: AccountError | None = None,
 ) -> Response:
     assert session.user is not None
-    rows = "".join(
-        _application_row(a, session.csrf) for a in applications_of(state.store, session.user)
-    )
+    rows = [_application_row(a, session.csrf) for a in applications_of(state.store, session.user)]
     listing = (
-        '<table><tr><th scope="col">Name</th><th scope="col">Type</th>'
-        '<th scope="col">Client ID</th><th scope="col">Redirect URI</th>'
-        '<th scope="col"><span class="visually-hidden">Actions</span></th>'
-        f"</tr>{rows}</table>"
-        if rows
-        else "<p>You have not registered any application.</p>"
+        table_of(_COLUMNS, rows) if rows else "<p>You have not registered any application.</p>"
     )
     return page(
         "Applications you have registered",
-        notice + listing + _register_form(session.csrf, values or {}),
+        notice + listing + _register_form(session.csrf, values or {}, error),
         viewer=sessions.viewer(session),
         status=status,
     )
 
 
 def _secret_notice(client_id: str, secret: str, name: str = "") -> str:
-    about = f"<p>New credentials of <strong>{esc(name)}</strong>:</p>" if name else ""
+    about = f"<p>New credentials of <strong>{name_html(name)}</strong>:</p>" if name else ""
     return f"""<div class="notice" role="status" id="new-credentials">{about}
 <p>Client ID: <code id="new-client-id">{esc(client_id)}</code></p>
 <p>Client Secret: <code id="new-client-secret">{esc(secret)}</code></p>
@@ -146,8 +164,7 @@ async def register(request: Request) -> Response:
             state.now(),
         )
     except AccountError as error:
-        notice = f'<p class="error" role="alert" id="error-message">{esc(error)}</p>'
-        return _registered_page(state, session, notice, status=400, values=form)
+        return _registered_page(state, session, status=400, values=form, error=error)
     notice = _secret_notice(created.application.client_id, created.client_secret)
     return _registered_page(state, session, notice)
 
@@ -174,24 +191,26 @@ def _edit_page(
     session: sessions.Session,
     app: Application,
     values: dict[str, str],
-    error: str = "",
+    error: AccountError | None = None,
     status: int = 200,
 ) -> Response:
     action = f"{APPLICATIONS}/{quote(app.client_id, safe='')}/edit"
-    problem = f'<p class="error" role="alert" id="error-message">{esc(error)}</p>' if error else ""
-    body = f"""{problem}<dl class="facts">
+    problem = Refusal.of(error, ("name", "redirect_uri"))
+    uri = values.get("redirect_uri", app.redirect_uri)
+    body = f"""<dl class="facts">
 <dt>Client ID</dt><dd><code class="client-id">{esc(app.client_id)}</code></dd>
 <dt>Type</dt><dd>{esc(app.type)} (fixed: it decides what a grant may hold)</dd></dl>
 <form id="edit-form" method="post" action="{esc(action)}">
-{hidden("csrf_token", session.csrf)}
-{field("name", "Name", values.get("name", app.name), required="")}
-{field("redirect_uri", "Redirect URI", values.get("redirect_uri", app.redirect_uri), required="")}
+{hidden("csrf_token", session.csrf)}{problem.html("")}
+{field("name", "Name", values.get("name", app.name), problem.text("name"), required="")}
+{field("redirect_uri", "Redirect URI", uri, problem.text("redirect_uri"), required="")}
 <p>Changing the redirect URI ends the authorization codes on their way to the old one, and
 users are asked for their consent again. Tokens already issued keep working.</p>
 <button type="submit" class="primary">Save</button>
 </form>
 <p><a href="{APPLICATIONS}">Back to your applications</a></p>"""
-    return page(f"Edit {app.name}", body, viewer=sessions.viewer(session), status=status)
+    title = f"Edit {names.shown(app.name)}"
+    return page(title, body, viewer=sessions.viewer(session), status=status)
 
 
 async def edit_page(request: Request) -> Response:
@@ -209,5 +228,5 @@ async def edit(request: Request) -> Response:
     try:
         update_application(form.state.store, form.application, name, uri, form.state.now())
     except AccountError as error:
-        return _edit_page(form.session, form.application, form.fields, str(error), 400)
+        return _edit_page(form.session, form.application, form.fields, error, 400)
     return after(APPLICATIONS, "updated")

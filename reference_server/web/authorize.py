@@ -18,10 +18,10 @@ from starlette.responses import RedirectResponse, Response
 from .. import grants, inbound, pkce, scopes
 from ..accounts import Application, User, application_by_client_id, user_by_id
 from ..errors import PageError, ParameterError, RedirectError
-from ..redirects import OOB, is_loopback, matches, with_params
+from ..redirects import OOB, matches, with_params
 from ..state import ServerState
-from . import sessions
-from .html import esc, hidden, page
+from . import consent, sessions
+from .html import esc, page
 
 _CHOICES = {"access_type": ("online", "offline"), "approval_prompt": ("auto", "force")}
 
@@ -217,20 +217,6 @@ async def _decide(
     return _issue(state, authz, session.user, scope, offline=_wants_offline(authz))
 
 
-def _destination(authz: AuthorizationRequest) -> str:
-    """Where the user's answer goes: shown before they give it."""
-    if authz.redirect_uri == OOB:
-        return (
-            '<p id="destination">If you allow it, this site shows you a code to copy into '
-            "the application.</p>"
-        )
-    where = "to the application on this computer, at" if is_loopback(authz.redirect_uri) else "to"
-    return (
-        f'<p id="destination">Whatever you answer, you will then be sent {where} '
-        f"<code>{esc(authz.redirect_uri)}</code>.</p>"
-    )
-
-
 def _consent_page(
     state: ServerState,
     request: Request,
@@ -239,40 +225,16 @@ def _consent_page(
     requested: frozenset[str],
 ) -> Response:
     assert session.user is not None
-    token = sessions.new_form_token(state, session, authz.fingerprint)
-    app = authz.application
-    owner = user_by_id(state.store, app.owner_id)
-    registered_by = (
-        f' <span id="application-owner">(registered by <a href="/user/'
-        f'{quote(owner.name, safe="")}">{esc(owner.name)}</a>)</span>'
-        if owner
-        else ""
+    question = consent.Question(
+        application=authz.application,
+        owner=user_by_id(state.store, authz.application.owner_id),
+        redirect_uri=authz.redirect_uri,
+        requested=requested,
+        offline=_wants_offline(authz),
+        action=request.url.path + "?" + request.url.query,
+        form_token=sessions.new_form_token(state, session, authz.fingerprint),
     )
-    items = "".join(
-        f"<li><strong>{esc(s.name)}</strong>: {esc(s.description)}</li>"
-        for s in scopes.describe(requested)
-    )
-    offline = (
-        "<p>It will keep this access when you are not using it (offline access).</p>"
-        if _wants_offline(authz)
-        else ""
-    )
-    action = esc(request.url.path + "?" + request.url.query)
-    body = f"""
-<p><strong id="application-name">{esc(app.name)}</strong>{registered_by} wants to access your
-account <strong>{esc(session.user.name)}</strong>. It asks to:</p>
-<ul class="scopes" id="requested-scopes">{items}</ul>
-{offline}
-{_destination(authz)}
-<form id="consent-form" method="post" action="{action}">
-{hidden("csrf_token", token)}
-<button type="submit" class="primary" name="decision" value="approve">Allow access</button>
-<button type="submit" name="decision" value="deny">No thanks</button>
-</form>
-<p>You can withdraw this access at any time on the
-<a href="/account/authorized">authorized applications</a> page.</p>
-"""
-    return page("Authorize application", body, viewer=sessions.viewer(session))
+    return consent.consent_page(question, session)
 
 
 async def out_of_band(request: Request) -> Response:
@@ -293,6 +255,7 @@ async def out_of_band(request: Request) -> Response:
     body = f"""
 <p>Copy this code and paste it into the application:</p>
 <code class="code-box" id="oob-code">{esc(code)}</code>
-<p>The code works once, for ten minutes.</p>
+<p>The code works once, for ten minutes. Once the application has used it, the application
+appears on your <a href="/account/authorized">authorized applications</a> page.</p>
 """
     return page("Authorization code", body, viewer=sessions.viewer_of(state, request))

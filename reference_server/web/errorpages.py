@@ -22,7 +22,8 @@ def redirect_error_response(error: RedirectError, viewer: Viewer | None = None) 
     """RFC 6749 4.1.2.1; out of band there is nowhere to redirect to: the user reads it."""
     if error.redirect_uri == OOB:
         message = f"{error.error}: {error.description}"
-        return error_page(message, title="Authorization failed", viewer=viewer)
+        step = "refused" if error.error == "access_denied" else "authorization"
+        return error_page(message, title="Authorization failed", viewer=viewer, next_step=step)
     values = {"error": error.error, "error_description": error.description}
     if error.state is not None:
         values["state"] = error.state
@@ -41,7 +42,11 @@ async def render_login_required(request: Request, error: Exception) -> Response:
 
 async def render_page_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, PageError)  # registered for PageError only
-    return error_page(str(error), status=error.status, title=error.title, viewer=_viewer(request))
+    # On the way to or from an application, the way out is back through the application.
+    step = "authorization" if request.url.path.startswith("/oauth2/") else "page"
+    return error_page(
+        str(error), status=error.status, title=error.title, viewer=_viewer(request), next_step=step
+    )
 
 
 async def render_redirect_error(request: Request, error: Exception) -> Response:

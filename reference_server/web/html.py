@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.responses import HTMLResponse, Response
 
+from .. import names
+
 SITE = "MusicBrainz OAuth"
+ERROR_ID = "error-message"  # a page's one error; a refused field names it (aria-describedby)
 STYLESHEET = (Path(__file__).parent / "site.css").read_text()
 # An orange disc with a white key hole: small, inline (no package data), allowed by img-src.
 FAVICON = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
@@ -34,18 +38,99 @@ def hidden(name: str, value: str) -> str:
     return f'<input type="hidden" name="{esc(name)}" value="{esc(value)}">'
 
 
-def field(name: str, label: str, value: str = "", **attrs: str) -> str:
-    """A labelled text input; `value` is what the user typed (kept when a form is refused)."""
+def name_html(name: str) -> str:
+    """A user's or an application's name in running text: isolated (`<bdi>`), so that no
+    character of it can reorder the words around it, and shown through `names.shown`, which
+    defuses a name stored before the name rules."""
+    return f'<bdi class="name">{esc(names.shown(name))}</bdi>'
+
+
+def url_html(url: str) -> str:
+    """A URL that wraps where a person would break it: after "://", before "/", "?", "&" and
+    "#", never inside its scheme (CSS breaks a piece only if it alone is wider than a line)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    pieces = [esc(scheme + sep)] if sep else []
+    start = 0
+    for at, char in enumerate(rest):
+        if char in "/?&#" and at > start:
+            pieces.append(esc(rest[start:at]))
+            start = at
+    pieces.append(esc(rest[start:]))
+    return f'<code class="url">{"<wbr>".join(p for p in pieces if p)}</code>'
+
+
+def field_error(message: str) -> str:
+    """The reason a form was refused, placed beside its field (which points to it)."""
+    return f'<p class="error field-error" role="alert" id="{ERROR_ID}">{esc(message)}</p>'
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a form was refused, and beside which of its fields to say it ("": the form as a
+    whole, said at its top)."""
+
+    message: str = ""
+    field: str = ""
+
+    @classmethod
+    def of(cls, error: Exception | None, fields: tuple[str, ...]) -> Refusal:
+        """The refusal of `error` (its `field`, if the form shows that field)."""
+        if error is None:
+            return cls()
+        field = getattr(error, "field", "")
+        return cls(str(error), field if field in fields else "")
+
+    def text(self, field: str) -> str:
+        return self.message if self.message and self.field == field else ""
+
+    def html(self, field: str) -> str:
+        text = self.text(field)
+        return field_error(text) if text else ""
+
+    def attrs(self, field: str) -> str:
+        """An input's attributes: marked invalid, described by the reason, focused."""
+        if not self.text(field):
+            return ""
+        return f' aria-invalid="true" aria-describedby="{ERROR_ID}" autofocus'
+
+
+def field(name: str, label: str, value: str = "", error: str = "", **attrs: str) -> str:
+    """A labelled text input; `value` is what the user typed (kept when a form is refused),
+    `error` why it was refused: shown between label and input, read with the field."""
+    if error:
+        attrs = {**attrs, "aria_invalid": "true", "aria_describedby": ERROR_ID, "autofocus": ""}
     extra = "".join(f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"' for k, v in attrs.items())
     return (
         f'<label for="{esc(name)}">{esc(label)}</label>'
-        f'<input type="text" id="{esc(name)}" name="{esc(name)}" value="{esc(value)}"{extra}>'
+        + (field_error(error) if error else "")
+        + f'<input type="text" id="{esc(name)}" name="{esc(name)}" value="{esc(value)}"{extra}>'
     )
 
 
 def for_screen_readers(text: str) -> str:
     """Words a screen reader says and the eye does not need (the row already shows them)."""
     return f'<span class="visually-hidden">{esc(text)}</span>'
+
+
+ACTIONS = "Actions"  # a table's last column: its buttons need no visible heading
+
+
+def table_of(columns: tuple[str, ...], rows: list[str]) -> str:
+    """A table whose rows (`row`) become cards on a phone, each cell labelled by its column."""
+    head = "".join(
+        f'<th scope="col">{for_screen_readers(c) if c == ACTIONS else esc(c)}</th>' for c in columns
+    )
+    return f'<table class="cards"><tr class="head">{head}</tr>{"".join(rows)}</table>'
+
+
+def row(css_class: str, columns: tuple[str, ...], cells: tuple[str, ...]) -> str:
+    labelled = "".join(
+        f"<td>{cell}</td>" if column == ACTIONS else f'<td data-label="{esc(column)}">{cell}</td>'
+        for column, cell in zip(columns, cells, strict=True)
+    )
+    return f'<tr class="{esc(css_class)}">{labelled}</tr>\n'
 
 
 def confirm_button(
@@ -87,8 +172,9 @@ def page(
 <link rel="stylesheet" href="/static/site.css">
 </head>
 <body>
+<a class="skip-link" href="#main">Skip to main content</a>
 {_header(viewer)}
-<main id="main">
+<main id="main" tabindex="-1">
 <h1>{esc(title)}</h1>
 {body}
 </main>
@@ -104,7 +190,8 @@ def _header(viewer: Viewer | None) -> str:
         who = '<a href="/login">Log in</a>'
     else:
         who = (
-            f'<a href="/user/{esc(viewer.name)}" id="viewer">{esc(viewer.name)}</a>'
+            f'<a href="/user/{esc(quote(viewer.name, safe=""))}" id="viewer">'
+            f"{name_html(viewer.name)}</a>"
             '<a href="/account/authorized">Authorized applications</a>'
             '<a href="/account/applications">My applications</a>'
             '<form method="post" action="/logout">'
@@ -116,12 +203,37 @@ def _header(viewer: Viewer | None) -> str:
     )
 
 
+HOME = '<a href="/">home page</a>'
+# What a person can do after an error: every error page says it (a bare message is a dead end).
+NEXT_STEPS = {
+    "page": f"<p>Go back to the previous page and try again, or go to the {HOME}.</p>",
+    "authorization": (
+        "<p>This page shared nothing with the application. Go back to the application and "
+        "start again from there.</p>"
+        "<p>If this page comes back, the application is probably set up wrongly: tell its "
+        "developer what this page says (the message above and this page's address). "
+        "They can fix it; you cannot.</p>"
+        f"<p>Or go to the {HOME} of this site.</p>"
+    ),
+    "refused": (
+        "<p>You refused: the application received nothing from your account. You can close "
+        f"this page, or go to the {HOME}.</p>"
+    ),
+}
+
+
 def error_page(
-    message: str, status: int = 400, title: str = "Error", viewer: Viewer | None = None
+    message: str,
+    status: int = 400,
+    title: str = "Error",
+    viewer: Viewer | None = None,
+    next_step: str = "page",
 ) -> HTMLResponse:
+    """The message, then what to do now (`NEXT_STEPS`)."""
     return page(
         title,
-        f'<p class="error" id="error-message">{esc(message)}</p>',
+        f'<p class="error" id="{ERROR_ID}">{esc(message)}</p>'
+        f'<h2>What you can do</h2><div id="next-step">{NEXT_STEPS[next_step]}</div>',
         status=status,
         viewer=viewer,
     )

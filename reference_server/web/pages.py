@@ -9,13 +9,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from .. import credentials, guard, inbound
+from .. import credentials, guard, inbound, names
 from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
 from ..errors import PageError, ParameterError, Throttled
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
-from .html import SITE, esc, hidden, page
+from .html import SITE, esc, hidden, name_html, page
 
 AUTHORIZE_PATH = "/oauth2/authorize"
 SESSION_ENDED = "session-ended"  # ?why= of a login the consent form sent the user to
@@ -56,11 +56,11 @@ def _asking_application(state: ServerState, returnto: str) -> str:
     if app is None:
         return ""
     owner = user_by_id(state.store, app.owner_id)
-    by = f" (registered by {esc(owner.name)})" if owner else ""
+    by = f" (registered by the account {name_html(owner.name)})" if owner else ""
     return (
-        f'<p id="asking-application">Log in to continue to <strong>{esc(app.name)}</strong>{by}, '
-        "which asks for access to your account. You will then see what it asks for and can "
-        "allow or refuse it.</p>"
+        f'<p id="asking-application">Log in to continue to <strong>{name_html(app.name)}'
+        f"</strong>{by}, which asks for access to your account. You will then see what it asks "
+        "for and can allow or refuse it.</p>"
     )
 
 
@@ -157,7 +157,7 @@ async def home(request: Request) -> Response:
         body = """<p>This is the reference server of the MusicBrainz OAuth 2.0 service.</p>
 <p><a href="/login">Log in</a> to manage the applications you have registered or authorized.</p>"""
         return page(SITE, body)
-    body = f"""<p>You are logged in as <strong>{esc(session.user.name)}</strong>.</p>
+    body = f"""<p>You are logged in as <strong>{name_html(session.user.name)}</strong>.</p>
 <ul>
 <li><a href="/account/authorized">Applications you have authorized</a></li>
 <li><a href="/account/applications">Applications you have registered</a></li>
@@ -171,14 +171,14 @@ async def user_profile(request: Request) -> Response:
     user = user_by_name(state.store, request.path_params["name"])
     if user is None:
         raise PageError("There is no such user.", status=404, title="Not found")
-    rows = [("Username", esc(user.name)), ("Time zone", esc(user.timezone))]
+    rows = [("Username", name_html(user.name)), ("Time zone", esc(user.timezone))]
     if user.website:
         rows.append(("Website", esc(user.website)))
     if user.gender:
         rows.append(("Gender", esc(user.gender)))
     table = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return page(
-        f"User {user.name}",
+        f"User {names.shown(user.name)}",
         f'<table id="profile">{table}</table>',
         viewer=sessions.viewer(session),
     )

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
 
 import pytest
 
@@ -176,3 +182,72 @@ class TestCommandsRefuseWhatWouldSurprise:
         cli("add-user", "hugo", "--data-dir", cli_data, "--password-stdin", stdin="hugo-pass-1\n")
         other = cli(*_app_args(cli_data, "hugo", "Tagger", "public", "http://localhost/cb"))
         assert other.returncode == 0, other.stderr
+
+
+class TestPasswordPrompt:
+    """`add-user` on a terminal, as a person types (issue 19, item 6)."""
+
+    def test_a_short_password_is_refused_before_it_is_repeated(self, cli_data):
+        with Terminal("add-user", "ivy", "--data-dir", cli_data) as terminal:
+            terminal.expect("Password: ")
+            terminal.type("short")
+            told = terminal.expect("Password: |Repeat for confirmation: ")
+            assert "at least 8 characters" in told and told.endswith("Password: "), told
+            terminal.type("ivy-password")
+            terminal.expect("Repeat for confirmation: ")
+            terminal.type("ivy-password")
+            assert "Created user ivy" in terminal.expect(r"\(id \d+\)\.")
+        assert terminal.returncode == 0
+
+    def test_a_bad_user_name_fails_before_any_password_is_asked(self, cli_data):
+        result = cli("add-user", "Tag\u200bger", "--data-dir", cli_data, stdin="")
+        assert result.returncode == 1 and "U+200B" in result.stderr
+        assert "Password" not in result.stderr
+
+
+class Terminal:
+    """A server command run on a pseudo-terminal (it prompts only on one), typed into."""
+
+    def __init__(self, *args: str) -> None:
+        self.args = args
+        self.returncode: int | None = None
+
+    def __enter__(self) -> Terminal:
+        self.master, replica = pty.openpty()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "reference_server", *self.args],
+            stdin=replica,
+            stdout=replica,
+            stderr=replica,
+            close_fds=True,
+        )
+        os.close(replica)
+        self.seen = ""
+        return self
+
+    def __exit__(self, failed: type[BaseException] | None, *_: object) -> None:
+        try:
+            if failed is None:  # a failed test leaves the command at a prompt: end it now
+                self.returncode = self.process.wait(timeout=60)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            os.close(self.master)
+
+    def type(self, line: str) -> None:
+        os.write(self.master, line.encode() + b"\n")
+
+    def expect(self, pattern: str) -> str:
+        """What the command wrote until `pattern` (a regex) appears at the end of it."""
+        start = len(self.seen)
+        while not re.search(f"(?:{pattern})\\s*$", self.seen[start:]):
+            ready, _, _ = select.select([self.master], [], [], 60)
+            assert ready, f"waited a minute for {pattern!r}; the terminal shows {self.seen!r}"
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:  # the command ended (EIO on Linux)
+                chunk = b""
+            assert chunk, f"the command ended before {pattern!r}: {self.seen!r}"
+            self.seen += chunk.decode(errors="replace").replace("\r\n", "\n")
+        return self.seen[start:]

@@ -23,10 +23,14 @@ class TestConsentAndLogin:
     def test_consent_page_shows_destination_and_owner(self, world, logged_in):
         params = authorize_params(world.web, approval_prompt="force")
         page = logged_in.open_authorize(params).text
-        assert "https://client.example/callback</code>" in page
+        assert "https://client.example/callback</code>" in page.replace("<wbr>", "")
         assert 'id="destination"' in page
-        owner = re.search(r'id="application-owner">(.*?)</span>', page, re.S).group(1)
-        assert f'<a href="/user/{world.username}">{world.username}</a>' in owner
+        name = re.search(r'id="application-name">(.*?)</p>', page, re.S).group(1)
+        owner = re.search(r'id="application-owner">(.*?)</p>', page, re.S).group(1)
+        assert name == '<bdi class="name">Web app</bdi>'  # nothing else on the name's line
+        assert f'<bdi class="name">{world.username}</bdi>' in owner
+        profile = re.search(r'id="owner-profile">(.*?)</p>', page, re.S).group(1)
+        assert f'<a href="/user/{world.username}">' in profile
 
     def test_consent_page_of_a_loopback_and_an_oob_application(self, world, logged_in):
         page = logged_in.open_authorize(authorize_params(world.installed)).text
@@ -39,7 +43,8 @@ class TestConsentAndLogin:
         answer = user.http.get("/oauth2/authorize", params=params)
         login = user.http.get(answer.headers["location"]).text
         named = re.search(r'id="asking-application">(.*?)</p>', login, re.S).group(1)
-        assert "<strong>Web app</strong>" in named and "registered by alice" in named
+        assert '<strong><bdi class="name">Web app</bdi></strong>' in named
+        assert 'registered by the account <bdi class="name">alice</bdi>' in named
 
     def test_login_page_names_only_registered_applications(self, user):
         target = "/oauth2/authorize?" + urlencode({"client_id": "<b>Evil</b>"})
@@ -59,7 +64,7 @@ class TestConsentAndLogin:
         assert "why=session-ended" in answer.headers["location"]
         login = logged_in.http.get(answer.headers["location"])
         assert "Your session ended before you answered" in login.text
-        assert "<strong>Web app</strong>" in login.text
+        assert '<strong><bdi class="name">Web app</bdi></strong>' in login.text
         # Logging in again leads back to the consent page, to answer again: no decision yet.
         back = logged_in.submit_login(login.text)
         assert back.status_code == 303 and back.headers["location"].startswith("/oauth2/authorize")

@@ -228,7 +228,7 @@ class TestHeaderAndLayout:
     def test_the_header_knows_the_user_on_every_page(self, world, logged_in, path):
         answer = logged_in.http.get(path)
         assert answer.status_code in (400, 404)
-        assert f'id="viewer">{world.username}</a>' in answer.text
+        assert f'id="viewer"><bdi class="name">{world.username}</bdi></a>' in answer.text
         assert '<a href="/login">Log in</a>' not in answer.text
         assert 'action="/logout"' in answer.text
 
@@ -237,7 +237,7 @@ class TestHeaderAndLayout:
         location = logged_in.authorize(params)
         page = logged_in.http.get(location)
         assert 'id="oob-code"' in page.text
-        assert f'id="viewer">{world.username}</a>' in page.text
+        assert f'id="viewer"><bdi class="name">{world.username}</bdi></a>' in page.text
 
     def test_a_real_404_page(self, http):
         answer = http.get("/no/such/page")

@@ -9,48 +9,27 @@ meets them, so one login serves every page behind it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import pytest
 
 from tests.support import axe
-from tests.support.browser import chromium
 from tests.support.page_check import PageCheck, artefacts_dir
 from tests.support.world import App, World
 
+from .browsing import browser, log_in, page
 from .flows import authorize_params, exchange
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page, Route
+    from playwright.sync_api import Page, Route
+
+__all__ = ["browser", "page"]  # fixtures, used by name
 
 pytestmark = pytest.mark.browser
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
-        yield cast("Browser", running)
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(ignore_https_errors=True)  # the local CA, TLS stays real
-    context.set_default_timeout(15_000)  # a missing element fails in seconds, not minutes
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-def _log_in(page: Page, username: str, password: str) -> None:
-    page.fill("#username", username)
-    page.fill("#password", password)
-    page.click("#login-form button[type=submit]")
 
 
 def _logged_out_pages(page: Page, world: World, check: PageCheck) -> None:
@@ -59,7 +38,7 @@ def _logged_out_pages(page: Page, world: World, check: PageCheck) -> None:
     check.look(page, "Home, logged out")
     page.goto(base + "/login")
     check.look(page, "Log in")
-    _log_in(page, world.username, "not the password")
+    log_in(page, world.username, "not the password")
     page.wait_for_selector("#error-message")
     check.look(page, "Log in, failed")
 
@@ -70,22 +49,37 @@ def _authorization_pages(page: Page, world: World, app: App, check: PageCheck) -
     page.goto(base + "/oauth2/authorize?" + urlencode(params))
     assert "/login" in page.url
     check.look(page, "Log in from an authorization link")
-    _log_in(page, world.username, world.password)
+    log_in(page, world.username, world.password)
     page.wait_for_selector("#consent-form")
     check.look(page, "Consent")
     page.click("#consent-form button[value=approve]")
     page.wait_for_selector("#oob-code")
     check.look(page, "Out-of-band code")
+    code = page.inner_text("#oob-code").strip()
+    # Until the application uses the code, it is not listed: the page says why.
+    page.goto(base + "/account/authorized")
+    check.look(page, "Authorized applications, code not used yet")
+    assert "pasted the code" in page.inner_text("#when-listed")
     # The application takes the code: from now on the user has authorized it.
     with world.http() as http:
-        answer = exchange(http, app, page.inner_text("#oob-code").strip(), redirect_uri=OOB)
+        answer = exchange(http, app, code, redirect_uri=OOB)
     assert answer.status_code == 200, answer.text
     page.goto(base + "/oauth2/authorize?" + urlencode({**params, "client_id": "no-such-app"}))
     check.look(page, "Authorization error")
+    _assert_next_step(page, "tell its developer")
     page.goto(base + "/oauth2/authorize?" + urlencode({**params, "scope": "no-such-scope"}))
     check.look(page, "Authorization failed, out of band")
+    _assert_next_step(page, "Go back to the application")
     page.goto(base + "/oauth2/oob?code=used-or-unknown")
     check.look(page, "Out-of-band page without a code")
+    _assert_next_step(page, "Go back to the application")
+
+
+def _assert_next_step(page: Page, words: str) -> None:
+    """An error page tells the person what to do next, and links home."""
+    step = page.locator("#next-step")
+    assert words in step.inner_text(), step.inner_text()
+    assert step.locator('a[href="/"]').count() == 1
 
 
 def _account_pages(page: Page, world: World, app_name: str, check: PageCheck) -> None:
@@ -96,7 +90,7 @@ def _account_pages(page: Page, world: World, app_name: str, check: PageCheck) ->
     check.look(page, "User profile")
     page.goto(base + "/account/authorized")
     check.look(page, "Authorized applications")
-    row = f'tr.authorization:has(td:text-is("{app_name}"))'
+    row = f'tr.authorization:has(td > bdi:text-is("{app_name}"))'
     page.click(f"{row} details.confirm summary")
     check.look(page, "Revoke access, asking to confirm")
     page.click(f"{row} details[open] button[type=submit]")
@@ -114,6 +108,18 @@ def _register(page: Page, name: str, redirect_uri: str) -> None:
     page.click("#register-form button[type=submit]")
 
 
+def _assert_beside(page: Page, field: str) -> None:
+    """A refusal's reason sits right above its field, which names it (aria-describedby), is
+    marked invalid and has the focus: the person starts typing where the problem is."""
+    assert page.get_attribute(field, "aria-describedby") == "error-message"
+    assert page.get_attribute(field, "aria-invalid") == "true"
+    assert page.evaluate("document.activeElement.id") == field.lstrip("#")
+    error = page.locator("#error-message").bounding_box()
+    box = page.locator(field).bounding_box()
+    assert error is not None and box is not None
+    assert 0 <= box["y"] - (error["y"] + error["height"]) < 16, (error, box)
+
+
 def _registration_pages(page: Page, world: World, check: PageCheck) -> str:
     """Register an application (refused, then accepted); its name, for the next pages."""
     page.goto(world.server.base_url + "/account/applications")
@@ -121,6 +127,12 @@ def _registration_pages(page: Page, world: World, check: PageCheck) -> str:
     _register(page, "Broken", "ftp://tagger.example/callback")
     page.wait_for_selector("#error-message")
     check.look(page, "Application refused")
+    _assert_beside(page, "#redirect_uri")
+    _register(page, "Tagger\u202e", "https://tagger.example/callback")
+    page.wait_for_selector("#error-message")
+    check.look(page, "Application refused, its name")
+    _assert_beside(page, "#name")
+    assert "U+202E" in page.inner_text("#error-message")
     name = f"Tagger {secrets.token_hex(3)}"
     _register(page, name, "https://tagger.example/callback")
     page.wait_for_selector("#new-credentials")
@@ -129,7 +141,7 @@ def _registration_pages(page: Page, world: World, check: PageCheck) -> str:
 
 
 def _application_pages(page: Page, name: str, check: PageCheck) -> None:
-    row = f'tr.application:has(td:text-is("{name}"))'
+    row = f'tr.application:has(td > bdi:text-is("{name}"))'
     page.click(f"{row} details.confirm:has-text('Reset secret') summary")
     check.look(page, "Reset secret, asking to confirm")
     page.click(f"{row} details[open] button[type=submit]")
@@ -142,6 +154,7 @@ def _application_pages(page: Page, name: str, check: PageCheck) -> None:
     page.click("#edit-form button[type=submit]")
     page.wait_for_selector("#error-message")
     check.look(page, "Edit application, refused")
+    _assert_beside(page, "#redirect_uri")
     page.fill("#redirect_uri", "https://tagger.example/done")
     page.click("#edit-form button[type=submit]")
     page.wait_for_selector("#notice")
