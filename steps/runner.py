@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 
 from steps.catalogue import load_catalogue
+from steps.compare import RunnerCommand
 from steps.profiles.bundled import SetupError, bundled_server, provision
 from steps.profiles.writer import write_profile
 from steps.pytest_run import (
@@ -165,7 +166,7 @@ def run_bundled(options: RunOptions) -> int:
         return execute(options)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=RunnerCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--target", metavar="URL", help="Base URL of the deployment (overrides the profile).")
 @click.option(
     "--profile",

@@ -33,6 +33,7 @@ ONE_WORKER = {
     "tests/suite/test_foreign_target.py": "two suite runs against two providers",
     "tests/suite/test_foreign_provider.py": "direct probes of one foreign provider",
     "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
+    "tests/suite/test_matrix_runs.py": "two quick suite runs, compared",
     "tests/tools/test_bench.py": "a short benchmark run",
 }
 

@@ -14,6 +14,7 @@ import pytest
 
 from steps.catalogue import load_catalogue
 from tests.suite.target import Target, bundled_target
+from tests.support.matrix_artefact import keep_run
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
 # fixture, one full suite run, that a second worker would only repeat.
@@ -46,6 +47,7 @@ def run_suite(target: Target, report_dir: Path, *args: str) -> tuple[int, dict[s
 def full_run(target: Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     report_dir = tmp_path_factory.mktemp("report")
     status, results, output = run_suite(target, report_dir, "--run-lasting", "steps/")
+    keep_run("bundled-server", report_dir)  # a column of the CI's deployment matrix
     assert status == 0, output[-3000:]
     results["_text"] = (report_dir / "results.json").read_text()
     return results

@@ -28,6 +28,7 @@ import pytest
 
 from steps.catalogue import load_catalogue
 from tests.suite.foreign.target import ROOT, ForeignTarget, foreign_target
+from tests.support.matrix_artefact import keep_run
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share a module
 # fixture, two suite runs against two providers, that a second worker would only repeat.
@@ -138,7 +139,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             (work / f"alone-{i}", _alone_runs(target, work / f"alone-{i}", RULES[i::2]))
             for i, target in enumerate(alone_targets)
         ]
-        full_run = _read_full(work / "full-report", *_finish(full))
+        finished = _finish(full)
+        keep_run("foreign-metabrainz-like", work / "full-report")  # a column of CI's matrix
+        full_run = _read_full(work / "full-report", *finished)
         alone = _read_alone([(report_dir, *_finish(process)) for report_dir, process in halves])
         yield Runs(full_run, alone)
 
