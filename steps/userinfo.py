@@ -231,7 +231,7 @@ def challenge_no_error(scene: Scene, profile: Profile, status: int) -> None:
     response = _refused(scene, profile)
     assert response.status_code == status, f"status {response.status_code}"
     challenge = _challenge(response)
-    assert _attribute(challenge, "error") is None, f"an error code: {challenge!r}"
+    assert auth_param(challenge, "error") is None, f"an error code: {challenge!r}"
 
 
 @then(
@@ -243,7 +243,7 @@ def challenge_error(scene: Scene, profile: Profile, status: int, error: str) -> 
     response = _refused(scene, profile)
     assert response.status_code == status, f"status {response.status_code}"
     challenge = _challenge(response)
-    assert _attribute(challenge, "error") == error, f"challenge {challenge!r}"
+    assert auth_param(challenge, "error") == error, f"challenge {challenge!r}"
 
 
 @then(parsers.parse('the service answers {status:d} with the error "{error}"'))
@@ -254,7 +254,7 @@ def plain_error(scene: Scene, profile: Profile, status: int, error: str) -> None
     assert response.status_code == status, f"status {response.status_code}"
     read = strict_json(response)
     named = [read.body.get("error")] if read.body is not None else []
-    named += [_attribute(c, "error") for c in challenges(response)]
+    named += [auth_param(c, "error") for c in challenges(response)]
     assert error in named, f"no error {error!r}: {response.text[:200]} {challenges(response)!r}"
 
 
@@ -266,7 +266,7 @@ def _refused(scene: Scene, profile: Profile) -> httpx.Response:
     return response
 
 
-def _attribute(challenge: str, name: str) -> str | None:
+def auth_param(challenge: str, name: str) -> str | None:
     """An auth-param of a challenge (quoted or a token), by name, case-insensitively."""
     found = re.search(
         rf'(?:^|[\s,]){name}\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^",\s]*))', challenge, re.I
