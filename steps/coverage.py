@@ -108,6 +108,8 @@ class RenderedScenario:
     name: str
     tags: frozenset[str]
     steps: tuple[str, ...]
+    #: Each step's kind as Gherkin gives it ("given", "when", "then"; And/But inherit it).
+    step_types: tuple[str, ...] = ()
 
 
 def rendered_scenarios(features_dir: Path) -> list[RenderedScenario]:
@@ -122,7 +124,8 @@ def rendered_scenarios(features_dir: Path) -> list[RenderedScenario]:
                 scenario = template.render(context)
                 tags = frozenset(template.tags | feature.tags | examples)
                 steps = tuple(step.name for step in scenario.steps)
-                found.append(RenderedScenario(path.name, scenario.name, tags, steps))
+                types = tuple(step.type for step in scenario.steps)
+                found.append(RenderedScenario(path.name, scenario.name, tags, steps, types))
     return found
 
 
