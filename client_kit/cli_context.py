@@ -15,12 +15,15 @@ from client_kit import errors
 from client_kit.cli_hints import explain, implied_rules_note
 from client_kit.cli_output import Data
 from client_kit.config import Settings, parse_ports, resolve_settings
+from client_kit.safe_text import clean
 
 if TYPE_CHECKING:
     from client_kit.profiles import ProfileSettings
     from client_kit.session import Session
 
 P = ParamSpec("P")
+#: the most characters of one error message (the service's part is cut shorter before)
+MESSAGE_LIMIT = 2000
 R = TypeVar("R")
 
 
@@ -109,7 +112,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except errors.KitError as exc:
-            message = explain(exc)
+            # the service's words in it are clean already; this pass guards every message
+            message = clean(explain(exc), MESSAGE_LIMIT)
             if kwargs.get("as_json"):
                 from client_kit.cli_output import error_json
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from client_kit.safe_text import WORD_LIMIT, clean
+
 #: the settings a :class:`ConfigurationError` can blame (the names of the config file)
 Setting = Literal[
     "client_id",
@@ -25,6 +27,7 @@ Setting = Literal[
     "store",
     "keyring_timeout",
     "broker_url",
+    "broker_ca_bundle",
     "config_file",
 ]
 #: what a keyring was asked to do when it failed
@@ -136,11 +139,12 @@ class AuthorizationError(LoginCancelled):
     explanation = "the service refused the authorization request"
 
     def __init__(self, error: str | None = None, description: str | None = None) -> None:
-        self.error = error or type(self).error
-        self.description = description
+        # both may come from anyone who can send the browser to the listener: shown clean
+        self.error = clean(error, WORD_LIMIT) if error else type(self).error
+        self.description = clean(description) if description else description
         text = f"{self.explanation} ({self.error})"
-        if description:
-            text += f": {description}"
+        if self.description:
+            text += f": {self.description}"
         super().__init__(text)
 
 

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from client_kit.endpoints import classify_error
 from client_kit.errors import ClientRejected, ConfigurationError, TemporaryFailure
+from client_kit.safe_text import clean
 
 if TYPE_CHECKING:
     import httpx
@@ -104,5 +105,4 @@ def page_text(page: str, limit: int = 240) -> str:
     )
     body = found.group(1) if found else page
     body = re.sub(r"<(script|style|h1|nav|header)[^>]*>.*?</\1>", " ", body, flags=re.S | re.I)
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
-    return (text[: limit - 1] + "…") if len(text) > limit else text or "no message"
+    return clean(html.unescape(re.sub(r"<[^>]+>", " ", body)), limit) or "no message"

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
-from client_kit import redaction
-from client_kit.endpoints import Endpoints, transport_failure
+from client_kit import redaction, transfer
+from client_kit.endpoints import Endpoints
 from client_kit.errors import LoginRequired, NotLoggedIn, StorageError
 from client_kit.locks import RefreshLock, lock_name
 from client_kit.storage import StoreKey, TokenStore
@@ -49,8 +49,12 @@ class RefreshEngine:
         self.key = key
         self.clock = clock
         self.margin = margin
-        self._http_client = http_client or endpoints.profile.http_client
-        self._async_http_client = async_http_client or endpoints.profile.async_http_client
+        # token requests go to the service, or to the broker with its own connection settings
+        token_profile = endpoints.connection(endpoints.token_url)
+        self._http_client = http_client or (lambda: transfer.kit_client(token_profile))
+        self._async_http_client = async_http_client or (
+            lambda: transfer.kit_async_client(token_profile)
+        )
         path = store.lock_path(key)
         self.lock = RefreshLock(lock_name(path, f"memory:{id(store)}:{key}"), path)
         self._cached: TokenSet | None = None
@@ -96,19 +100,14 @@ class RefreshEngine:
         return self._run(rejected, force=force and rejected is None)
 
     def _run(self, rejected: str | None, *, force: bool) -> TokenSet:
-        import httpx
-
         with self.lock.held():
             flow = self._flow(rejected, force)
             try:
                 request = next(flow)
                 while True:
-                    try:
-                        with self._http_client() as client:
-                            response = client.send(request)
-                            response.read()
-                    except httpx.TransportError as exc:
-                        raise transport_failure(exc) from exc
+                    bounds = self.endpoints.bounds(request)
+                    with self._http_client() as client:
+                        response = transfer.send(client, request, bounds)
                     request = flow.send(response)
             except StopIteration as done:
                 return _returned(done)
@@ -128,19 +127,14 @@ class RefreshEngine:
         return await self._arun(rejected, force=force and rejected is None)
 
     async def _arun(self, rejected: str | None, *, force: bool) -> TokenSet:
-        import httpx
-
         async with self.lock.aheld():
             flow = self._flow(rejected, force)
             try:
                 request = next(flow)
                 while True:
-                    try:
-                        async with self._async_http_client() as client:
-                            response = await client.send(request)
-                            await response.aread()
-                    except httpx.TransportError as exc:
-                        raise transport_failure(exc) from exc
+                    bounds = self.endpoints.bounds(request)
+                    async with self._async_http_client() as client:
+                        response = await transfer.asend(client, request, bounds)
                     request = flow.send(response)
             except StopIteration as done:
                 return _returned(done)
