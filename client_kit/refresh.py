@@ -5,7 +5,9 @@ The refresh itself is a generator that yields the HTTP request and receives the 
 
 1. take the lock (threads, asyncio tasks, processes);
 2. read the store again: another process may have refreshed already;
-3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`);
+3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`): they
+   leave the stored set as it was, except a refresh token the service rejects, whose login
+   is over and is forgotten;
 4. save the new set (with a rotated refresh token) before anyone uses its access token.
 """
 
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from client_kit import redaction, transfer
 from client_kit.endpoints import Endpoints
-from client_kit.errors import LoginRequired, NotLoggedIn, StorageError
+from client_kit.errors import LoginRequired, NotLoggedIn, RefreshTokenRejected, StorageError
 from client_kit.locks import RefreshLock, lock_name
 from client_kit.storage import StoreKey, TokenStore
 from client_kit.tokens import EXPIRY_MARGIN, TokenSet
@@ -163,12 +165,26 @@ class RefreshEngine:
         log.debug("refreshing the access token for %s", self.key.service)
         self.refresh_count += 1
         response = yield self.endpoints.refresh_request(tokens.refresh_token)
-        new = self.endpoints.token_response(response, previous=tokens, refreshing=True)
+        try:
+            new = self.endpoints.token_response(response, previous=tokens, refreshing=True)
+        except RefreshTokenRejected:
+            self._forget_rejected(tokens)
+            raise
         rotating = self.endpoints.profile.rotating_refresh_tokens
         if rotating and new.refresh_token == tokens.refresh_token:
             log.debug("the service did not rotate the refresh token")
         self._save(new)
         return new
+
+    def _forget_rejected(self, tokens: TokenSet) -> None:
+        """The service rejected the refresh token: the login is over, so it is forgotten
+        (``status().logged_in`` turns False), unless a login saved another set meanwhile."""
+        try:
+            if self.store.load(self.key) == tokens:
+                self.store.delete(self.key)
+        except StorageError as exc:
+            log.warning("could not forget the rejected login: %s", exc)
+        self.forget()
 
     def _save(self, tokens: TokenSet) -> None:
         """Save, then use. A failed save keeps the set in memory to retry, and raises."""

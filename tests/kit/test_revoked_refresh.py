@@ -41,7 +41,8 @@ def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store
     with pytest.raises(errors.RefreshTokenRejected, match="log in again") as info:
         session.access_token()
     assert info.value.exit_code == errors.EXIT_LOGIN_REQUIRED
-    assert memory_store.load(session.key).refresh_token == "refresh-token-old"  # kept
+    # the login is over: forgotten, so that status() says so
+    assert memory_store.load(session.key) is None and not session.status().logged_in
 
 
 def test_the_async_path_classifies_it_alike(meta_profile, memory_store, mock) -> None:
