@@ -133,17 +133,16 @@ def login(
     state.options["no_browser"] = no_browser
     session = state.session()
     wanted = list(scopes) or state.settings.words("scopes", ["profile"])
-    from client_kit import preflight
     from client_kit.cli_output import epoch, login_text
 
-    preflight.check_store(session)  # the server, client id and secret: in login(check=True)
+    # before the browser, the library's checks (check=True, the default): the store, the
+    # authorization page (client id, redirect URI, scopes) and the client secret
     tokens = session.login(
         wanted,
         method="oob" if oob else "loopback",
         ports=parse_ports(ports),
         open_browser=not no_browser,
         timeout=timeout,
-        check=True,
     )
     data = {
         "username": tokens.username,

@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 PROBE_TOKEN = "mb-oauth-preflight-not-a-token"  # noqa: S105
 
 
+def before_browser(session: Session, request: AuthorizationRequest) -> None:
+    """Every check, in order; raises the first problem found (what ``check=True`` runs)."""
+    check_store(session)
+    check_authorization(session, request)
+    check_secret(session)
+
+
 def check_store(session: Session) -> None:
     """Read this login's entry: raises the store's StorageError (exit 7) if it cannot."""
     session.store.load(session.key)

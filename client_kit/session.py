@@ -120,9 +120,10 @@ class Session:
         """Run a desktop login (``loopback`` or ``oob``); save and return the tokens.
 
         Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`. The
-        options are :class:`~client_kit.desktop.LoginOptions`; ``check``: before the browser,
-        ask the authorization endpoint (fail at once on its error page or error redirect) and
-        check the client secret where that is cheap.
+        options are :class:`~client_kit.desktop.LoginOptions`. ``check`` (default True):
+        before the browser opens, read the token store, ask the authorization endpoint (an
+        unknown client id, redirect URI or scope fails at once, with the error ``mb-oauth``
+        reports) and check the client secret (or the broker) where that is cheap.
         """
         from client_kit.desktop import DesktopLogin
 
@@ -131,7 +132,8 @@ class Session:
     def start_login(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
     ) -> LoginHandle:
-        """A login running in the background that a GUI observes and cancels (see handle)."""
+        """A login running in the background that a GUI observes and cancels (see handle);
+        it checks before the browser as :meth:`login` does (``check``, default True)."""
         from client_kit.handle import LoginHandle
 
         return LoginHandle(self, scopes, **options).start()
@@ -140,7 +142,8 @@ class Session:
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
     ) -> TokenSet:
         """``login`` for asyncio: awaits without blocking the loop; cancelling the task
-        cancels the login. ``on_event`` is called on the loop's thread."""
+        cancels the login. ``on_event`` is called on the loop's thread; ``check`` as in
+        :meth:`login` (default True)."""
         from client_kit.handle import await_handle
 
         return await await_handle(self, scopes, **options)
