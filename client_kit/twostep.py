@@ -199,9 +199,11 @@ class LoginSteps:
         self, redirect_uri: str, scopes: Sequence[str], use_pkce: bool
     ) -> AuthorizationRequest:
         session = self.session
-        return build_request(
+        request = build_request(
             session.profile, session.key.client_id, redirect_uri, scopes, use_pkce=use_pkce
         )
+        redaction.announce(request.url)
+        return request
 
     def _listener(
         self, ports: Sequence[int], redirect_path: str | None, pages: LoopbackPages | None
