@@ -87,7 +87,8 @@ class ClientRejected(ConfigurationError):
 
 
 class CertificateRejected(ConfigurationError):
-    """The service's TLS certificate failed verification, or the CA file is unusable."""
+    """A TLS certificate failed verification, or the CA file is unusable: the service's
+    (``setting`` ``ca_bundle``) or, in broker mode, the broker's (``broker_ca_bundle``)."""
 
     def __init__(self, message: str, *, setting: Setting | None = "ca_bundle") -> None:
         super().__init__(message, setting=setting)

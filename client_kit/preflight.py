@@ -44,7 +44,11 @@ def check_store(session: Session) -> None:
 
 
 def check_secret(session: Session) -> None:
-    """Only with a secret (or a broker): wrong credentials are a configuration error now."""
+    """Only with a secret (or a broker): wrong credentials are a configuration error now.
+
+    With a broker this is also where a wrong ``broker_url`` shows: its revocation route
+    must answer as the service does (200 here), not 404.
+    """
     endpoints = session.endpoints
     if endpoints.client.client_secret is None and not endpoints.broker_url:
         return
@@ -54,7 +58,19 @@ def check_secret(session: Session) -> None:
     error = classify_error(response)
     if isinstance(error, ClientRejected | TemporaryFailure):
         raise error
+    if endpoints.broker_url:
+        raise _not_a_broker(endpoints.broker_url, response)
     # anything else (a provider without revocation, a rate limit...) proves nothing
+
+
+def _not_a_broker(broker_url: str, response: httpx.Response) -> ConfigurationError:
+    return ConfigurationError(
+        f"the broker URL {broker_url} does not lead to a broker: {broker_url}/revoke answered "
+        f"HTTP {response.status_code}. The broker URL is where the broker serves /token and "
+        "/revoke (client_kit.broker.create_app serves them under /oauth: "
+        "https://HOST/oauth)",
+        setting="broker_url",
+    )
 
 
 def check_authorization(session: Session, request: AuthorizationRequest) -> None:
