@@ -144,7 +144,8 @@ class Profile:
                 if wire is None:
                     choices = ", ".join(self.scopes)
                     raise ConfigurationError(
-                        f"unknown scope {name!r} for {self.name}; choose from {choices}"
+                        f"unknown scope {name!r} for {self.name}; choose from {choices}",
+                        setting="scopes",
                     )
                 if wire not in result:
                     result.append(wire)

@@ -122,11 +122,15 @@ def login_at_staging():
     [("--service", BASE), ("--base-url", BASE)],
     ids=["service-url", "base-url-only"],
 )
-def test_an_address_without_a_profile_name_is_told_the_rules(env, options) -> None:
+def test_an_address_without_a_profile_name_is_told_the_rules_when_they_matter(env, options) -> None:
     info, stderr = status(*options)
     assert info["base_url"] == BASE
-    assert "Note:" in stderr and "musicbrainz rules apply" in stderr
-    assert f"--service metabrainz --base-url {BASE}" in stderr
+    assert "Note:" not in stderr  # nothing failed that the rules explain
+    result = run(*options, "login", "--no-browser", "--scope", "musicbrainz:tag", input="")
+    assert result.exit_code == errors.EXIT_CONFIGURATION, result.output
+    assert "unknown scope 'musicbrainz:tag'" in result.stderr
+    assert "Note:" in result.stderr and "musicbrainz rules apply" in result.stderr
+    assert f"--service metabrainz --base-url {BASE}" in result.stderr
 
 
 def test_scripts_are_not_told_the_rules_each_time(env, tmp_path) -> None:
