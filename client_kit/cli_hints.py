@@ -85,7 +85,7 @@ def rules_may_explain(exc: errors.KitError) -> bool:
         errors.InvalidScope
         | errors.InvalidRequest
         | errors.UnauthorizedClient
-        | errors.ProtocolError,
+        | errors.UnexpectedAnswer,
     )
 
 

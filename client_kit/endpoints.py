@@ -19,6 +19,7 @@ from client_kit.errors import (
     ProtocolError,
     RefreshTokenRejected,
     TemporaryFailure,
+    UnexpectedAnswer,
 )
 from client_kit.profiles import Profile, require_https
 from client_kit.safe_text import WORD_LIMIT, clean
@@ -249,7 +250,7 @@ def classify_error(
                 f"the refresh token is no longer valid{detail}; log in again"
             )
         return LoginRequired(f"the authorization code was not accepted{detail}; log in again")
-    return ProtocolError(
+    return UnexpectedAnswer(
         f"{path} answered HTTP {status} {error or 'without an error code'}{detail}"
     )
 

@@ -213,6 +213,11 @@ class ProtocolError(KitError):
     """The server answered something the kit does not understand."""
 
 
+class UnexpectedAnswer(ProtocolError):
+    """The service answered an error the kit does not expect there (another deployment's
+    rules may explain it: a profile that says how that service answers)."""
+
+
 # -- storage ------------------------------------------------------------------------------
 
 

@@ -179,3 +179,13 @@ def test_settings_from_config_file(env, tmp_path, monkeypatch, mock) -> None:
     route = mock.post("/oauth2/token").respond(200, json=token_json("a2"))
     assert run("token").exit_code == 0
     assert parse_qs(route.calls[0].request.content.decode())["client_secret"] == ["from-file"]
+
+
+def test_an_answer_another_profile_expects_is_told_the_rules(env, mock, tmp_path) -> None:
+    """MetaBrainz's way of saying 'log in again', met under the musicbrainz rules."""
+    FileStore(tmp_path / "store").save(StoreKey(BASE, CLIENT_ID), make_tokens(expires_in=-9))
+    revoked = {"error": "invalid_request", "error_description": "was already revoked."}
+    mock.post("/oauth2/token").respond(400, json=revoked)
+    result = run("--service", BASE, "refresh", env={"MB_OAUTH_CLIENT_SECRET": "s"})
+    assert result.exit_code == errors.EXIT_GENERIC
+    assert "Note:" in result.stderr and "--service metabrainz" in result.stderr

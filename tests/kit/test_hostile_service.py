@@ -126,6 +126,7 @@ def test_an_error_description_cannot_drive_the_terminal(env, mock, size) -> None
         assert "FAKE Password:" in result.stderr and "characters in all" in result.stderr
     else:
         assert result.exit_code == errors.EXIT_GENERIC and "larger than 64 KB" in result.stderr
+        assert "Note:" not in result.stderr  # no profile's rules explain that
 
 
 def test_user_information_is_shown_safely(env, mock) -> None:  # noqa: F811
