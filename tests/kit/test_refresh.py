@@ -75,29 +75,6 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
     assert refreshes == []
 
 
-def test_a_rejected_refresh_token_ends_the_login(session, mock) -> None:
-    session.store.save(session.key, make_tokens(expires_in=-5))
-    mock.post("/oauth2/token").respond(400, json={"error": "invalid_grant"})
-    with pytest.raises(errors.RefreshTokenRejected) as info:
-        session.access_token()
-    assert info.value.exit_code == 3
-    assert stored(session) is None and not session.status().logged_in
-
-
-def test_a_rejection_does_not_forget_a_login_saved_meanwhile(session, mock) -> None:
-    session.store.save(session.key, make_tokens(expires_in=-5))
-    newer = make_tokens("access-of-a-new-login", "refresh-of-a-new-login")
-
-    def rejected_while_someone_logs_in(request):
-        session.store.save(session.key, newer)  # another process's login, during the refresh
-        return httpx.Response(400, json={"error": "invalid_grant"})
-
-    mock.post("/oauth2/token").mock(side_effect=rejected_while_someone_logs_in)
-    with pytest.raises(errors.RefreshTokenRejected):
-        session.refresh()
-    assert stored(session) == newer
-
-
 @pytest.mark.parametrize(
     ("status", "body", "cls", "exit_code"),
     [
