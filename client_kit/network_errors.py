@@ -43,15 +43,15 @@ def transport_failure(exc: Exception, party: str = "the service", url: object = 
             setting="broker_ca_bundle" if broker else "ca_bundle",
         )
     if _caused_by(exc, ConnectionRefusedError) or "refused" in str(exc).lower():
-        problem = "the connection was refused: is it running, at that address and port?"
+        problem = "the connection was refused (is it running, at that address and port?)"
     elif _caused_by(exc, socket.gaierror) or "name or service not known" in str(exc).lower():
-        problem = "its host name cannot be resolved: check the URL and the network"
+        problem = "its host name cannot be resolved (check the URL and the network)"
     elif isinstance(exc, httpx.TimeoutException):
         problem = f"it did not answer in time ({type(exc).__name__})"
     elif _caused_by(exc, ssl.SSLError):
-        problem = f"TLS failed ({_text(exc)}): is that an https:// address?"
+        problem = f"TLS failed ({_text(exc)}; is that an https:// address?)"
     else:
-        problem = f"{type(exc).__name__}: {_text(exc)}; check the network and the proxy"
+        problem = f"{type(exc).__name__}: {_text(exc)} (check the network and the proxy)"
     return TemporaryFailure(f"cannot reach {at}: {problem}; tokens are kept, try again later")
 
 

@@ -5,7 +5,8 @@ swap a token file for a link to a file of theirs (the kit would hand out their t
 lock file for a link to any path (the kit would create a file there). So:
 
 * a folder is made 0700; an existing one that group or others may write to is repaired
-  (made 0700, with a warning) when it is the user's own, and refused when it is not;
+  (made 0700, with a warning) when it is the user's own, and refused when it is not or
+  when it is shared on purpose (sticky and writable by all, like /tmp: never changed);
 * token, lock and saved-request files are opened with ``O_NOFOLLOW``: a symbolic link is
   refused, never followed, and so is a file that is not a regular file of the user's own;
 * they are written whole into a new 0600 file that then replaces the old one (a crash
@@ -63,6 +64,11 @@ def private_dir(path: Path, *, create: bool = True) -> bool:
         raise StorageError(
             f"the folder {path} belongs to another user (uid {info.st_uid}); the kit keeps "
             "tokens and locks only in a folder of your own"
+        )
+    if info.st_mode & stat.S_ISVTX and info.st_mode & 0o002:
+        raise StorageError(
+            f"the folder {path} is shared by all users (like /tmp); the kit keeps tokens and "
+            "locks only in a folder of your own"
         )
     if info.st_mode & 0o022:
         try:

@@ -53,6 +53,15 @@ def test_a_folder_of_another_user_is_refused(tmp_path, monkeypatch) -> None:
         store.load(KEY)
 
 
+def test_a_shared_folder_like_tmp_is_refused_and_left_alone(tmp_path) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    with pytest.raises(errors.StorageError, match="shared by all users"):
+        FileStore(folder).save(KEY, make_tokens())
+    assert mode(folder) == 0o1777 and list(folder.iterdir()) == []
+
+
 def test_a_symlinked_token_file_is_refused_never_followed(env, tmp_path, mock) -> None:  # noqa: F811
     store = FileStore(env["MB_OAUTH_STORE"][5:])
     store.save(KEY, make_tokens("my-own-token"))
