@@ -13,14 +13,18 @@ Session
     (a :class:`LoginHandle` for GUIs), ``begin_login`` + ``complete_login`` (start now,
     finish later), ``access_token``, ``auth()``, ``userinfo``, ``refresh``,
     ``revoke("access" | "all")``, ``logout``, ``status`` (a :class:`LoginStatus`).
-    ``broker_url=`` sends token requests to the app's back end.
+    Logins check the store, the client and the scopes before the browser (``check=True``).
+    ``broker_url=`` sends token requests to the app's back end (``broker_ca_bundle=``: the
+    CA of its certificate). Every request has a deadline (``Profile.deadline``) and a size
+    limit for its answer.
 DesktopLogin
     what ``login`` shows a person on a :class:`~client_kit.ui.UserInterface` (browser, URL,
     countdown, pasted URL on a console); GUIs use ``LoginHandle`` instead.
 LoginStatus
     who is logged in, with which scopes, until when, stored where (no secrets).
 AuthorizationRequest
-    step one of a login: the URL, ``state``, PKCE verifier, redirect URI; ``to_json``.
+    step one of a login: the URL, ``state``, PKCE verifier, redirect URI; ``save`` (a 0600
+    file) and ``load``, ``to_json``.
 LoginHandle, LoginEvent
     a login beside a GUI's event loop (start, ``poll()`` events as data, ``submit``,
     ``cancel``), and one step of it (``authorization_url``, ``waiting``, ``received``,
@@ -32,7 +36,8 @@ Profile, profiles
 TokenSet
     the tokens of a grant; ``scopes`` are those the service granted.
 KeyringStore, FileStore, MemoryStore, StoreKey
-    where tokens are kept (the system keyring by default).
+    where tokens are kept (the system keyring by default; a file store only in a private
+    folder, never through a symbolic link).
 BearerAuth
     the ``httpx.Auth`` of ``session.auth()``.
 KitError and its subclasses

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pkce
 
-from client_kit.errors import ConfigurationError, StateMismatch, authorization_error
+from client_kit.errors import (
+    ConfigurationError,
+    StateMismatch,
+    StorageError,
+    authorization_error,
+)
+from client_kit.private_files import read_private, write_private
 from client_kit.profiles import Profile
 
 
@@ -19,9 +27,12 @@ from client_kit.profiles import Profile
 class AuthorizationRequest:
     """One login attempt: the URL to open and what is needed to finish it.
 
-    Plain data: an application may persist it (:meth:`to_json`, :meth:`from_json`) and
-    finish the login later with ``Session.complete_login``. It holds the PKCE verifier and
-    ``state``, so keep it where you would keep a password, and only until the login ends.
+    Plain data: an application may persist it and finish the login later with
+    ``Session.complete_login``. It holds the PKCE verifier and ``state`` (with the code, the
+    verifier gets the tokens), so keep it where you would keep a password, and only until
+    the login ends: :meth:`save` writes it to a file readable by its owner only (0600),
+    :meth:`load` reads it back; :meth:`to_json` and :meth:`from_json` give the text to keep
+    elsewhere.
     """
 
     url: str
@@ -39,6 +50,25 @@ class AuthorizationRequest:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write it to ``path`` as a new file of mode 0600 (only its owner may read it: it
+        holds the PKCE verifier) that replaces any file or link there. Delete the file once
+        the login has ended."""
+        try:
+            write_private(Path(path), self.to_json())
+        except OSError as exc:
+            raise StorageError(f"cannot write {path}: {exc.strerror}") from exc
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> AuthorizationRequest:
+        """Read a request that :meth:`save` wrote; a symbolic link, or a file of another
+        user, is refused."""
+        try:
+            text = read_private(Path(path), "saved login request")
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc.strerror}") from exc
+        return cls.from_json(text)
 
     @classmethod
     def from_json(cls, text: str) -> AuthorizationRequest:

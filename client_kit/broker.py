@@ -11,6 +11,13 @@ status and JSON (so the kit classifies errors exactly as without a broker).
     from client_kit.broker import create_app
     app = create_app(profiles.musicbrainz(), client_id="...", client_secret="...")
     # uvicorn app:app --ssl-certfile ... --ssl-keyfile ...  (HTTPS only: it carries tokens)
+    # serves https://app.example/oauth/token and /oauth/revoke: broker_url is .../oauth
+
+The routes live under ``prefix`` (default ``/oauth``, so that the ``broker_url`` of the
+examples is the broker's); mounted in an application of your own
+(``Mount("/oauth", create_app(..., prefix=""))``) they live where you mount them.
+``mb-oauth login`` and ``Session.login`` try ``{broker_url}/revoke`` before the browser
+opens, so a wrong ``broker_url`` is found at once, not after the user approved.
 
 Only what the two grants need is forwarded (allow-list); requests for another client id
 are refused. Put it behind your own rate limiting; it needs the ``server`` extra.
@@ -36,16 +43,24 @@ REVOKE_FIELDS = ("token", "token_type_hint")
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
-def create_app(profile: Profile, client_id: str, client_secret: str) -> Starlette:
-    """The broker for one registered application of one service."""
+#: where :func:`create_app` serves its routes by default: ``broker_url`` is ``https://HOST/oauth``
+DEFAULT_PREFIX = "/oauth"
+
+
+def create_app(
+    profile: Profile, client_id: str, client_secret: str, *, prefix: str = DEFAULT_PREFIX
+) -> Starlette:
+    """The broker for one registered application of one service: ``POST {prefix}/token``
+    and ``POST {prefix}/revoke``, so the desktop's ``broker_url`` is ``https://HOST{prefix}``."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     broker = _Broker(profile, client_id, client_secret)
+    base = "/" + prefix.strip("/") if prefix.strip("/") else ""
     return Starlette(
         routes=[
-            Route("/token", broker.token, methods=["POST"]),
-            Route("/revoke", broker.revoke, methods=["POST"]),
+            Route(f"{base}/token", broker.token, methods=["POST"]),
+            Route(f"{base}/revoke", broker.revoke, methods=["POST"]),
         ]
     )
 
@@ -83,14 +98,20 @@ class _Broker:
         return None
 
     async def _forward(self, url: str, data: dict[str, str]) -> Response:
+        """The service's answer, within the kit's bounds (a deadline, 64 KB)."""
         import httpx
         from starlette.responses import Response
 
+        from client_kit.errors import KitError
+        from client_kit.transfer import TOKEN_LIMIT, Bounds, asend, kit_async_client
+
         data.update(client_id=self.client_id, client_secret=self.client_secret)
+        request = httpx.Request("POST", url, data=data, headers={"Accept": "application/json"})
         try:
-            async with self.profile.async_http_client() as client:
-                answer = await client.post(url, data=data, headers={"Accept": "application/json"})
-        except httpx.TransportError:
+            async with kit_async_client(self.profile) as client:
+                bounds = Bounds(self.profile.deadline, TOKEN_LIMIT)
+                answer = await asend(client, request, bounds)
+        except KitError:
             return _error(502, "temporarily_unavailable", "the service cannot be reached")
         media = answer.headers.get("content-type", "application/json")
         return Response(answer.content, answer.status_code, headers=NO_STORE, media_type=media)

@@ -133,17 +133,16 @@ def login(
     state.options["no_browser"] = no_browser
     session = state.session()
     wanted = list(scopes) or state.settings.words("scopes", ["profile"])
-    from client_kit import preflight
     from client_kit.cli_output import epoch, login_text
 
-    preflight.check_store(session)  # the server, client id and secret: in login(check=True)
+    # before the browser, the library's checks (check=True, the default): the store, the
+    # authorization page (client id, redirect URI, scopes) and the client secret
     tokens = session.login(
         wanted,
         method="oob" if oob else "loopback",
         ports=parse_ports(ports),
         open_browser=not no_browser,
         timeout=timeout,
-        check=True,
     )
     data = {
         "username": tokens.username,
@@ -196,18 +195,45 @@ def check_login(session: Session) -> Check:
     from client_kit.cli_output import Check
 
     try:
-        session.userinfo()
+        ask_service(session)
     except errors.LoginRequired as exc:
         return Check(valid=False, problem=str(exc))
     return Check(valid=True)
 
 
+def ask_service(session: Session) -> None:
+    """Ask the user-information endpoint with the access token, which is refreshed first if
+    it expires and once more if the service refuses it; raise LoginRequired when the service
+    no longer accepts the login. A token without the scope for user information is good
+    (RFC 6750 ``insufficient_scope``)."""
+    endpoints = session.endpoints
+    response = session.send(endpoints.userinfo_request(), auth=session.auth())
+    challenge = response.headers.get("www-authenticate", "") + response.text
+    if response.status_code == 403 and "insufficient_scope" in challenge:
+        return
+    endpoints.userinfo_response(response)
+
+
 @cli.command()
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Ask the service first (user information); refresh if it refuses the token; exit 3 "
+    "if the login is gone.",
+)
 @pass_state
 @handle_errors
-def token(state: Context) -> None:
-    """Print a valid access token (refreshed if needed), for scripts."""
-    click.echo(state.session().access_token())
+def token(state: Context, check: bool) -> None:
+    """Print a valid access token, for scripts.
+
+    By default only the local expiry is checked (the token is refreshed shortly before it
+    expires), without asking the service: a token the service has revoked is still printed
+    until it would have expired. With --check the service is asked first.
+    """
+    session = state.session()
+    if check:
+        ask_service(session)
+    click.echo(session.access_token())
 
 
 @cli.command()

@@ -12,15 +12,18 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 import click
 
 from client_kit import errors
-from client_kit.cli_hints import explain, implied_rules_note
+from client_kit.cli_hints import explain, implied_rules_note, rules_may_explain
 from client_kit.cli_output import Data
 from client_kit.config import Settings, parse_ports, resolve_settings
+from client_kit.safe_text import clean
 
 if TYPE_CHECKING:
     from client_kit.profiles import ProfileSettings
     from client_kit.session import Session
 
 P = ParamSpec("P")
+#: the most characters of one error message (the service's part is cut shorter before)
+MESSAGE_LIMIT = 2000
 R = TypeVar("R")
 
 
@@ -31,6 +34,8 @@ class Context:
         self.options = options
         self._session: Session | None = None
         self._settings: Settings | None = None
+        #: whose rules apply, when an address was given without a profile name (or None)
+        self.rules_note: str | None = None
 
     @property
     def settings(self) -> Settings:
@@ -48,7 +53,7 @@ class Context:
             s = self.settings
             service = s.text("service", "musicbrainz") or "musicbrainz"
             profile = profiles.resolve(service, s.text("base_url"), **profile_settings(s))
-            _announce_rules(s.text("service"), s.text("base_url"))
+            self.rules_note = implied_rules_note(s.text("service"), s.text("base_url"))
             self._session = Session(
                 profile,
                 client_id=s.text("client_id", "") or "",
@@ -83,21 +88,11 @@ def profile_settings(s: Settings) -> ProfileSettings:
     return given
 
 
-#: commands whose outcome depends on the profile's rules (scope names, ports, oob)
-ANNOUNCE_RULES_FOR = ("login", "status")
 VISIBLE_OPTION_WARNING = (
     "Warning: --client-secret is visible to other users of this computer (ps, /proc) and "
     "may stay in your shell history; set MB_OAUTH_CLIENT_SECRET or client_secret in the "
     "config file (chmod 600) instead."
 )
-
-
-def _announce_rules(service: str | None, base_url: str | None) -> None:
-    """An address without a profile name gets the musicbrainz rules: say so, where it matters."""
-    note = implied_rules_note(service, base_url)
-    command = click.get_current_context(silent=True)
-    if note and command is not None and command.info_name in ANNOUNCE_RULES_FOR:
-        click.echo(f"Note: {note}", err=True)
 
 
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -109,18 +104,30 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except errors.KitError as exc:
-            message = explain(exc)
+            # the service's words in it are clean already; this pass guards every message
+            message = clean(explain(exc), MESSAGE_LIMIT)
             if kwargs.get("as_json"):
                 from client_kit.cli_output import error_json
 
                 click.echo(error_json(exc, message))  # scripts that asked for JSON get JSON
             click.echo(f"Error: {message}", err=True)
+            _note_the_rules(exc)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             sys.exit(errors.EXIT_CANCELLED)
 
     return wrapper
+
+
+def _note_the_rules(exc: errors.KitError) -> None:
+    """An address without a profile name gets the musicbrainz rules: say so after an error
+    those rules may explain (scope names, ports, out-of-band, the service's answers), and
+    only then: a working setup is not told on every command."""
+    context = click.get_current_context(silent=True)
+    state = context.find_object(Context) if context is not None else None
+    if state is not None and state.rules_note and rules_may_explain(exc):
+        click.echo(f"Note: {state.rules_note}", err=True)
 
 
 def emit(data: Data, as_json: bool, text: Callable[[Data], str]) -> None:

@@ -72,6 +72,23 @@ def explain(exc: errors.KitError) -> str:
     return f"{exc}; {hint}" if hint else str(exc)
 
 
+#: the settings a service's rules decide (scope names, fixed ports, out-of-band, redirect URIs)
+RULE_SETTINGS = ("scopes", "ports", "method", "redirect_uri")
+
+
+def rules_may_explain(exc: errors.KitError) -> bool:
+    """Whether applying another profile's rules could make ``exc`` go away."""
+    if isinstance(exc, errors.ConfigurationError):
+        return exc.setting in RULE_SETTINGS
+    return isinstance(
+        exc,
+        errors.InvalidScope
+        | errors.InvalidRequest
+        | errors.UnauthorizedClient
+        | errors.UnexpectedAnswer,
+    )
+
+
 def implied_rules_note(service: str | None, base_url: str | None) -> str | None:
     """What to tell a user who gave an address but no profile name: whose rules apply."""
     url = base_url if not service else service if "://" in service else None

@@ -9,9 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from client_kit.errors import KitError
+from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
 from client_kit.status import LoginStatus
 
 Data = Mapping[str, object]
+#: user-information fields shown on the first line
+SHOWN_FIRST = ("sub", "username")
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ def error_json(exc: KitError, message: str | None = None) -> str:
 
 
 def login_text(d: Data) -> str:
-    who = d.get("username") or "unknown user"
+    who = clean(d.get("username") or "unknown user", NAME_LIMIT)
     return (
         f"Logged in as {who} ({', '.join(_words(d.get('scopes')))}); tokens stored in {d['store']}."
     )
@@ -57,8 +60,10 @@ def refresh_text(d: Data) -> str:
 
 
 def userinfo_text(d: Data) -> str:
-    name = d.get("username") or d.get("sub")
-    rest = [f"{k}: {v}" for k, v in sorted(d.items()) if k not in ("sub", "username")]
+    """The service's user information, one clean line per field (it is the service's text)."""
+    name = clean(d.get("username") or d.get("sub"), NAME_LIMIT)
+    fields = sorted((k, v) for k, v in d.items() if k not in SHOWN_FIRST)
+    rest = [f"{clean(k, WORD_LIMIT)}: {clean(v)}" for k, v in fields]
     return "\n".join([f"user: {name}", *rest])
 
 
@@ -89,7 +94,7 @@ def status_text(d: Data) -> str:
     if not d["logged_in"]:
         return "\n".join([*lines, "Not logged in. Run `mb-oauth login`."])
     lines += [
-        f"user:     {d.get('username') or 'unknown'}",
+        f"user:     {clean(d.get('username') or 'unknown', NAME_LIMIT)}",
         f"scopes:   {' '.join(_words(d.get('scopes')))}",
         f"access:   {_access(d)}",
         f"refresh:  {_refresh(d)}",
@@ -98,7 +103,7 @@ def status_text(d: Data) -> str:
 
 
 def _words(value: object) -> list[str]:
-    return [str(item) for item in value] if isinstance(value, list | tuple) else []
+    return [clean(item, WORD_LIMIT) for item in value] if isinstance(value, list | tuple) else []
 
 
 def _access(d: Data) -> str:

@@ -90,7 +90,7 @@ class DesktopLogin:
         timeout: float = DEFAULT_TIMEOUT,
         use_pkce: bool = True,
         fetch_user: bool = True,
-        check: bool = False,
+        check: bool = True,
         pages: LoopbackPages | None = None,
         on_event: Emit | None = None,
     ) -> TokenSet:
@@ -109,10 +109,9 @@ class DesktopLogin:
                 pages=pages,
             )
             if check:
-                from client_kit.preflight import check_authorization, check_secret
+                from client_kit.preflight import before_browser
 
-                check_authorization(session, request)
-                check_secret(session)
+                before_browser(session, request)
             return self.run(
                 steps,
                 request,

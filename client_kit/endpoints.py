@@ -13,16 +13,18 @@ from typing import TYPE_CHECKING
 
 from client_kit import redaction
 from client_kit.errors import (
-    CertificateRejected,
     ClientRejected,
     KitError,
     LoginRequired,
     ProtocolError,
     RefreshTokenRejected,
     TemporaryFailure,
+    UnexpectedAnswer,
 )
 from client_kit.profiles import Profile, require_https
+from client_kit.safe_text import WORD_LIMIT, clean
 from client_kit.tokens import TokenSet
+from client_kit.transfer import PAGE_LIMIT, TOKEN_LIMIT, USERINFO_LIMIT, Bounds
 
 if TYPE_CHECKING:
     import httpx
@@ -55,15 +57,47 @@ class Endpoints:
 
     With ``broker_url`` (broker mode) the code exchange, refresh and revocation go to the
     application's own back end (``{broker_url}/token``, ``{broker_url}/revoke``), which adds
-    the client secret and forwards them to the service: see :mod:`client_kit.broker`.
+    the client secret and forwards them to the service: see :mod:`client_kit.broker`. The
+    broker's certificate is checked against ``broker_ca_bundle`` when given (else against
+    what the profile trusts).
     """
 
-    def __init__(self, profile: Profile, client: Client, broker_url: str | None = None) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        client: Client,
+        broker_url: str | None = None,
+        broker_ca_bundle: str | None = None,
+    ) -> None:
         self.profile = profile
         self.client = client
         self.broker_url = broker_url.rstrip("/") if broker_url else None
         if self.broker_url:
             require_https(self.broker_url, "the broker URL")
+        #: the connection settings for the broker (its own CA bundle, if given)
+        self.broker_profile = (
+            profile.replace(ca_bundle=broker_ca_bundle) if broker_ca_bundle else profile
+        )
+
+    # -- who answers a request -----------------------------------------------------------
+
+    def is_broker(self, url: object) -> bool:
+        return bool(self.broker_url) and str(url).startswith(f"{self.broker_url}/")
+
+    def connection(self, url: object) -> Profile:
+        """The profile whose connection settings (CA bundle, proxy) reach ``url``."""
+        return self.broker_profile if self.is_broker(url) else self.profile
+
+    def bounds(self, request: httpx.Request) -> Bounds:
+        """How long ``request`` may take and how large its answer may be."""
+        url = str(request.url).split("?")[0]
+        party = "the broker" if self.is_broker(url) else "the service"
+        deadline = self.connection(url).deadline
+        if url == self.profile.userinfo_url:
+            return Bounds(deadline, USERINFO_LIMIT, party)
+        if url in (self.token_url, self.revoke_url):
+            return Bounds(deadline, TOKEN_LIMIT, party)
+        return Bounds(deadline, PAGE_LIMIT, party, truncate=True)
 
     @property
     def token_url(self) -> str:
@@ -201,8 +235,8 @@ def classify_error(
     try:
         data = response.json()
         if isinstance(data, dict):
-            error = str(data.get("error") or "")
-            description = str(data.get("error_description") or "")
+            error = clean(data.get("error") or "", WORD_LIMIT)
+            description = clean(data.get("error_description") or "")
     except ValueError:
         pass
     detail = f" ({description})" if description else ""
@@ -216,7 +250,7 @@ def classify_error(
                 f"the refresh token is no longer valid{detail}; log in again"
             )
         return LoginRequired(f"the authorization code was not accepted{detail}; log in again")
-    return ProtocolError(
+    return UnexpectedAnswer(
         f"{path} answered HTTP {status} {error or 'without an error code'}{detail}"
     )
 
@@ -224,42 +258,3 @@ def classify_error(
 def _matches(error: str, description: str, known: tuple[tuple[str, str], ...]) -> bool:
     words = description.lower()
     return any(error == name and fragment.lower() in words for name, fragment in known)
-
-
-def transport_failure(exc: Exception) -> KitError:
-    """A network problem (DNS, refused, timeout): temporary, tokens are kept.
-
-    A certificate that fails verification is no network hiccup: retrying will not help, so
-    it is a configuration error (the CA bundle, the clock or the URL is wrong).
-    """
-    if _certificate_failed(exc):
-        return CertificateRejected(
-            f"the service's TLS certificate failed verification ({_reason(exc)}); check the "
-            "URL, the system clock and the CA bundle"
-        )
-    return TemporaryFailure(
-        f"cannot reach the service ({type(exc).__name__}: {redaction.redact(str(exc))}); "
-        "check the network, proxy and CA bundle, then try again"
-    )
-
-
-def _certificate_failed(exc: BaseException | None) -> bool:
-    import ssl
-
-    seen = 0
-    while exc is not None and seen < 10:
-        if isinstance(exc, ssl.SSLCertVerificationError):
-            return True
-        if "CERTIFICATE_VERIFY_FAILED" in str(exc):
-            return True
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return False
-
-
-def _reason(exc: BaseException) -> str:
-    text = redaction.redact(str(exc))
-    marker = "certificate verify failed:"
-    if marker in text:
-        return text.split(marker, 1)[1].split("(_ssl")[0].strip(" )")
-    return text or type(exc).__name__

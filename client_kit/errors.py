@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from client_kit.safe_text import WORD_LIMIT, clean
+
 #: the settings a :class:`ConfigurationError` can blame (the names of the config file)
 Setting = Literal[
     "client_id",
@@ -25,6 +27,7 @@ Setting = Literal[
     "store",
     "keyring_timeout",
     "broker_url",
+    "broker_ca_bundle",
     "config_file",
 ]
 #: what a keyring was asked to do when it failed
@@ -84,7 +87,8 @@ class ClientRejected(ConfigurationError):
 
 
 class CertificateRejected(ConfigurationError):
-    """The service's TLS certificate failed verification, or the CA file is unusable."""
+    """A TLS certificate failed verification, or the CA file is unusable: the service's
+    (``setting`` ``ca_bundle``) or, in broker mode, the broker's (``broker_ca_bundle``)."""
 
     def __init__(self, message: str, *, setting: Setting | None = "ca_bundle") -> None:
         super().__init__(message, setting=setting)
@@ -136,11 +140,12 @@ class AuthorizationError(LoginCancelled):
     explanation = "the service refused the authorization request"
 
     def __init__(self, error: str | None = None, description: str | None = None) -> None:
-        self.error = error or type(self).error
-        self.description = description
+        # both may come from anyone who can send the browser to the listener: shown clean
+        self.error = clean(error, WORD_LIMIT) if error else type(self).error
+        self.description = clean(description) if description else description
         text = f"{self.explanation} ({self.error})"
-        if description:
-            text += f": {description}"
+        if self.description:
+            text += f": {self.description}"
         super().__init__(text)
 
 
@@ -206,6 +211,11 @@ def authorization_error(error: str, description: str | None = None) -> Authoriza
 
 class ProtocolError(KitError):
     """The server answered something the kit does not understand."""
+
+
+class UnexpectedAnswer(ProtocolError):
+    """The service answered an error the kit does not expect there (another deployment's
+    rules may explain it: a profile that says how that service answers)."""
 
 
 # -- storage ------------------------------------------------------------------------------

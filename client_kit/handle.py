@@ -52,6 +52,7 @@ class HandleOptions(TypedDict, total=False):
     ports: Sequence[int]
     pages: LoopbackPages | None
     fetch_user: bool
+    check: bool
     on_event: Emit | None
 
 
@@ -69,8 +70,12 @@ class LoginHandle:
         ports: Sequence[int] = (),
         pages: LoopbackPages | None = None,
         fetch_user: bool = True,
+        check: bool = True,
         on_event: Emit | None = None,
     ) -> None:
+        """``check``: before the URL is announced and the browser opened, check what can be
+        checked without the user (see :mod:`client_kit.preflight`); a problem ends the
+        login at once with a ``failed`` event."""
         self.session = session
         self.scopes = tuple(scopes)
         self.method = method
@@ -79,6 +84,7 @@ class LoginHandle:
         self.ports = tuple(ports)
         self.pages = pages
         self.fetch_user = fetch_user
+        self.check = check
         self.on_event = on_event
         self.events: queue.Queue[LoginEvent] = queue.Queue()
         self.request: AuthorizationRequest | None = None
@@ -184,6 +190,10 @@ class LoginHandle:
             early, self._inputs = self._inputs, inputs
         while early is not inputs and not early.empty():
             inputs.put(early.get_nowait())
+        if self.check:
+            from client_kit.preflight import before_browser
+
+            before_browser(session, request)
         self._emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
         if self._cancel.is_set():
             raise LoginCancelled("login cancelled")

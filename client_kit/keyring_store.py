@@ -36,10 +36,12 @@ KEYRING_SERVICE_PREFIX = "mb-oauth"
 #: Windows allows 2560 bytes per credential blob, stored as UTF-16: keep chunks well below
 KEYRING_CHUNK_CHARS = 1000
 
+#: the kit's words; ``mb-oauth`` adds how to opt in to a file store, a library user knows
+#: its own ``store=``
 NO_KEYRING_HELP = (
     "no keyring backend is available to store tokens safely. Install and unlock one "
     "(on Linux: gnome-keyring or KeePassXC with the Secret Service enabled; macOS and Windows "
-    "have one built in), or keep the tokens elsewhere (a FileStore)"
+    "have one built in)"
 )
 
 

@@ -1,6 +1,7 @@
 """One refresh at a time: a thread lock, an asyncio lock per event loop and a lock file.
 
-The lock file (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows) serialises processes;
+The lock file (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows) serialises processes
+(it lives in a private folder and is never opened through a symbolic link);
 the thread lock serialises threads of one process before they touch the file, and async
 code waits on an ``asyncio.Lock`` first so tasks of one loop queue without blocking it.
 """
@@ -14,6 +15,9 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
+
+from client_kit.errors import StorageError
+from client_kit.private_files import open_private, private_dir
 
 if TYPE_CHECKING:
     import asyncio
@@ -72,8 +76,7 @@ class RefreshLock:
         self._thread_lock.acquire()
         try:
             if self.path is not None:
-                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                handle = self.path.open("ab")
+                handle = _open_lock_file(self.path)
                 try:
                     _lock_file(handle)
                 except BaseException:
@@ -129,6 +132,16 @@ def _release_when_acquired(lock: RefreshLock) -> Callable[[asyncio.Future[None]]
             lock.release()
 
     return callback
+
+
+def _open_lock_file(path: Path) -> IO[bytes]:
+    """The lock file, in a private folder, never through a symbolic link."""
+    private_dir(path.parent)
+    try:
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, "lock file")
+    except OSError as exc:
+        raise StorageError(f"cannot open the lock file {path}: {exc.strerror}") from exc
+    return os.fdopen(fd, "ab")
 
 
 def lock_name(path: Path | None, fallback: str) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from client_kit.endpoints import classify_error
 from client_kit.errors import ClientRejected, ConfigurationError, TemporaryFailure
+from client_kit.safe_text import clean
 
 if TYPE_CHECKING:
     import httpx
@@ -30,13 +31,24 @@ if TYPE_CHECKING:
 PROBE_TOKEN = "mb-oauth-preflight-not-a-token"  # noqa: S105
 
 
+def before_browser(session: Session, request: AuthorizationRequest) -> None:
+    """Every check, in order; raises the first problem found (what ``check=True`` runs)."""
+    check_store(session)
+    check_authorization(session, request)
+    check_secret(session)
+
+
 def check_store(session: Session) -> None:
     """Read this login's entry: raises the store's StorageError (exit 7) if it cannot."""
     session.store.load(session.key)
 
 
 def check_secret(session: Session) -> None:
-    """Only with a secret (or a broker): wrong credentials are a configuration error now."""
+    """Only with a secret (or a broker): wrong credentials are a configuration error now.
+
+    With a broker this is also where a wrong ``broker_url`` shows: its revocation route
+    must answer as the service does (200 here), not 404.
+    """
     endpoints = session.endpoints
     if endpoints.client.client_secret is None and not endpoints.broker_url:
         return
@@ -46,7 +58,19 @@ def check_secret(session: Session) -> None:
     error = classify_error(response)
     if isinstance(error, ClientRejected | TemporaryFailure):
         raise error
+    if endpoints.broker_url:
+        raise _not_a_broker(endpoints.broker_url, response)
     # anything else (a provider without revocation, a rate limit...) proves nothing
+
+
+def _not_a_broker(broker_url: str, response: httpx.Response) -> ConfigurationError:
+    return ConfigurationError(
+        f"the broker URL {broker_url} does not lead to a broker: {broker_url}/revoke answered "
+        f"HTTP {response.status_code}. The broker URL is where the broker serves /token and "
+        "/revoke (client_kit.broker.create_app serves them under /oauth: "
+        "https://HOST/oauth)",
+        setting="broker_url",
+    )
 
 
 def check_authorization(session: Session, request: AuthorizationRequest) -> None:
@@ -104,5 +128,4 @@ def page_text(page: str, limit: int = 240) -> str:
     )
     body = found.group(1) if found else page
     body = re.sub(r"<(script|style|h1|nav|header)[^>]*>.*?</\1>", " ", body, flags=re.S | re.I)
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body)).split())
-    return (text[: limit - 1] + "…") if len(text) > limit else text or "no message"
+    return clean(html.unescape(re.sub(r"<[^>]+>", " ", body)), limit) or "no message"

@@ -59,6 +59,7 @@ class ProfileSettings(TypedDict, total=False):
     proxy: str | None
     user_agent: str
     timeout: float
+    deadline: float
 
 
 class ProfileChanges(ProfileSettings, total=False):
@@ -104,7 +105,10 @@ class Profile:
     ca_bundle: str | None = None
     proxy: str | None = None
     user_agent: str = DEFAULT_USER_AGENT
+    #: seconds one read (connecting, each part of an answer) may take
     timeout: float = 30.0
+    #: seconds one whole request may take, its answer included (a slow drip is cut off)
+    deadline: float = 60.0
 
     def __post_init__(self) -> None:
         require_https(self.base_url, "the service base URL")
@@ -140,7 +144,8 @@ class Profile:
                 if wire is None:
                     choices = ", ".join(self.scopes)
                     raise ConfigurationError(
-                        f"unknown scope {name!r} for {self.name}; choose from {choices}"
+                        f"unknown scope {name!r} for {self.name}; choose from {choices}",
+                        setting="scopes",
                     )
                 if wire not in result:
                     result.append(wire)

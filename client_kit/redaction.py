@@ -180,13 +180,33 @@ LOGGERS = (
 )
 
 
+#: URLs a person is shown to open (authorization URLs): logs show them without their query
+_ANNOUNCED = Secrets(min_length=1, limit=64)
+
+
 def register(*values: str | None) -> None:
     """Remember secret values so they are masked wherever they appear in a log record."""
     _REGISTRY.add(*values)
 
 
+def announce(url: str) -> None:
+    """``url`` is shown to a person to open (an authorization URL): never masked there, and
+    shown in logs without its query.
+
+    A log masks the URL's ``state``; with ``--debug`` such a masked copy would stand on the
+    same terminal as the real URL, look just like it, and fail the login if opened. So the
+    only whole copy a person sees is the one to open.
+    """
+    _ANNOUNCED.add(url)
+
+
+def _without_query(url: str) -> str:
+    return url.split("?", 1)[0] + "?… (the login URL, shown whole to open, not logged)"
+
+
 def redact(text: str) -> str:
     """Mask every registered secret and every token-like field of ``text``."""
+    text = _ANNOUNCED.scrub(text, _without_query)
     return _LOG_FIELDS(_REGISTRY.scrub(text, lambda _: MASK))
 
 

@@ -5,7 +5,9 @@ The refresh itself is a generator that yields the HTTP request and receives the 
 
 1. take the lock (threads, asyncio tasks, processes);
 2. read the store again: another process may have refreshed already;
-3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`);
+3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`): they
+   leave the stored set as it was, except a refresh token the service rejects, whose login
+   is over and is forgotten;
 4. save the new set (with a rotated refresh token) before anyone uses its access token.
 """
 
@@ -15,9 +17,9 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
-from client_kit import redaction
-from client_kit.endpoints import Endpoints, transport_failure
-from client_kit.errors import LoginRequired, NotLoggedIn, StorageError
+from client_kit import redaction, transfer
+from client_kit.endpoints import Endpoints
+from client_kit.errors import LoginRequired, NotLoggedIn, RefreshTokenRejected, StorageError
 from client_kit.locks import RefreshLock, lock_name
 from client_kit.storage import StoreKey, TokenStore
 from client_kit.tokens import EXPIRY_MARGIN, TokenSet
@@ -49,8 +51,12 @@ class RefreshEngine:
         self.key = key
         self.clock = clock
         self.margin = margin
-        self._http_client = http_client or endpoints.profile.http_client
-        self._async_http_client = async_http_client or endpoints.profile.async_http_client
+        # token requests go to the service, or to the broker with its own connection settings
+        token_profile = endpoints.connection(endpoints.token_url)
+        self._http_client = http_client or (lambda: transfer.kit_client(token_profile))
+        self._async_http_client = async_http_client or (
+            lambda: transfer.kit_async_client(token_profile)
+        )
         path = store.lock_path(key)
         self.lock = RefreshLock(lock_name(path, f"memory:{id(store)}:{key}"), path)
         self._cached: TokenSet | None = None
@@ -96,19 +102,14 @@ class RefreshEngine:
         return self._run(rejected, force=force and rejected is None)
 
     def _run(self, rejected: str | None, *, force: bool) -> TokenSet:
-        import httpx
-
         with self.lock.held():
             flow = self._flow(rejected, force)
             try:
                 request = next(flow)
                 while True:
-                    try:
-                        with self._http_client() as client:
-                            response = client.send(request)
-                            response.read()
-                    except httpx.TransportError as exc:
-                        raise transport_failure(exc) from exc
+                    bounds = self.endpoints.bounds(request)
+                    with self._http_client() as client:
+                        response = transfer.send(client, request, bounds)
                     request = flow.send(response)
             except StopIteration as done:
                 return _returned(done)
@@ -128,19 +129,14 @@ class RefreshEngine:
         return await self._arun(rejected, force=force and rejected is None)
 
     async def _arun(self, rejected: str | None, *, force: bool) -> TokenSet:
-        import httpx
-
         async with self.lock.aheld():
             flow = self._flow(rejected, force)
             try:
                 request = next(flow)
                 while True:
-                    try:
-                        async with self._async_http_client() as client:
-                            response = await client.send(request)
-                            await response.aread()
-                    except httpx.TransportError as exc:
-                        raise transport_failure(exc) from exc
+                    bounds = self.endpoints.bounds(request)
+                    async with self._async_http_client() as client:
+                        response = await transfer.asend(client, request, bounds)
                     request = flow.send(response)
             except StopIteration as done:
                 return _returned(done)
@@ -169,12 +165,26 @@ class RefreshEngine:
         log.debug("refreshing the access token for %s", self.key.service)
         self.refresh_count += 1
         response = yield self.endpoints.refresh_request(tokens.refresh_token)
-        new = self.endpoints.token_response(response, previous=tokens, refreshing=True)
+        try:
+            new = self.endpoints.token_response(response, previous=tokens, refreshing=True)
+        except RefreshTokenRejected:
+            self._forget_rejected(tokens)
+            raise
         rotating = self.endpoints.profile.rotating_refresh_tokens
         if rotating and new.refresh_token == tokens.refresh_token:
             log.debug("the service did not rotate the refresh token")
         self._save(new)
         return new
+
+    def _forget_rejected(self, tokens: TokenSet) -> None:
+        """The service rejected the refresh token: the login is over, so it is forgotten
+        (``status().logged_in`` turns False), unless a login saved another set meanwhile."""
+        try:
+            if self.store.load(self.key) == tokens:
+                self.store.delete(self.key)
+        except StorageError as exc:
+            log.warning("could not forget the rejected login: %s", exc)
+        self.forget()
 
     def _save(self, tokens: TokenSet) -> None:
         """Save, then use. A failed save keeps the set in memory to retry, and raises."""

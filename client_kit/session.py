@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Unpack
 
-from client_kit.endpoints import Client, Endpoints, JsonObject, transport_failure
+from client_kit import transfer
+from client_kit.endpoints import Client, Endpoints, JsonObject
 from client_kit.errors import ConfigurationError, NotLoggedIn
 from client_kit.profiles import Profile
 from client_kit.refresh import RefreshEngine
@@ -49,9 +50,12 @@ class Session:
         app_name: str = "the application",
         clock: Callable[[], float] = time.time,
         broker_url: str | None = None,
+        broker_ca_bundle: str | None = None,
     ) -> None:
         """``broker_url``: send code exchange, refresh and revocation to the application's
-        own back end, which holds the client secret (see :mod:`client_kit.broker`)."""
+        own back end, which holds the client secret (see :mod:`client_kit.broker`);
+        ``broker_ca_bundle``: the CA file that signed the broker's certificate, when it is
+        not one the profile trusts (default: the profile's ``ca_bundle`` or the system's)."""
         if not client_id:
             raise ConfigurationError("no client id was given", setting="client_id")
         if broker_url and client_secret:
@@ -69,33 +73,38 @@ class Session:
         self.ui: UserInterface = ui or Console()
         self.app_name = app_name
         self.key = StoreKey(profile.base_url, client_id, account)
-        self.endpoints = Endpoints(profile, Client(client_id, client_secret), broker_url)
+        client = Client(client_id, client_secret)
+        self.endpoints = Endpoints(profile, client, broker_url, broker_ca_bundle)
         self.engine = RefreshEngine(self.endpoints, store, self.key, clock=clock)
         self.steps = LoginSteps(self)
-        self._http: httpx.Client | None = None
+        self._clients: dict[int, httpx.Client] = {}
 
     # -- plumbing ----------------------------------------------------------------------
 
+    def _client(self, profile: Profile) -> httpx.Client:
+        """The session's client for the service, or for the broker (its own CA bundle)."""
+        client = self._clients.get(id(profile))
+        if client is None:
+            client = self._clients[id(profile)] = transfer.kit_client(profile)
+        return client
+
     @property
     def http(self) -> httpx.Client:
-        if self._http is None:
-            self._http = self.profile.http_client()
-        return self._http
+        """The client of the session's requests to the service."""
+        return self._client(self.profile)
 
     def send(self, request: httpx.Request, *, auth: httpx.Auth | None = None) -> httpx.Response:
-        """Send with the session's client; a network failure becomes a :class:`KitError`."""
-        import httpx
-
-        try:
-            return self.http.send(request, auth=auth)
-        except httpx.TransportError as exc:
-            raise transport_failure(exc) from exc
+        """Send within the kit's bounds (an overall deadline, a size limit for the answer);
+        a network failure becomes a :class:`KitError` naming who could not be reached."""
+        profile = self.endpoints.connection(request.url)
+        bounds = self.endpoints.bounds(request)
+        return transfer.send(self._client(profile), request, bounds, auth=auth)
 
     def close(self) -> None:
         self.steps.close()
-        if self._http is not None:
-            self._http.close()
-            self._http = None
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
 
     def __enter__(self) -> Session:
         return self
@@ -111,9 +120,10 @@ class Session:
         """Run a desktop login (``loopback`` or ``oob``); save and return the tokens.
 
         Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`. The
-        options are :class:`~client_kit.desktop.LoginOptions`; ``check``: before the browser,
-        ask the authorization endpoint (fail at once on its error page or error redirect) and
-        check the client secret where that is cheap.
+        options are :class:`~client_kit.desktop.LoginOptions`. ``check`` (default True):
+        before the browser opens, read the token store, ask the authorization endpoint (an
+        unknown client id, redirect URI or scope fails at once, with the error ``mb-oauth``
+        reports) and check the client secret (or the broker) where that is cheap.
         """
         from client_kit.desktop import DesktopLogin
 
@@ -122,7 +132,8 @@ class Session:
     def start_login(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
     ) -> LoginHandle:
-        """A login running in the background that a GUI observes and cancels (see handle)."""
+        """A login running in the background that a GUI observes and cancels (see handle);
+        it checks before the browser as :meth:`login` does (``check``, default True)."""
         from client_kit.handle import LoginHandle
 
         return LoginHandle(self, scopes, **options).start()
@@ -131,7 +142,8 @@ class Session:
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
     ) -> TokenSet:
         """``login`` for asyncio: awaits without blocking the loop; cancelling the task
-        cancels the login. ``on_event`` is called on the loop's thread."""
+        cancels the login. ``on_event`` is called on the loop's thread; ``check`` as in
+        :meth:`login` (default True)."""
         from client_kit.handle import await_handle
 
         return await await_handle(self, scopes, **options)
@@ -205,13 +217,10 @@ class Session:
         return self.endpoints.userinfo_response(response)
 
     async def auserinfo(self) -> JsonObject:
-        import httpx
-
-        async with self.profile.async_http_client() as client:
-            try:
-                response = await client.send(self.endpoints.userinfo_request(), auth=self.auth())
-            except httpx.TransportError as exc:
-                raise transport_failure(exc) from exc
+        request = self.endpoints.userinfo_request()
+        async with transfer.kit_async_client(self.profile) as client:
+            bounds = self.endpoints.bounds(request)
+            response = await transfer.asend(client, request, bounds, auth=self.auth())
         return self.endpoints.userinfo_response(response)
 
     def revoke(self, which: Revocable = "all") -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from client_kit.errors import ConfigurationError, StorageError
+from client_kit.private_files import private_dir, read_private, write_private
 from client_kit.tokens import TokenSet
 
 if TYPE_CHECKING:
@@ -60,11 +60,6 @@ def default_lock_dir() -> Path:
     return root / "mb-oauth" / "locks"
 
 
-def _private_dir(path: Path) -> Path:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return path
-
-
 # -- memory -------------------------------------------------------------------------------
 
 
@@ -104,7 +99,12 @@ def default_file_dir() -> Path:
 
 
 class FileStore:
-    """One JSON file per login, mode 0600 in a 0700 directory, replaced atomically."""
+    """One JSON file per login, mode 0600 in a 0700 directory, replaced atomically.
+
+    The folder must be the user's own: one that others may write to is made private
+    (with a warning), one of another user refused; a token file that is a symbolic link
+    is refused, never followed (see :mod:`client_kit.private_files`).
+    """
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory else default_file_dir()
@@ -113,31 +113,23 @@ class FileStore:
         return self.directory / f"{key.slug()}.json"
 
     def load(self, key: StoreKey) -> TokenSet | None:
+        path = self._path(key)
         try:
-            text = self._path(key).read_text(encoding="utf-8")
+            if not private_dir(self.directory, create=False):
+                return None
+            text = read_private(path, "token file")
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise StorageError(f"cannot read {self._path(key)}: {exc.strerror}") from exc
+            raise StorageError(f"cannot read {path}: {exc.strerror}") from exc
         return TokenSet.from_json(text)
 
     def save(self, key: StoreKey, tokens: TokenSet) -> None:
         target = self._path(key)
+        private_dir(self.directory)
         try:
-            _private_dir(self.directory)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+            write_private(target, tokens.to_json())
         except OSError as exc:
-            raise StorageError(f"cannot write in {self.directory}: {exc.strerror}") from exc
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                os.fchmod(handle.fileno(), 0o600)
-                handle.write(tokens.to_json())
-                handle.flush()
-                os.fsync(handle.fileno())
-            Path(tmp).replace(target)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                Path(tmp).unlink()
             raise StorageError(f"cannot write {target}: {exc.strerror}") from exc
 
     def delete(self, key: StoreKey) -> None:

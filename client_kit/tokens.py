@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from client_kit.errors import ProtocolError
+from client_kit.safe_text import WORD_LIMIT, clean
 
 #: refresh this many seconds before the server's expiry, for clock skew and slow networks
 EXPIRY_MARGIN = 60.0
@@ -59,7 +60,8 @@ class TokenSet:
             raise ProtocolError("the token endpoint answered without an access_token")
         token_type = str(data.get("token_type") or "Bearer")
         if token_type.lower() != "bearer":
-            raise ProtocolError(f"unsupported token_type {token_type!r}; only bearer is used")
+            kind = clean(token_type, WORD_LIMIT)
+            raise ProtocolError(f"unsupported token_type {kind!r}; only bearer is used")
         refresh = data.get("refresh_token")
         if not isinstance(refresh, str) or not refresh:
             refresh = previous.refresh_token if previous else None

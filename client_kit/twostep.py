@@ -29,6 +29,7 @@ from client_kit.flow import (
     queue_input,
 )
 from client_kit.profiles import OOB_REDIRECT_URI
+from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
 
 if TYPE_CHECKING:
     from client_kit.loopback import LoopbackListener
@@ -175,7 +176,8 @@ class LoginSteps:
         if fetch_user and session.profile.scopes.get("profile", "profile") in tokens.scopes:
             try:
                 info = session.userinfo()
-                tokens = tokens.with_username(str(info.get("username") or info.get("sub")))
+                name = clean(info.get("username") or info.get("sub"), NAME_LIMIT)
+                tokens = tokens.with_username(name)
                 session.engine.remember(tokens)
             except KitError as exc:
                 log.warning("logged in, but could not read the user information: %s", exc)
@@ -197,9 +199,11 @@ class LoginSteps:
         self, redirect_uri: str, scopes: Sequence[str], use_pkce: bool
     ) -> AuthorizationRequest:
         session = self.session
-        return build_request(
+        request = build_request(
             session.profile, session.key.client_id, redirect_uri, scopes, use_pkce=use_pkce
         )
+        redaction.announce(request.url)
+        return request
 
     def _listener(
         self, ports: Sequence[int], redirect_path: str | None, pages: LoopbackPages | None
@@ -227,6 +231,8 @@ class LoginSteps:
 
 
 def scope_difference(requested: Sequence[str], granted: Sequence[str]) -> str:
+    """Which scopes differ, in words (the granted names are the service's: shown clean)."""
+    granted = [clean(name, WORD_LIMIT) for name in granted]
     missing = [name for name in requested if name not in granted]
     extra = [name for name in granted if name not in requested]
     parts = []

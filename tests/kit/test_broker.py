@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -27,21 +28,19 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def broker(ref_server) -> Iterator[str]:
-    """The reference broker on https://127.0.0.1:PORT, with the server's own certificate."""
+@contextlib.contextmanager
+def running_broker(ref_server, app: dict, cert: Path, key: Path) -> Iterator[str]:
+    """The reference broker on https://127.0.0.1:PORT/oauth (its default prefix)."""
     import uvicorn
 
-    app = ref_server.process.add_app("alice", "Kit broker", "public", "http://localhost/callback")
     broker_app = create_app(ref_server.profile(), app["client_id"], app["client_secret"])
-    data = Path(ref_server.process.data_dir)
     port = _free_port()
     config = uvicorn.Config(
         broker_app,
         host="127.0.0.1",
         port=port,
-        ssl_certfile=str(data / "server.pem"),
-        ssl_keyfile=str(data / "server-key.pem"),
+        ssl_certfile=str(cert),
+        ssl_keyfile=str(key),
         log_level="warning",
     )
     server = uvicorn.Server(config)
@@ -51,10 +50,21 @@ def broker(ref_server) -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline, "the broker did not start"
         time.sleep(0.05)
+    try:
+        yield f"https://127.0.0.1:{port}/oauth"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def broker(ref_server) -> Iterator[str]:
+    """The broker with the server's own certificate (one CA bundle covers both)."""
+    app = ref_server.process.add_app("alice", "Kit broker", "public", "http://localhost/callback")
+    data = Path(ref_server.process.data_dir)
     broker.client_id = app["client_id"]  # type: ignore[attr-defined]
-    yield f"https://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with running_broker(ref_server, app, data / "server.pem", data / "server-key.pem") as url:
+        yield url
 
 
 def session_for(ref_server, tmp_path, broker_url: str | None, ui=None) -> Session:
@@ -113,3 +123,65 @@ def test_the_broker_forwards_only_what_the_grants_need(ref_server, broker) -> No
 def test_a_secret_and_a_broker_together_are_refused(ref_server) -> None:
     with pytest.raises(errors.ConfigurationError, match="not both"):
         Session(ref_server.profile(), "id", "secret", broker_url="https://broker.example")
+
+
+def test_a_wrong_broker_url_is_found_before_the_browser(ref_server, broker, tmp_path) -> None:
+    root = broker.removesuffix("/oauth")  # the broker's host, not where it serves
+    ui = FakeUI(browser=loopback_browser(ref_server))
+    session = session_for(ref_server, tmp_path, root, ui=ui)
+    with session, pytest.raises(errors.ConfigurationError, match="not lead to a broker") as info:
+        session.login(["profile"])
+    assert info.value.setting == "broker_url" and ui.opened == []
+    assert f"{root}/revoke answered HTTP 404" in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def broker_with_its_own_ca(ref_server, tmp_path_factory) -> Iterator[tuple[str, str]]:
+    """A broker whose certificate another CA signed than the service's."""
+    from reference_server.tls import ensure_certificates
+
+    folder = tmp_path_factory.mktemp("broker-tls")
+    files = ensure_certificates(folder, "127.0.0.1")
+    app = ref_server.process.add_app(
+        "alice", "Own CA broker", "public", "http://localhost/callback"
+    )
+    broker_with_its_own_ca.client_id = app["client_id"]  # type: ignore[attr-defined]
+    with running_broker(ref_server, app, files.cert, files.key) as url:
+        yield url, str(files.ca)
+
+
+def own_ca_session(ref_server, tmp_path, url: str, ca: str | None, ui) -> Session:
+    return Session(
+        ref_server.profile(),
+        broker_with_its_own_ca.client_id,  # type: ignore[attr-defined]
+        None,
+        store=FileStore(tmp_path / "tokens"),
+        ui=ui,
+        broker_url=url,
+        broker_ca_bundle=ca,
+    )
+
+
+def test_a_broker_certificate_problem_is_the_brokers(
+    ref_server, broker_with_its_own_ca, tmp_path
+) -> None:
+    url, _ = broker_with_its_own_ca
+    ui = FakeUI(browser=loopback_browser(ref_server))
+    session = own_ca_session(ref_server, tmp_path, url, None, ui)
+    with session, pytest.raises(errors.CertificateRejected) as info:
+        session.login(["profile"])
+    message = str(info.value)
+    assert message.startswith("the broker's TLS certificate failed verification")
+    assert f"{url}/revoke" in message and "service" not in message
+    assert info.value.setting == "broker_ca_bundle" and ui.opened == []
+
+
+def test_the_service_and_the_broker_each_have_their_ca_bundle(
+    ref_server, broker_with_its_own_ca, tmp_path
+) -> None:
+    url, ca = broker_with_its_own_ca
+    ui = FakeUI(browser=loopback_browser(ref_server))
+    with own_ca_session(ref_server, tmp_path, url, ca, ui) as session:
+        tokens = session.login(["profile"])
+        assert session.refresh().access_token != tokens.access_token
+        assert session.userinfo()["sub"] == "alice"  # the service, with its own CA

@@ -121,7 +121,10 @@ def test_token_failures_exit_codes(env, store, mock, status, body, code, words) 
     result = run("token")
     assert result.exit_code == code
     assert result.stdout == "" and words in result.stderr
-    assert store.load(KEY).access_token == "access-token-old"
+    if code == errors.EXIT_LOGIN_REQUIRED:  # the grant is gone: so is the login
+        assert store.load(KEY) is None
+    else:
+        assert store.load(KEY).access_token == "access-token-old"
 
 
 def test_token_not_logged_in(env) -> None:

@@ -40,13 +40,17 @@ def test_cli_session_from_login_to_logout(ref_server, tmp_path) -> None:
     assert code == 0, stderr
     assert "Logged in as alice" in stdout
     assert ref_server.loopback_app["client_secret"] not in stderr + stdout
+    notes = [stderr]  # the README's recipe: a working setup gets no "Note:" on each command
 
     who = run_cli(env, "whoami", "--json")
     assert who.returncode == 0, who.stderr
     assert json.loads(who.stdout)["email"] == "alice@example.org"
 
-    status = json.loads(run_cli(env, "status", "--json").stdout)
+    shown = run_cli(env, "status", "--json")
+    status = json.loads(shown.stdout)
     assert status["username"] == "alice" and set(status["scopes"]) == {"profile", "email"}
+    notes += [who.stderr, shown.stderr]
+    assert not any("Note:" in text for text in notes), notes
 
     first = run_cli(env, "token").stdout.strip()
     assert run_cli(env, "refresh").returncode == 0

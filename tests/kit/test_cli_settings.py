@@ -122,11 +122,15 @@ def login_at_staging():
     [("--service", BASE), ("--base-url", BASE)],
     ids=["service-url", "base-url-only"],
 )
-def test_an_address_without_a_profile_name_is_told_the_rules(env, options) -> None:
+def test_an_address_without_a_profile_name_is_told_the_rules_when_they_matter(env, options) -> None:
     info, stderr = status(*options)
     assert info["base_url"] == BASE
-    assert "Note:" in stderr and "musicbrainz rules apply" in stderr
-    assert f"--service metabrainz --base-url {BASE}" in stderr
+    assert "Note:" not in stderr  # nothing failed that the rules explain
+    result = run(*options, "login", "--no-browser", "--scope", "musicbrainz:tag", input="")
+    assert result.exit_code == errors.EXIT_CONFIGURATION, result.output
+    assert "unknown scope 'musicbrainz:tag'" in result.stderr
+    assert "Note:" in result.stderr and "musicbrainz rules apply" in result.stderr
+    assert f"--service metabrainz --base-url {BASE}" in result.stderr
 
 
 def test_scripts_are_not_told_the_rules_each_time(env, tmp_path) -> None:
@@ -175,3 +179,13 @@ def test_settings_from_config_file(env, tmp_path, monkeypatch, mock) -> None:
     route = mock.post("/oauth2/token").respond(200, json=token_json("a2"))
     assert run("token").exit_code == 0
     assert parse_qs(route.calls[0].request.content.decode())["client_secret"] == ["from-file"]
+
+
+def test_an_answer_another_profile_expects_is_told_the_rules(env, mock, tmp_path) -> None:
+    """MetaBrainz's way of saying 'log in again', met under the musicbrainz rules."""
+    FileStore(tmp_path / "store").save(StoreKey(BASE, CLIENT_ID), make_tokens(expires_in=-9))
+    revoked = {"error": "invalid_request", "error_description": "was already revoked."}
+    mock.post("/oauth2/token").respond(400, json=revoked)
+    result = run("--service", BASE, "refresh", env={"MB_OAUTH_CLIENT_SECRET": "s"})
+    assert result.exit_code == errors.EXIT_GENERIC
+    assert "Note:" in result.stderr and "--service metabrainz" in result.stderr

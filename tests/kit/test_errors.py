@@ -98,3 +98,11 @@ def test_typed_facts() -> None:
     assert (late.seconds, late.oob) == (30, True) and "--oob" not in explain(late)
     assert errors.PortUnavailable("busy").ports == ()
     assert hint_for(errors.PortUnavailable("busy")) is None  # a free port: nothing to pass
+
+
+def test_the_no_keyring_message_names_the_cli_way_to_a_file_store() -> None:
+    from client_kit.keyring_store import NO_KEYRING_HELP
+
+    message = explain(errors.NoKeyringBackend(NO_KEYRING_HELP))
+    assert "FileStore" not in message  # a library term, meaningless on the command line
+    assert "--store file" in message and 'store = "file"' in message

@@ -21,8 +21,8 @@ from tests.support.display import xvfb_display
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tk_login.py"
 
 
-def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
-    app = ref_server.loopback_app
+def run_example(ref_server, tmp_path, app: dict) -> tuple[int, list[dict], str]:
+    """The example pressing Log in at once; its JSON lines, approving the consent page."""
     with xvfb_display() as display:
         env = cli_env(ref_server, app, tmp_path)
         env["DISPLAY"] = display
@@ -65,7 +65,29 @@ def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
             killer.cancel()
             process.kill()
         stderr = process.stderr.read() if process.stderr else ""
+    return code, events, stderr
+
+
+#: after a login, whatever its end: only Log in works, and the URL is gone
+IDLE = {"log in": True, "cancel": False, "paste": False, "use it": False}
+
+
+def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
+    code, events, stderr = run_example(ref_server, tmp_path, ref_server.loopback_app)
     assert code == 0, stderr
     kinds = [event["kind"] for event in events]
     assert kinds[:2] == ["authorization_url", "waiting"] and "done" in kinds, kinds
-    assert events[-1] == {"kind": "shown", "text": "Logged in as alice"}
+    shown = events[-1]
+    assert shown["kind"] == "shown" and shown["text"] == "Logged in as alice"
+    assert shown["url"] == "" and shown["enabled"] == IDLE
+    assert len(shown["labels"]) == 2 and all(label.endswith(":") for label in shown["labels"])
+
+
+def test_tk_example_shows_a_bogus_client_id_at_once(ref_server, tmp_path) -> None:
+    app = dict(ref_server.loopback_app, client_id="no-such-client-id")
+    code, events, stderr = run_example(ref_server, tmp_path, app)
+    assert code == 0, stderr
+    assert [event["kind"] for event in events] == ["failed", "shown"], events
+    shown = events[-1]
+    assert shown["text"].startswith("Login failed: the service does not know the client id")
+    assert shown["url"] == "" and shown["enabled"] == IDLE

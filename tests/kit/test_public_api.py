@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import client_kit
+from client_kit.flow import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = (
@@ -54,6 +55,30 @@ def test_the_readme_documents_the_embedding_api() -> None:
         "client_kit.broker",
         "examples/tk_login.py",
         "LoopbackPages(",
+        # what an embedder had to read the source for (issue 19, item 3)
+        *(f"| `{kind}` |" for kind in KINDS),  # every kind of LoginEvent
+        "open_browser=",
+        "check=True",
+        "POST /oauth/token",  # the broker's paths
+        "broker_ca_bundle=",  # the CA for the broker
+        "verify=",  # your own httpx.Client trusts the CA too
+        "request.save(",
     ):
         assert needle in embed, needle
     assert "client_kit.authorization" not in embed  # no private names needed any more
+
+
+def test_the_readme_recipe_runs_the_venv_commands() -> None:
+    """Every command of the kit's recipe is the one in .venv/bin, never a bare name."""
+    readme = (ROOT / "README.md").read_text()
+    kit = readme.split("## Client kit", 1)[1].split("\n## ", 1)[0]
+    blocks = [
+        block.split("\n", 1)[1]
+        for block in kit.split("```")[1::2]
+        if block.startswith(("sh", "bash"))
+    ]
+    words = [word for block in blocks for word in block.replace("$(", " ").split()]
+    commands = [
+        word for word in words if word.split("/")[-1] in ("mb-oauth", "mb-oauth-server", "python")
+    ]
+    assert commands and all(word.startswith(".venv/bin/") for word in commands), commands

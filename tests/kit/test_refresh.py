@@ -78,7 +78,6 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
 @pytest.mark.parametrize(
     ("status", "body", "cls", "exit_code"),
     [
-        (400, {"error": "invalid_grant"}, errors.RefreshTokenRejected, 3),
         (401, {"error": "invalid_client"}, errors.ClientRejected, 4),
         (401, None, errors.ClientRejected, 4),
         (500, None, errors.TemporaryFailure, 5),

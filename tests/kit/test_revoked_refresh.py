@@ -1,4 +1,4 @@
-"""A refresh token revoked or rotated away at MetaBrainz means "log in again" (exit 3).
+"""A refresh token revoked or rotated away means "log in again" (exit 3), and the login is over.
 
 The metabrainz.org provider (Authlib) answers a used or revoked refresh token with 400
 ``invalid_request`` '"refresh_token" in request was already revoked.' where the spec has
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
@@ -41,7 +42,8 @@ def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store
     with pytest.raises(errors.RefreshTokenRejected, match="log in again") as info:
         session.access_token()
     assert info.value.exit_code == errors.EXIT_LOGIN_REQUIRED
-    assert memory_store.load(session.key).refresh_token == "refresh-token-old"  # kept
+    # the login is over: forgotten, so that status() says so
+    assert memory_store.load(session.key) is None and not session.status().logged_in
 
 
 def test_the_async_path_classifies_it_alike(meta_profile, memory_store, mock) -> None:
@@ -104,3 +106,26 @@ def test_cli_exit_3_on_a_revoked_grant_at_metabrainz(tmp_path, monkeypatch, mock
     )
     assert result.exit_code == errors.EXIT_LOGIN_REQUIRED, result.output
     assert "mb-oauth login" in result.stderr
+
+
+def test_a_rejected_refresh_token_ends_the_login(session, mock) -> None:
+    session.store.save(session.key, make_tokens(expires_in=-5))
+    mock.post("/oauth2/token").respond(400, json={"error": "invalid_grant"})
+    with pytest.raises(errors.RefreshTokenRejected) as info:
+        session.access_token()
+    assert info.value.exit_code == 3
+    assert session.store.load(session.key) is None and not session.status().logged_in
+
+
+def test_a_rejection_does_not_forget_a_login_saved_meanwhile(session, mock) -> None:
+    session.store.save(session.key, make_tokens(expires_in=-5))
+    newer = make_tokens("access-of-a-new-login", "refresh-of-a-new-login")
+
+    def rejected_while_someone_logs_in(request):
+        session.store.save(session.key, newer)  # another process's login, during the refresh
+        return httpx.Response(400, json={"error": "invalid_grant"})
+
+    mock.post("/oauth2/token").mock(side_effect=rejected_while_someone_logs_in)
+    with pytest.raises(errors.RefreshTokenRejected):
+        session.refresh()
+    assert session.store.load(session.key) == newer

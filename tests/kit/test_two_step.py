@@ -73,3 +73,19 @@ def test_two_steps_against_the_bundled_server(ref_server, tmp_path) -> None:
     page = driver(ref_server).authorize(AuthorizationRequest.from_json(request.to_json()).url)
     tokens = session.complete_login(request, redirected_url=str(page.url))
     assert tokens.username == "alice" and set(tokens.scopes) == {"profile", "email"}
+
+
+def test_after_a_replayed_completion_the_login_ends_once_its_refresh_is_rejected(
+    ref_server, tmp_path
+) -> None:
+    """The service revokes the tokens of a replayed code; status() must not stay logged in."""
+    session = new_session(ref_server, tmp_path, app=ref_server.oob_app)
+    request = session.begin_login(["profile"], method="oob")
+    redirected = str(driver(ref_server).authorize(request.url).url)
+    session.complete_login(request, redirected_url=redirected)
+    with pytest.raises(errors.LoginRequired):
+        session.complete_login(request, redirected_url=redirected)  # the same code again
+    assert session.status().logged_in  # nothing has told the kit yet
+    with pytest.raises(errors.RefreshTokenRejected):
+        session.userinfo()  # refused, refreshed, the refresh token rejected
+    assert not session.status().logged_in and session.tokens() is None
