@@ -134,3 +134,12 @@ class Context:
 
     def client(self, role: str) -> dict[str, Any]:
         return self.profile["clients"][role]
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """What the mutation counted since it was switched on (read by the tests)."""
+        counters: dict[str, int] = self.state.setdefault("counters", {})
+        return counters
+
+    def count(self, key: str) -> None:
+        self.counters[key] = self.counters.get(key, 0) + 1

@@ -26,6 +26,9 @@ from tests.suite.broken.proxy import READY_FILE
 
 START_TIMEOUT = 30.0
 GUARD_WINDOW = 60  # seconds: the bundled server's brute-force guard counts failures per minute
+#: Seconds of quiet after which the bundled server's guard forgets a client's failures
+#: (GuardPolicy.forget_after), plus a minute.
+GUARD_FORGETS = 86400 + 60
 
 
 @dataclass
@@ -44,6 +47,14 @@ class ProxyHandle:
         response.raise_for_status()
         self._next_guard_window(trust)
 
+    def counters(self) -> dict[str, int]:
+        """What the current mutation counted since it was switched on (a flaky one's tries
+        and shows); read it before the next switch."""
+        trust = ssl.create_default_context(cafile=self.ca_file)
+        response = httpx.get(f"{self.base_url}/_proxy/mutation", verify=trust)
+        response.raise_for_status()
+        return {str(k): int(v) for k, v in (response.json().get("counters") or {}).items()}
+
     def _next_guard_window(self, trust: ssl.SSLContext) -> None:
         """Move the server's test clock past its brute-force guard's window (failures counted
         per client and minute): each run is an experiment of its own, and the deliberate
@@ -52,6 +63,18 @@ class ProxyHandle:
         if path:
             url = f"{self.base_url}{path}"
             httpx.post(url, data={"advance": str(GUARD_WINDOW)}, verify=trust).raise_for_status()
+
+    def let_guard_forget(self) -> None:
+        """Move the server's test clock (directly, not through a mutation) until its guard
+        forgets every failure. The guard counts a client's failures until it has been quiet
+        for a day: full runs in a row add up the deliberate failures of the second web
+        application (it never exchanges a code of its own), which would throttle the next."""
+        upstream = self.upstream_profile
+        path = (upstream.get("capabilities") or {}).get("test_clock")
+        if path:
+            trust = ssl.create_default_context(cafile=upstream["ca_file"])
+            url = f"{upstream['base_url']}{path}"
+            httpx.post(url, data={"advance": str(GUARD_FORGETS)}, verify=trust).raise_for_status()
 
     def profile(self, mutation: Mutation) -> dict[str, Any]:
         """The upstream's profile pointed at the proxy, with the mutation's overrides."""

@@ -94,3 +94,18 @@ def error_redirect(req: ProxyRequest, error: str) -> ProxyResponse:
     if (state := req.query_value("state")) is not None:
         params.append(("state", state))
     return redirect(f"{target}{'&' if '?' in target else '?'}{urlencode(params)}")
+
+
+def role_of(ctx: Context, client_id: str | None) -> str | None:
+    """The profile's role (web, installed, other_web) of a client id."""
+    found = ctx.client_by_id(client_id)
+    return found[0] if found else None
+
+
+def presented_token(req: ProxyRequest) -> str | None:
+    """The bearer token of a user information request, whichever way it came."""
+    scheme, _, value = (req.header("authorization") or "").partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    body = next((v for k, v in req.form() if k == "access_token"), None)
+    return req.query_value("access_token") or body

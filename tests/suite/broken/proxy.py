@@ -3,8 +3,10 @@
 The proxy forwards every request to the real server and rewrites the base URLs in both
 directions, so without a mutation the target is exactly as conforming as the server behind
 it. `POST /_proxy/mutation` (form field `name`) switches the mutation and resets its state,
-so one proxy process serves the whole test module. A second, plain-HTTP listener forwards
-too: it is what the "plain HTTP served" mutation points the profile's plain_http_url at.
+so one proxy process serves the whole test module; `GET` on it also tells what the mutation
+counted (a flaky one: its tries and how often it showed). A second, plain-HTTP listener
+forwards too: it is what the "plain HTTP served" mutation points the profile's plain_http_url
+at.
 
 Run: python -m tests.suite.broken.proxy --upstream-profile FILE --work-dir DIR
 (writes DIR/proxy.json = {"base_url", "plain_url", "ca_file"} once listening).
@@ -31,7 +33,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
-from tests.suite.broken.mutations import MUTATIONS
+from tests.suite.broken.mutations import find
 
 HOP_HEADERS = {
     "host",
@@ -94,20 +96,23 @@ class Proxy:
             body=await request.body(),
             raw_query=request.url.query,
         )
-        handler = MUTATIONS[self.mutation].handler
+        found = find(self.mutation)
+        assert found is not None
+        handler = found.handler
         forward: Forward = self.forward
         resp = await handler(req, forward, self.context())
         return to_starlette(resp)
 
     async def control(self, request: Request) -> Response:
-        """Switch the mutation (POST name=...) or read the current one (GET)."""
+        """Switch the mutation (POST name=...) or read the current one and its counters."""
         if request.method == "POST":
             form = dict(parse_qsl((await request.body()).decode()))
             name = form.get("name", "none")
-            if name not in MUTATIONS:
+            if find(name) is None:
                 return Response(f"unknown mutation {name}\n", status_code=404)
             self.mutation, self.state = name, {}
-        return Response(json.dumps({"mutation": self.mutation}), media_type="application/json")
+        body = {"mutation": self.mutation, "counters": self.context().counters}
+        return Response(json.dumps(body), media_type="application/json")
 
 
 def _is_text(content_type: str) -> bool:

@@ -1,4 +1,10 @@
-"""The registry of broken targets: a mutation, the rules it must break, the rules it must not."""
+"""The registry of broken targets: a mutation, the rules it must break, the rules it must not.
+
+`MUTATIONS` are proven rule by rule (the suite runs only `breaks | also`). `ONE_RULE` holds the
+one-rule defects of issue 18's classes (`KINDS`), proven by full runs: every rule runs, and
+only the broken one may change its verdict from the transparent proxy's (or become "could not
+be checked"). Their proof differs (collateral verdicts, flaky defects), so they are kept apart;
+the proxy serves both (`find`)."""
 
 from __future__ import annotations
 
@@ -37,6 +43,10 @@ class Mutation:
     known_gap: str = ""  # why the suite does not catch it yet (the test expects the miss)
     #: Not broken at all: a way a conforming server may answer that the suite must pass.
     conforming: bool = False
+    #: Issue 18's class of a one-rule defect (KINDS), for the full-run proof.
+    kind: str = ""
+    #: A flaky defect: the chance it shows on each try (the proxy counts tries and shows).
+    rate: float = 0.0
 
     @property
     def selection(self) -> frozenset[str]:
@@ -45,6 +55,19 @@ class Mutation:
 
 
 MUTATIONS: dict[str, Mutation] = {}
+ONE_RULE: dict[str, Mutation] = {}
+#: Issue 18's classes of defects a suite misses or blames on other rules.
+KINDS = {
+    "premise": "a format defect in one response that other scenarios use as a premise",
+    "reader": "a leniency of the suite's readers that the deployment exploits",
+    "variant": "a variant the rule covers (client, grant kind, delivery, error) one sample misses",
+    "flaky": "a defect shown in about half the tries of a cheap check whose input varies",
+}
+
+
+def find(name: str) -> Mutation | None:
+    """A registered target of either kind of proof."""
+    return MUTATIONS.get(name) or ONE_RULE.get(name)
 
 
 def mutation(
@@ -73,6 +96,22 @@ def variant(name: str, summary: str, rules: Iterable[str]) -> Callable[[Handler]
     def register(handler: Handler) -> Handler:
         MUTATIONS[name] = Mutation(
             name, summary, handler, frozenset(), frozenset(rules), conforming=True
+        )
+        return handler
+
+    return register
+
+
+def one_rule(
+    name: str, summary: str, breaks: str, kind: str, known_gap: str = "", rate: float = 0.0
+) -> Callable[[Handler], Handler]:
+    """Register a handler as a one-rule defect of one of issue 18's classes."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}: one of {sorted(KINDS)}")
+
+    def register(handler: Handler) -> Handler:
+        ONE_RULE[name] = Mutation(
+            name, summary, handler, frozenset({breaks}), known_gap=known_gap, kind=kind, rate=rate
         )
         return handler
 
