@@ -204,9 +204,15 @@ Feature: Code exchange
 
   @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario: A used code is answered invalid_grant
-    Given an authorization code issued to the web application
+    Given an authorization code issued to the second web application
     When the application exchanges the code for tokens
     And the application exchanges the code again
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario: A code issued to another application is answered invalid_grant
+    Given an authorization code issued to the web application
+    When another web application exchanges the code with its own credentials
     Then the token endpoint answers 400 with the error "invalid_grant"
 
   @TOKEN-ERR-INVALID-GRANT @rfc

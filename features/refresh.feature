@@ -64,15 +64,18 @@ Feature: Refresh
       | installed application | client_secret |
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario Outline: A refresh of the <kind> with the wrong client secret is refused
+  Scenario Outline: A refresh of the <kind> with <secret> is refused
     Given the user has just granted the <kind> offline access to "profile email"
-    When the application refreshes the access token with a wrong client secret
+    When the application refreshes the access token with <secret>
     Then the refresh is refused
 
     Examples:
-      | kind                  |
-      | web application       |
-      | installed application |
+      | kind                   | secret                                            |
+      | second web application | a wrong client secret                             |
+      | second web application | its client secret with the last character changed |
+      | second web application | its client secret without the last character      |
+      | installed application  | its client secret with a character added          |
+      | installed application  | a wrong client secret                             |
 
   @TOKEN-TYPE-PARAM @spec
   Scenario: A refresh asking for a bearer token is accepted

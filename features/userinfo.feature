@@ -81,10 +81,23 @@ Feature: User information
       | with a character added          |
 
   @USERINFO-ERR-INSUFFICIENT-SCOPE @rfc
-  Scenario: A token without the profile scope is answered insufficient_scope
+  Scenario Outline: A token without the profile scope is answered insufficient_scope, the token <way>
     Given the user has granted the web application access to "tag"
-    When the application asks for the user's profile with the token in the Authorization header
+    When the application asks for the user's profile with the token <way>
     Then the service answers 403 with a Bearer challenge with the error "insufficient_scope"
+
+    Examples:
+      | way                         |
+      | in the Authorization header |
+      | in a form body              |
+      | in the query string         |
+
+  @USERINFO-ERR-INVALID-TOKEN @rfc
+  Scenario: A revoked token is answered invalid_token
+    Given the user has just granted the web application offline access to "profile email"
+    And the application has revoked the access token
+    When the application asks for the user's profile with the token in the Authorization header
+    Then the service answers 401 with a Bearer challenge with the error "invalid_token"
 
   @USERINFO-ERR-MULTIPLE-METHODS @rfc
   Scenario: A token sent two ways at once is refused

@@ -26,12 +26,13 @@ LEVELS = ("spec", "rfc", "info")
 
 #: The variants a rule's words may cover, by dimension (steps/variants.py reads them from the
 #: scenarios): the kind of application, the kind of token request, how a bearer token is
-#: passed, and the kind of authorization error.
+#: passed, the kind of authorization error, and why a code or token presented is not valid.
 DIMENSIONS: dict[str, tuple[str, ...]] = {
     "client": ("web", "installed"),
     "grant": ("code", "refresh"),
     "delivery": ("header", "body", "query"),
     "error": ("access_denied", "invalid_scope", "unsupported_response_type", "invalid_request"),
+    "token": ("unknown", "used", "foreign", "revoked", "expired"),
 }
 Variants = tuple[tuple[str, tuple[str, ...]], ...]
 

@@ -14,6 +14,7 @@ from steps.pkce import new_verifier
 from steps.probes import (
     NEAR_MISSES,
     NEVER_ISSUED,
+    WRONG_SECRETS,
     change_uri,
     loopback_uri,
     near_miss,
@@ -26,7 +27,6 @@ from steps.token import issued_tokens
 #: Loopback ports for "another redirect URI it may use": the first one not issued for.
 OTHER_PORTS = (49153, 49154)
 #: The features' words for a wrong client secret and for a PKCE value sent back.
-WRONG_SECRETS = r"(?P<how>a wrong client secret|an empty client secret|its client secret .+)"
 PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code verifier)"
 
 

@@ -124,6 +124,14 @@ class HttpLayer:
         exchange.learn(self.secrets)
         return response
 
+    def resend(self, response: httpx.Response) -> httpx.Response:
+        """The request of an answer sent again, recorded (a further sample of a cheap check)."""
+        request = response.request
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        return self.request(
+            request.method, str(request.url), headers=headers, content=request.content
+        )
+
     def _send(
         self, client: httpx.Client, request: httpx.Request, exchange: Exchange
     ) -> httpx.Response:

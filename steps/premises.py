@@ -73,7 +73,8 @@ def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | 
 @visits_consent(lambda fresh=None, **_: Visits.EACH if fresh else Visits.SHARED)
 @given(
     parsers.re(
-        r"the user has (?P<fresh>just )?granted the (?P<kind>web application|installed application)"
+        r"the user has (?P<fresh>just )?granted the "
+        r"(?P<kind>web application|installed application|second web application)"
         r' (?P<offline>offline )?access to "(?P<scope>[^"]*)"'
     ),
     target_fixture="grant",

@@ -19,6 +19,7 @@ APPS = {
     "installed application": "installed",
     "installed": "installed",
     "second web": "other_web",
+    "second web application": "other_web",
 }
 WRONG_SECRET = "not-the-client-secret-0123456789"  # noqa: S105 - deliberately wrong
 NEVER_ISSUED = "never-issued-" + "x" * 20
@@ -44,6 +45,10 @@ def near_miss(right: str, how: str) -> str:
     if how not in changes:
         raise ValueError(f"unknown change {how!r}")
     return changes[how]()
+
+
+#: The features' words for a wrong client secret (a step pattern's `how` group).
+WRONG_SECRETS = r"(?P<how>a wrong client secret|an empty client secret|its client secret .+)"
 
 
 def wrong_secret(client: Client, how: str) -> str:

@@ -16,6 +16,7 @@ TOKEN-RESPONSE-ACCESS-TOKEN on its refresh variant, and nothing else.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -44,11 +45,15 @@ def media_type(response: httpx.Response) -> str:
 
 
 def json_body(response: httpx.Response) -> dict[str, Any] | None:
-    """The body as a JSON object, whatever its content type says (None when it is not one)."""
+    """The body as a JSON object, whatever its content type says, read from its bytes as
+    client libraries do (a byte order mark, UTF-16 or -32 detected); None when it is not one."""
     try:
-        body = json.loads(response.text)
+        body = json.loads(response.content)
     except ValueError:
-        return None
+        try:
+            body = json.loads(response.text)
+        except ValueError:
+            return None
     return body if isinstance(body, dict) else None
 
 
@@ -61,7 +66,8 @@ class StrictJson:
 
 
 def strict_json(response: httpx.Response) -> StrictJson:
-    """The body as a JSON object sent as `application/json` in UTF-8, no member named twice."""
+    """The body as a JSON object sent as `application/json` in UTF-8 without a byte order
+    mark (RFC 8259 8.1), no member named twice."""
     kind = media_type(response)
     if kind != JSON_MEDIA_TYPE:
         return StrictJson(None, f"content type {response.headers.get('content-type')!r}")
@@ -69,6 +75,8 @@ def strict_json(response: httpx.Response) -> StrictJson:
         text = response.content.decode("utf-8")
     except UnicodeDecodeError:
         return StrictJson(None, "a body that is not UTF-8")
+    if text.startswith("\ufeff"):
+        return StrictJson(None, "a body that starts with a byte order mark")
     try:
         body = json.loads(text, object_pairs_hook=_no_repeated_names)
     except _RepeatedName as error:
@@ -189,3 +197,52 @@ def note(response: httpx.Response, what: str, rule: str) -> None:
     exchange = response.extensions.get(EXCHANGE_KEY)
     if exchange is not None:
         exchange.note(lenient_note(what, rule))
+
+
+# --- WWW-Authenticate (RFC 9110 11.6.1) ---------------------------------------------------
+
+_TOKEN68_OR_PARAM = re.compile(r"""\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=""")
+_SCHEME = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s+|$)")
+
+
+def _split_commas(value: str) -> list[str]:
+    """Comma-separated items of a header value, commas inside quoted strings kept."""
+    items, current, quoted, escaped = [], "", False, False
+    for char in value:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quoted:
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            items.append(current)
+            current = ""
+            continue
+        current += char
+    return [*items, current]
+
+
+def challenges(response: httpx.Response) -> list[str]:
+    """Every challenge of every WWW-Authenticate header, one string each (RFC 9110 11.6.1).
+    A server may send several headers (musicbrainz-server: Digest, then Bearer) or several
+    challenges in one; httpx joins repeated headers with ", ", so both are split here."""
+    found: list[str] = []
+    for header in response.headers.get_list("www-authenticate"):
+        for item in _split_commas(header):
+            starts_challenge = _SCHEME.match(item) and not _TOKEN68_OR_PARAM.match(item)
+            if starts_challenge or not found:
+                found.append(item.strip())
+            else:
+                found[-1] += "," + item
+    return [c for c in found if c]
+
+
+def auth_param(challenge: str, name: str) -> str | None:
+    """An auth-param of a challenge (quoted or a token), by name, case-insensitively."""
+    found = re.search(
+        rf'(?:^|[\s,]){name}\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^",\s]*))', challenge, re.I
+    )
+    if found is None:
+        return None
+    return found.group(1) if found.group(1) is not None else found.group(2)

@@ -6,7 +6,7 @@ from pytest_bdd import given, parsers, when
 
 from steps.application import Application
 from steps.kinds import premise
-from steps.probes import NEVER_ISSUED, WRONG_SECRET
+from steps.probes import NEVER_ISSUED, WRONG_SECRETS, wrong_secret
 from steps.readers import require_granted
 
 
@@ -42,11 +42,12 @@ def refresh_without(application: Application, field: str) -> None:
     application.refresh(application.refresh_token(), {field: None})
 
 
-@when("the application refreshes the access token with a wrong client secret")
+@when(parsers.re(r"the application refreshes the access token with " + WRONG_SECRETS))
 @premise()
-def refresh_wrong_secret(application: Application) -> None:
-    """Client authentication fails."""
-    application.refresh(application.refresh_token(), {"client_secret": WRONG_SECRET})
+def refresh_wrong_secret(application: Application, how: str) -> None:
+    """Client authentication fails, also for a secret that shares all but its end."""
+    secret = wrong_secret(application.client, how)
+    application.refresh(application.refresh_token(), {"client_secret": secret})
 
 
 @when(
@@ -64,6 +65,7 @@ def refresh_by_other(application: Application) -> None:
     """A refresh token stolen by another registered application."""
     other = application.profile.client("other_web")
     application.keep(application.service.refresh(other, application.refresh_token()))
+    application.scene.refusal_rule = "REFRESH-CROSS-CLIENT"
 
 
 @when("the application refreshes with a refresh token the service never issued")

@@ -89,13 +89,17 @@ def has_revoked(
     which: str,
 ) -> None:
     """A revocation the service must have accepted (any 2xx: its exact answer is
-    REVOKE-EMPTY-200's business) for the scenario to go on. After the refresh token, a
-    refresh must be refused (REVOKE-REFRESH-WHOLE-GRANT)."""
+    REVOKE-EMPTY-200's business) for the scenario to go on. The spec rule that then requires
+    the revoked token to be refused is noted for the checks of the refusal's shape."""
     revoke(scene, service, observations, revocations, which)
     response = scene.last()
     assert response.is_success, f"the revocation answered {response.status_code}"
     if which == "refresh":
         scene.refusal_rule = "REVOKE-REFRESH-WHOLE-GRANT"
+    elif scene.grant().refresh_token:
+        scene.refusal_rule = "REVOKE-ACCESS-KEEPS-REFRESH"  # that access token is revoked
+    else:
+        scene.refusal_rule = "REVOKE-ONLINE-WHOLE-GRANT"
 
 
 @when("the application revokes a token the service never issued")

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
-from steps.consent.base import Outcome
+T = TypeVar("T")
 
 #: The smallest share of tries in which a defect must show to be found with FIND probability.
 FLAKY_SHARE = 0.4
@@ -27,7 +28,7 @@ def sample_count(cheap: bool) -> int:
     return SAMPLES if cheap else 1
 
 
-def samples(first: Outcome, again: Callable[[], Outcome], count: int) -> Iterator[Outcome]:
+def samples(first: T, again: Callable[[], T], count: int) -> Iterator[T]:
     """The first outcome, then `count - 1` more from visiting again (lazily: a failing sample
     stops the check before the rest are taken)."""
     yield first

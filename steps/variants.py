@@ -30,6 +30,13 @@ PATTERNS: dict[str, dict[str, re.Pattern[str]]] = {
         "unsupported_response_type": re.compile(r"\bunsupported_response_type\b"),
         "invalid_request": re.compile(r"\binvalid_request\b"),
     },
+    "token": {
+        "unknown": re.compile(r"never issued|only resembles|last character|a character added"),
+        "used": re.compile(r"exchanges the code again|refresh token it sent first"),
+        "foreign": re.compile(r"another web application (?:exchanges|refreshes|revokes)"),
+        "revoked": re.compile(r"has revoked|revokes the"),
+        "expired": re.compile(r"seconds pass"),
+    },
 }
 
 

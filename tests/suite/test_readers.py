@@ -13,13 +13,14 @@ from steps.framing import forbids_framing
 from steps.readers import (
     EXCHANGE_KEY,
     LENIENCIES,
+    auth_param,
+    challenges,
     directives,
     granted,
     issued_tokens,
     read_token_answer,
     strict_json,
 )
-from steps.userinfo import auth_param, challenges
 
 JSON = {"content-type": "application/json"}
 TOKENS = '{"access_token": "a-token", "token_type": "Bearer", "expires_in": 3600}'

@@ -73,6 +73,7 @@ def test_the_reader_finds_each_variant_in_a_scenarios_words() -> None:
         "The state comes back unchanged with every kind of error: invalid_scope",
         [
             'the user has just granted the installed application offline access to "profile"',
+            "the application has revoked the access token",
             "the application refreshes the access token",
             "the application asks for the user's profile with the token in a form body",
         ],
@@ -82,6 +83,7 @@ def test_the_reader_finds_each_variant_in_a_scenarios_words() -> None:
         "grant": {"refresh"},
         "delivery": {"body"},
         "error": {"invalid_scope"},
+        "token": {"revoked"},
     }
 
 

@@ -53,7 +53,6 @@ def _latin1(pairs: list[tuple[str, str]]) -> str:
     breaks="AUTHZ-STATE-ECHO",
     kind="flaky",
     rate=RATE,
-    known_gap="two success redirects carry a non-ASCII state (7 tries find it with 99 %)",
 )
 async def state_latin1_sometimes(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
@@ -74,7 +73,6 @@ async def state_latin1_sometimes(req: ProxyRequest, forward: Forward, ctx: Conte
     breaks="AUTH-TOKEN-CLIENT-SECRET",
     kind="flaky",
     rate=RATE,
-    known_gap="four near-miss secrets are tried (7 find it with 99 %)",
 )
 async def near_miss_secret_sometimes(req: ProxyRequest, forward: Forward, ctx: Context):
     found = ctx.client_by_id(req.param("client_id")) if grant(req) else None
@@ -92,7 +90,6 @@ async def near_miss_secret_sometimes(req: ProxyRequest, forward: Forward, ctx: C
     breaks="USERINFO-ERR-INVALID-TOKEN",
     kind="flaky",
     rate=RATE,
-    known_gap="four tokens the service never issued are tried (7 find it with 99 %)",
 )
 async def unknown_token_unexplained_sometimes(
     req: ProxyRequest, forward: Forward, ctx: Context

@@ -32,7 +32,6 @@ from tests.suite.broken.registry import REVOKE, TOKEN, USERINFO, one_rule
     "and every answer to the web application, say 3600)",
     breaks="TOKEN-EXPIRES-IN-3600",
     kind="variant",
-    known_gap="expires_in of a refresh is checked for the web application only",
 )
 async def installed_refresh_lasts_7200(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
@@ -48,7 +47,6 @@ async def installed_refresh_lasts_7200(req: ProxyRequest, forward: Forward, ctx:
     "refresh answers carry no Cache-Control and no Pragma (code-exchange answers do)",
     breaks="TOKEN-NO-STORE",
     kind="variant",
-    known_gap="Cache-Control and Pragma are checked on code-exchange answers only",
 )
 async def refresh_cacheable(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
     resp = await forward(req)
@@ -64,7 +62,6 @@ async def refresh_cacheable(req: ProxyRequest, forward: Forward, ctx: Context) -
     "body or the query string (403 insufficient_scope in the Authorization header)",
     breaks="USERINFO-ERR-INSUFFICIENT-SCOPE",
     kind="variant",
-    known_gap="checked with the token in the Authorization header only",
 )
 async def scope_refusal_off_header(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
@@ -90,7 +87,6 @@ def _revoking_own_refresh(req: ProxyRequest, ctx: Context, refresh: dict[str, An
     "access token keeps working (a web application's whole grant goes)",
     breaks="REVOKE-REFRESH-WHOLE-GRANT",
     kind="variant",
-    known_gap="checked for the web application only",
 )
 async def installed_refresh_revocation_partial(req: ProxyRequest, forward: Forward, ctx: Context):
     refresh: dict[str, str] = ctx.state.setdefault("refresh", {})  # token -> client_id
