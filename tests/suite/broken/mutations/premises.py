@@ -23,8 +23,6 @@ BOM = b"\xef\xbb\xbf"
     "over a network MUST NOT carry one; JSON readers of client libraries skip it)",
     breaks="TOKEN-RESPONSE-ACCESS-TOKEN",
     kind="premise",
-    known_gap="premises read token answers as text (json_body), not as a client library "
-    "reads JSON: every grant fails or is unchecked, the rule itself could not be checked",
 )
 async def code_exchange_bom(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
     resp = await forward(req)

@@ -21,8 +21,6 @@ from tests.suite.broken.registry import TOKEN, one_rule
     "another state)",
     breaks="AUTHZ-STATE-ECHO",
     kind="reader",
-    known_gap="redirect parameters are read into a dict: the last state wins, a repeated "
-    "one goes unnoticed",
 )
 async def state_repeated_in_redirect(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
