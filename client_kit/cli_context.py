@@ -47,7 +47,7 @@ class Context:
         if self._session is None:
             from client_kit import profiles
             from client_kit.session import Session
-            from client_kit.storage import open_store
+            from client_kit.config import open_store
             from client_kit.ui import Console
 
             s = self.settings

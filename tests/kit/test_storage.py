@@ -14,7 +14,8 @@ from keyring.errors import PasswordDeleteError
 from client_kit import errors
 from client_kit.cli_hints import explain
 from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
-from client_kit.storage import FileStore, MemoryStore, StoreKey, open_store
+from client_kit.config import open_store
+from client_kit.storage import FileStore, MemoryStore, StoreKey
 from client_kit.tokens import TokenSet
 from tests.kit.helpers import make_tokens
 
