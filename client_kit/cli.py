@@ -207,7 +207,7 @@ def ask_service(session: Session) -> None:
     no longer accepts the login. A token without the scope for user information is good
     (RFC 6750 ``insufficient_scope``)."""
     endpoints = session.endpoints
-    response = session.send(endpoints.userinfo_request(), auth=session.auth())
+    response = session.connections.send(endpoints.userinfo_request(), auth=session.auth())
     challenge = response.headers.get("www-authenticate", "") + response.text
     if response.status_code == 403 and "insufficient_scope" in challenge:
         return
