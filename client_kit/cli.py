@@ -32,6 +32,7 @@ from client_kit.cli_context import (
     json_option,
     pass_state,
 )
+from client_kit.cli_exit import EXIT_LOGIN_REQUIRED
 from client_kit.config import parse_ports
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def status(state: Context, check: bool, as_json: bool) -> None:
     checked = check_login(session) if check and info.logged_in else None
     emit(status_data(info, checked), as_json, status_text)
     if not info.logged_in or (checked is not None and not checked.valid):
-        sys.exit(errors.EXIT_LOGIN_REQUIRED)
+        sys.exit(EXIT_LOGIN_REQUIRED)
 
 
 def check_login(session: Session) -> Check:
