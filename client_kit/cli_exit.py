@@ -3,16 +3,15 @@
 The library's exceptions carry no exit code (what a program does about one is its own
 business); ``mb-oauth`` maps their types to the codes ``mb-oauth --help`` documents. The
 most specific type in :data:`EXIT_CODES` wins: ``UnauthorizedClient`` is a configuration
-problem, although as an ``AuthorizationError`` it also ended the login.
+problem, although as an ``AuthorizationError`` it also ended the login. The other codes
+are 0 (success) and 2 (a usage error, click's own).
 """
 
 from __future__ import annotations
 
 from client_kit import errors
 
-EXIT_OK = 0
 EXIT_GENERIC = 1
-EXIT_USAGE = 2
 EXIT_LOGIN_REQUIRED = 3
 EXIT_CONFIGURATION = 4
 EXIT_TEMPORARY = 5
