@@ -42,8 +42,8 @@ BearerAuth
     the ``httpx.Auth`` of ``session.auth()``.
 KitError and its subclasses
     one exception per thing a caller can act on, with typed facts (``setting``, ``seconds``,
-    ``ports``, ``operation``) and an ``exit_code``; ``KeyringFailure``: the keyring failed
-    (another store would work).
+    ``ports``, ``operation``); ``KeyringFailure``: the keyring failed (another store would
+    work). No exit codes: ``mb-oauth`` maps the types to its own (``client_kit.cli_exit``).
 broker
     the module of the reference token broker (``client_kit.broker.create_app``).
 """

@@ -32,6 +32,7 @@ from client_kit.cli_context import (
     json_option,
     pass_state,
 )
+from client_kit.cli_exit import EXIT_LOGIN_REQUIRED
 from client_kit.config import parse_ports
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def status(state: Context, check: bool, as_json: bool) -> None:
     checked = check_login(session) if check and info.logged_in else None
     emit(status_data(info, checked), as_json, status_text)
     if not info.logged_in or (checked is not None and not checked.valid):
-        sys.exit(errors.EXIT_LOGIN_REQUIRED)
+        sys.exit(EXIT_LOGIN_REQUIRED)
 
 
 def check_login(session: Session) -> Check:
@@ -207,7 +208,7 @@ def ask_service(session: Session) -> None:
     no longer accepts the login. A token without the scope for user information is good
     (RFC 6750 ``insufficient_scope``)."""
     endpoints = session.endpoints
-    response = session.send(endpoints.userinfo_request(), auth=session.auth())
+    response = session.connections.send(endpoints.userinfo_request(), auth=session.auth())
     challenge = response.headers.get("www-authenticate", "") + response.text
     if response.status_code == 403 and "insufficient_scope" in challenge:
         return

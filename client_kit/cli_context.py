@@ -1,5 +1,6 @@
 """The plumbing every ``mb-oauth`` command shares: its settings, its session, and how a kit
-error becomes a message (with the command line's advice) and the documented exit code."""
+error becomes a message (with the command line's advice) and its exit code
+(:mod:`client_kit.cli_exit`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 import click
 
 from client_kit import errors
+from client_kit.cli_exit import EXIT_CANCELLED, exit_code
 from client_kit.cli_hints import explain, implied_rules_note, rules_may_explain
 from client_kit.cli_output import Data
 from client_kit.config import Settings, parse_ports, resolve_settings
@@ -46,8 +48,8 @@ class Context:
     def session(self) -> Session:
         if self._session is None:
             from client_kit import profiles
+            from client_kit.config import open_store
             from client_kit.session import Session
-            from client_kit.storage import open_store
             from client_kit.ui import Console
 
             s = self.settings
@@ -112,10 +114,10 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
                 click.echo(error_json(exc, message))  # scripts that asked for JSON get JSON
             click.echo(f"Error: {message}", err=True)
             _note_the_rules(exc)
-            sys.exit(exc.exit_code)
+            sys.exit(exit_code(exc))
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
-            sys.exit(errors.EXIT_CANCELLED)
+            sys.exit(EXIT_CANCELLED)
 
     return wrapper
 

@@ -1,8 +1,8 @@
 """What ``mb-oauth`` adds to a kit error: the option, variable or command that fixes it.
 
 The library's exceptions say what happened and carry typed facts (``setting``, ``seconds``,
-``ports``); only here do they meet the command line's vocabulary. The exit code is the
-exception's own (:mod:`client_kit.errors`, documented in ``mb-oauth --help``).
+``ports``); only here do they meet the command line's vocabulary. Their exit codes are
+mapped in :mod:`client_kit.cli_exit` (documented in ``mb-oauth --help``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from client_kit.cli_exit import exit_code
 from client_kit.errors import KitError
 from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
 from client_kit.status import LoginStatus
@@ -42,7 +43,7 @@ def error_json(exc: KitError, message: str | None = None) -> str:
         "error": {
             "type": type(exc).__name__,
             "message": message or str(exc),
-            "exit_code": exc.exit_code,
+            "exit_code": exit_code(exc),
         }
     }
     return json.dumps(data, indent=2, sort_keys=True)

@@ -20,8 +20,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from client_kit.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from client_kit.storage import TokenStore
 
 ENV_PREFIX = "MB_OAUTH_"
 #: setting name -> type; every one may come from MB_OAUTH_<NAME> or the config file
@@ -132,6 +136,25 @@ def parse_ports(values: object) -> tuple[int, ...]:
             if port not in ports:
                 ports.append(port)
     return tuple(ports)
+
+
+def open_store(spec: str | None) -> TokenStore:
+    """A store from a setting: ``keyring`` (default), ``file``, ``file:DIR`` or ``memory``."""
+    from client_kit.storage import FileStore, MemoryStore
+
+    spec = (spec or "keyring").strip()
+    if spec == "keyring":
+        from client_kit.keyring_store import KeyringStore
+
+        return KeyringStore()
+    if spec == "memory":
+        return MemoryStore()
+    if spec == "file" or spec.startswith("file:"):
+        directory = spec[5:] or None
+        return FileStore(Path(directory).expanduser() if directory else None)
+    raise ConfigurationError(
+        f"unknown store {spec!r}; use keyring, file, file:DIR or memory", setting="store"
+    )
 
 
 def resolve_settings(

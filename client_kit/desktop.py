@@ -1,6 +1,7 @@
 """The interactive desktop login: open the browser, tell the user, wait (or read a paste).
 
-What ``Session.login`` shows a person through a :class:`~client_kit.ui.UserInterface`: the
+What ``Session.login`` runs: the login's steps (:class:`~client_kit.twostep.LoginSteps`)
+shown to a person through a :class:`~client_kit.ui.UserInterface`: the
 URL (opened in the browser when there is one), how long it waits, the messages of a rejected
 paste or of scopes granted otherwise; on a console it also reads a pasted redirect URL in a
 thread while the loopback listener waits (only an interface that says ``concurrent_read``).
@@ -30,14 +31,12 @@ from client_kit.flow import (
     NextInput,
     queue_input,
 )
-from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod
+from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod, LoginSteps
 
 if TYPE_CHECKING:
     from client_kit.authorization import AuthorizationRequest
     from client_kit.pages import LoopbackPages
-    from client_kit.session import Session
     from client_kit.tokens import TokenSet
-    from client_kit.twostep import LoginSteps
     from client_kit.ui import UserInterface
 
 #: events whose message the person is shown as it happens (the others are the console's own)
@@ -60,9 +59,10 @@ class LoginOptions(TypedDict, total=False):
 
 
 class DesktopLogin:
-    """One blocking login through ``ui``: browser, messages, the answer, the tokens."""
+    """Blocking logins through ``ui``: browser, messages, the answer, the tokens."""
 
-    def __init__(self, ui: UserInterface) -> None:
+    def __init__(self, steps: LoginSteps, ui: UserInterface) -> None:
+        self.steps = steps
         self.ui = ui
 
     def emitter(self, on_event: Emit | None = None) -> Emit:
@@ -80,7 +80,6 @@ class DesktopLogin:
 
     def login(
         self,
-        session: Session,
         scopes: Sequence[str],
         *,
         method: LoginMethod = "loopback",
@@ -97,7 +96,7 @@ class DesktopLogin:
         """``Session.login``: begin, check (``check``), announce, wait, exchange; a failure
         or Ctrl-C is reported as a ``failed`` event and leaves stored tokens as they were."""
         emit = self.emitter(on_event)
-        steps = session.steps
+        steps = self.steps
         request: AuthorizationRequest | None = None
         try:
             request = steps.begin(
@@ -109,11 +108,8 @@ class DesktopLogin:
                 pages=pages,
             )
             if check:
-                from client_kit.preflight import before_browser
-
-                before_browser(session, request)
+                steps.check(request)
             return self.run(
-                steps,
                 request,
                 open_browser=open_browser,
                 timeout=timeout,
@@ -132,7 +128,6 @@ class DesktopLogin:
 
     def run(
         self,
-        steps: LoginSteps,
         request: AuthorizationRequest,
         *,
         open_browser: bool,
@@ -141,6 +136,7 @@ class DesktopLogin:
         fetch_user: bool = True,
     ) -> TokenSet:
         """Announce the begun ``request``, wait for its answer, exchange it."""
+        steps = self.steps
         next_input = self._announce(
             steps.answers(request), request.url, open_browser, timeout, emit
         )

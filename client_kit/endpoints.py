@@ -36,8 +36,9 @@ JsonObject = dict[str, object]
 
 
 @dataclass(frozen=True)
-class Client:
-    """The registered application: its id and (possibly embedded) secret."""
+class ClientCredentials:
+    """The registered application's id and (possibly embedded) secret, as the token
+    endpoint is sent them."""
 
     client_id: str
     client_secret: str | None = field(default=None, repr=False)
@@ -45,7 +46,7 @@ class Client:
     def __post_init__(self) -> None:
         redaction.register(self.client_secret)
 
-    def credentials(self) -> dict[str, str]:
+    def as_form(self) -> dict[str, str]:
         data = {"client_id": self.client_id}
         if self.client_secret is not None:
             data["client_secret"] = self.client_secret
@@ -65,12 +66,12 @@ class Endpoints:
     def __init__(
         self,
         profile: Profile,
-        client: Client,
+        credentials: ClientCredentials,
         broker_url: str | None = None,
         broker_ca_bundle: str | None = None,
     ) -> None:
         self.profile = profile
-        self.client = client
+        self.credentials = credentials
         self.broker_url = broker_url.rstrip("/") if broker_url else None
         if self.broker_url:
             require_https(self.broker_url, "the broker URL")
@@ -128,7 +129,7 @@ class Endpoints:
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": redirect_uri,
-            **self.client.credentials(),
+            **self.credentials.as_form(),
         }
         if code_verifier:
             data["code_verifier"] = code_verifier
@@ -139,13 +140,13 @@ class Endpoints:
         data = {
             "grant_type": "refresh_token",
             "refresh_token": refresh_token,
-            **self.client.credentials(),
+            **self.credentials.as_form(),
         }
         return self._form(self.token_url, data)
 
     def revoke_request(self, token: str) -> httpx.Request:
         redaction.register(token)
-        return self._form(self.revoke_url, {"token": token, **self.client.credentials()})
+        return self._form(self.revoke_url, {"token": token, **self.credentials.as_form()})
 
     def userinfo_request(self) -> httpx.Request:
         """Without a token: send it with ``auth=session.auth()`` (a :class:`BearerAuth`),

@@ -2,9 +2,9 @@
 
 Every exception says what happened in the kit's own terms and carries what a caller needs
 to act on it as typed attributes (the ``setting`` at fault, the ``seconds`` waited, the
-``ports`` tried); an ``exit_code`` groups them for ``mb-oauth``, whose own module
-(:mod:`client_kit.cli_hints`) adds the command-line advice (options, variables).
-Catch :class:`KitError` to catch them all.
+``ports`` tried). Nothing here knows the command line: ``mb-oauth`` maps the types to its
+exit codes (:mod:`client_kit.cli_exit`) and adds its advice in terms of options and
+variables (:mod:`client_kit.cli_hints`). Catch :class:`KitError` to catch them all.
 """
 
 from __future__ import annotations
@@ -33,20 +33,9 @@ Setting = Literal[
 #: what a keyring was asked to do when it failed
 KeyringOperation = Literal["open", "read", "save", "delete"]
 
-EXIT_OK = 0
-EXIT_GENERIC = 1
-EXIT_USAGE = 2
-EXIT_LOGIN_REQUIRED = 3
-EXIT_CONFIGURATION = 4
-EXIT_TEMPORARY = 5
-EXIT_CANCELLED = 6
-EXIT_STORAGE = 7
-
 
 class KitError(Exception):
     """Base of every error the kit raises on purpose."""
-
-    exit_code = EXIT_GENERIC
 
 
 # -- the user has to log in (again) -------------------------------------------------------
@@ -54,8 +43,6 @@ class KitError(Exception):
 
 class LoginRequired(KitError):
     """No usable tokens: the user must log in (again)."""
-
-    exit_code = EXIT_LOGIN_REQUIRED
 
 
 class NotLoggedIn(LoginRequired):
@@ -74,8 +61,6 @@ class ConfigurationError(KitError):
 
     ``setting``: the setting to fix, when one is to blame.
     """
-
-    exit_code = EXIT_CONFIGURATION
 
     def __init__(self, message: str, *, setting: Setting | None = None) -> None:
         super().__init__(message)
@@ -104,8 +89,6 @@ class InsecureTransportError(ConfigurationError):
 class TemporaryFailure(KitError):
     """Network error, timeout or 5xx answer: stored tokens are kept, retry later."""
 
-    exit_code = EXIT_TEMPORARY
-
 
 class PortUnavailable(TemporaryFailure):
     """None of the loopback ports could be bound; ``ports``: those tried (empty: any)."""
@@ -120,8 +103,6 @@ class PortUnavailable(TemporaryFailure):
 
 class LoginCancelled(KitError):
     """The login did not finish: interrupted, timed out or refused."""
-
-    exit_code = EXIT_CANCELLED
 
 
 class LoginTimeout(LoginCancelled):
@@ -172,13 +153,11 @@ class UnsupportedResponseType(AuthorizationError):
 class UnauthorizedClient(AuthorizationError):
     error = "unauthorized_client"
     explanation = "this client may not use this kind of authorization request"
-    exit_code = EXIT_CONFIGURATION
 
 
 class ServerUnavailable(AuthorizationError):
     error = "temporarily_unavailable"
     explanation = "the service is temporarily unavailable; try again later"
-    exit_code = EXIT_TEMPORARY
 
 
 class StateMismatch(AuthorizationError):
@@ -223,8 +202,6 @@ class UnexpectedAnswer(ProtocolError):
 
 class StorageError(KitError):
     """Tokens could not be read or written; stored tokens are left as they were."""
-
-    exit_code = EXIT_STORAGE
 
 
 class KeyringFailure(StorageError):

@@ -1,7 +1,8 @@
 """One login attempt from its URL to its tokens, reported as events (data, not prose).
 
-``Session.login``, ``Session.alogin`` and :class:`client_kit.handle.LoginHandle` all run
-:class:`LoginRun`, so a console, an asyncio program and a GUI see the same steps:
+The desktop login, :class:`client_kit.handle.LoginHandle` (``start_login``, ``alogin``) and
+``complete_login`` all run :class:`LoginRun`, so a console, an asyncio program and a GUI see
+the same steps:
 
 ``authorization_url`` -> ``waiting`` -> ``tick``... -> ``received`` -> (``scopes_differ``)
 -> ``done``; or ``failed`` with a ``reason`` (and the exception in ``error``). A pasted
@@ -16,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from client_kit.authorization import AuthorizationRequest, check_redirect
 from client_kit.errors import (
@@ -30,7 +31,6 @@ from client_kit.errors import (
 
 if TYPE_CHECKING:
     from client_kit.tokens import TokenSet
-    from client_kit.twostep import LoginSteps
 
 #: the kinds of :class:`LoginEvent`, in the order a login meets them
 EventKind = Literal[
@@ -91,12 +91,22 @@ def ignore(event: LoginEvent) -> None:
     return None
 
 
+class Exchanger(Protocol):
+    """What a run hands the code to (the login's steps: :mod:`client_kit.twostep`)."""
+
+    def exchange(
+        self, request: AuthorizationRequest, code: str, *, fetch_user: bool, emit: Emit
+    ) -> TokenSet:
+        """Exchange ``code``, save the tokens, report ``done``."""
+        ...
+
+
 class LoginRun:
     """Waits for a code (callback or paste), exchanges it, reports each step."""
 
     def __init__(
         self,
-        steps: LoginSteps,
+        steps: Exchanger,
         request: AuthorizationRequest,
         next_input: NextInput,
         *,

@@ -37,8 +37,10 @@ from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod
 if TYPE_CHECKING:
     from client_kit.authorization import AuthorizationRequest
     from client_kit.pages import LoopbackPages
-    from client_kit.session import Session
     from client_kit.tokens import TokenSet
+    from client_kit.twostep import LoginSteps
+    from client_kit.ui import UserInterface
+
 #: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
 CANCEL_GRACE = 5.0
 
@@ -57,11 +59,13 @@ class HandleOptions(TypedDict, total=False):
 
 
 class LoginHandle:
-    """One login in a background thread, with its events as data."""
+    """One login in a background thread, with its events as data (``session.start_login``
+    makes one: it runs the session's login steps and opens the browser through its ``ui``)."""
 
     def __init__(
         self,
-        session: Session,
+        steps: LoginSteps,
+        ui: UserInterface,
         scopes: Sequence[str] = ("profile",),
         *,
         method: LoginMethod = "loopback",
@@ -76,7 +80,8 @@ class LoginHandle:
         """``check``: before the URL is announced and the browser opened, check what can be
         checked without the user (see :mod:`client_kit.preflight`); a problem ends the
         login at once with a ``failed`` event."""
-        self.session = session
+        self.steps = steps
+        self.ui = ui
         self.scopes = tuple(scopes)
         self.method = method
         self.open_browser = open_browser
@@ -168,7 +173,7 @@ class LoginHandle:
             self._fail(KitError(f"unexpected error: {type(exc).__name__}: {exc}"))
         finally:
             if self.request is not None:
-                self.session.steps.cancel(self.request)
+                self.steps.cancel(self.request)
             with self._lock:
                 self._finished.set()
                 callbacks, self._callbacks = self._callbacks, []
@@ -180,25 +185,23 @@ class LoginHandle:
         self._emit(LoginEvent(FAILED, f"Login failed: {exc}", reason=str(exc), error=exc))
 
     def _login(self) -> TokenSet:
-        session = self.session
-        self.request = request = session.steps.begin(
+        steps = self.steps
+        self.request = request = steps.begin(
             self.scopes, method=self.method, ports=self.ports, pages=self.pages
         )
         # pastes and loopback callbacks arrive on one queue
-        inputs = session.steps.answers(request) or self._inputs
+        inputs = steps.answers(request) or self._inputs
         with self._lock:
             early, self._inputs = self._inputs, inputs
         while early is not inputs and not early.empty():
             inputs.put(early.get_nowait())
         if self.check:
-            from client_kit.preflight import before_browser
-
-            before_browser(session, request)
+            steps.check(request)
         self._emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
         if self._cancel.is_set():
             raise LoginCancelled("login cancelled")
         if self.open_browser:
-            session.ui.open_browser(request.url)
+            self.ui.open_browser(request.url)
         self._emit(
             LoginEvent(
                 WAITING,
@@ -208,7 +211,7 @@ class LoginHandle:
             )
         )
         run = LoginRun(
-            session.steps,
+            steps,
             request,
             queue_input(inputs, self._emit, self._cancel),
             timeout=self.timeout,
@@ -220,7 +223,7 @@ class LoginHandle:
 
 
 async def await_handle(
-    session: Session, scopes: Sequence[str], **options: Unpack[HandleOptions]
+    steps: LoginSteps, ui: UserInterface, scopes: Sequence[str], **options: Unpack[HandleOptions]
 ) -> TokenSet:
     """Run a :class:`LoginHandle` under asyncio (see ``Session.alogin``); ``on_event`` is
     called on the loop's thread."""
@@ -247,7 +250,7 @@ async def await_handle(
         call(finish)
 
     options["on_event"] = relay
-    handle = LoginHandle(session, scopes, **options)
+    handle = LoginHandle(steps, ui, scopes, **options)
     handle.add_done_callback(wake)
     handle.start()
     try:

@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
+from client_kit.authorization import check_redirect
 from client_kit.endpoints import classify_error
 from client_kit.errors import ClientRejected, ConfigurationError, TemporaryFailure
 from client_kit.safe_text import clean
@@ -25,34 +26,41 @@ if TYPE_CHECKING:
     import httpx
 
     from client_kit.authorization import AuthorizationRequest
-    from client_kit.session import Session
+    from client_kit.connections import Connections
+    from client_kit.endpoints import Endpoints
+    from client_kit.storage import StoreKey, TokenStore
 
 #: the made-up token of the secret check: valid syntax, never issued
 PROBE_TOKEN = "mb-oauth-preflight-not-a-token"  # noqa: S105
 
 
-def before_browser(session: Session, request: AuthorizationRequest) -> None:
+def before_browser(
+    request: AuthorizationRequest,
+    endpoints: Endpoints,
+    connections: Connections,
+    store: TokenStore,
+    key: StoreKey,
+) -> None:
     """Every check, in order; raises the first problem found (what ``check=True`` runs)."""
-    check_store(session)
-    check_authorization(session, request)
-    check_secret(session)
+    check_store(store, key)
+    check_authorization(request, endpoints, connections)
+    check_secret(endpoints, connections)
 
 
-def check_store(session: Session) -> None:
-    """Read this login's entry: raises the store's StorageError (exit 7) if it cannot."""
-    session.store.load(session.key)
+def check_store(store: TokenStore, key: StoreKey) -> None:
+    """Read this login's entry: raises the store's StorageError if it cannot."""
+    store.load(key)
 
 
-def check_secret(session: Session) -> None:
+def check_secret(endpoints: Endpoints, connections: Connections) -> None:
     """Only with a secret (or a broker): wrong credentials are a configuration error now.
 
     With a broker this is also where a wrong ``broker_url`` shows: its revocation route
     must answer as the service does (200 here), not 404.
     """
-    endpoints = session.endpoints
-    if endpoints.client.client_secret is None and not endpoints.broker_url:
+    if endpoints.credentials.client_secret is None and not endpoints.broker_url:
         return
-    response = session.send(endpoints.revoke_request(PROBE_TOKEN))
+    response = connections.send(endpoints.revoke_request(PROBE_TOKEN))
     if response.status_code == 200:
         return
     error = classify_error(response)
@@ -73,9 +81,11 @@ def _not_a_broker(broker_url: str, response: httpx.Response) -> ConfigurationErr
     )
 
 
-def check_authorization(session: Session, request: AuthorizationRequest) -> None:
+def check_authorization(
+    request: AuthorizationRequest, endpoints: Endpoints, connections: Connections
+) -> None:
     """GET the authorization URL as the browser will; raise what its answer shows."""
-    response = session.send(_get(session, request.url))
+    response = connections.send(_get(endpoints.profile.user_agent, request.url))
     if response.status_code >= 500:
         raise TemporaryFailure(
             f"the service's authorization page answered HTTP {response.status_code}; "
@@ -85,21 +95,17 @@ def check_authorization(session: Session, request: AuthorizationRequest) -> None
         _check_redirect(response, request)
         return
     if response.status_code >= 400:
-        raise _page_error(response, session.key.client_id)
+        raise _page_error(response, endpoints.credentials.client_id)
 
 
-def _get(session: Session, url: str) -> httpx.Request:
+def _get(user_agent: str, url: str) -> httpx.Request:
     import httpx
 
-    return httpx.Request(
-        "GET", url, headers={"User-Agent": session.profile.user_agent, "Accept": "text/html"}
-    )
+    return httpx.Request("GET", url, headers={"User-Agent": user_agent, "Accept": "text/html"})
 
 
 def _check_redirect(response: httpx.Response, request: AuthorizationRequest) -> None:
     """A redirect back to the application with ``error`` ends the login now."""
-    from client_kit.authorization import check_redirect
-
     target = urljoin(str(response.url), response.headers.get("location", ""))
     if not target.startswith(request.redirect_uri.split("?")[0]):
         return  # on to the login page

@@ -30,7 +30,6 @@ SECRET_FIELDS = frozenset(
 #: Values kept out of logs though evidence shows them: a report must show that `state` came
 #: back unchanged (spec rules check it), a log has no such need.
 LOG_ONLY_FIELDS = frozenset({"state"})
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 #: Shorter values cannot be masked without garbling ordinary words.
 MIN_SECRET_LENGTH = 4
 

@@ -1,8 +1,10 @@
 """The session: one user's login to one service with one client, and everything after it.
 
-It wires the parts and is the public face of each: the login's two steps (``twostep``), the
-interactive login (``desktop``), the GUI handle (``handle``), valid tokens (``refresh``) and
-the ``httpx.Auth`` that every API call, ``userinfo`` included, goes through (``auth``).
+A facade: it composes the parts and is the public face of each. The endpoints (requests and
+answers, ``endpoints``), the connections that send them (``connections``), the refresh engine
+that keeps the stored tokens valid (``refresh``), and the login's steps (``twostep``) built on
+those three; the interactive login (``desktop``) and the GUI handle (``handle``) run the
+steps with the session's user interface. No part imports the session.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Unpack
 
-from client_kit import transfer
-from client_kit.endpoints import Client, Endpoints, JsonObject
+from client_kit.connections import Connections
+from client_kit.endpoints import ClientCredentials, Endpoints, JsonObject
 from client_kit.errors import ConfigurationError, NotLoggedIn
 from client_kit.profiles import Profile
 from client_kit.refresh import RefreshEngine
@@ -22,8 +24,6 @@ from client_kit.twostep import BeginOptions, CompleteOptions, LoginSteps
 from client_kit.ui import Console, UserInterface
 
 if TYPE_CHECKING:
-    import httpx
-
     from client_kit.auth import BearerAuth
     from client_kit.authorization import AuthorizationRequest
     from client_kit.desktop import LoginOptions
@@ -73,38 +73,16 @@ class Session:
         self.ui: UserInterface = ui or Console()
         self.app_name = app_name
         self.key = StoreKey(profile.base_url, client_id, account)
-        client = Client(client_id, client_secret)
-        self.endpoints = Endpoints(profile, client, broker_url, broker_ca_bundle)
+        credentials = ClientCredentials(client_id, client_secret)
+        self.endpoints = Endpoints(profile, credentials, broker_url, broker_ca_bundle)
+        self.connections = Connections(self.endpoints)
         self.engine = RefreshEngine(self.endpoints, store, self.key, clock=clock)
-        self.steps = LoginSteps(self)
-        self._clients: dict[int, httpx.Client] = {}
-
-    # -- plumbing ----------------------------------------------------------------------
-
-    def _client(self, profile: Profile) -> httpx.Client:
-        """The session's client for the service, or for the broker (its own CA bundle)."""
-        client = self._clients.get(id(profile))
-        if client is None:
-            client = self._clients[id(profile)] = transfer.kit_client(profile)
-        return client
-
-    @property
-    def http(self) -> httpx.Client:
-        """The client of the session's requests to the service."""
-        return self._client(self.profile)
-
-    def send(self, request: httpx.Request, *, auth: httpx.Auth | None = None) -> httpx.Response:
-        """Send within the kit's bounds (an overall deadline, a size limit for the answer);
-        a network failure becomes a :class:`KitError` naming who could not be reached."""
-        profile = self.endpoints.connection(request.url)
-        bounds = self.endpoints.bounds(request)
-        return transfer.send(self._client(profile), request, bounds, auth=auth)
+        self.steps = LoginSteps(self.endpoints, self.connections, self.engine, app_name=app_name)
 
     def close(self) -> None:
+        """Stop the listeners of begun logins, close the HTTP clients."""
         self.steps.close()
-        for client in self._clients.values():
-            client.close()
-        self._clients.clear()
+        self.connections.close()
 
     def __enter__(self) -> Session:
         return self
@@ -127,7 +105,7 @@ class Session:
         """
         from client_kit.desktop import DesktopLogin
 
-        return DesktopLogin(self.ui).login(self, scopes, **options)
+        return DesktopLogin(self.steps, self.ui).login(scopes, **options)
 
     def start_login(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
@@ -136,7 +114,7 @@ class Session:
         it checks before the browser as :meth:`login` does (``check``, default True)."""
         from client_kit.handle import LoginHandle
 
-        return LoginHandle(self, scopes, **options).start()
+        return LoginHandle(self.steps, self.ui, scopes, **options).start()
 
     async def alogin(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[HandleOptions]
@@ -146,7 +124,7 @@ class Session:
         :meth:`login` (default True)."""
         from client_kit.handle import await_handle
 
-        return await await_handle(self, scopes, **options)
+        return await await_handle(self.steps, self.ui, scopes, **options)
 
     def begin_login(
         self, scopes: Sequence[str] = DEFAULT_SCOPES, **options: Unpack[BeginOptions]
@@ -176,7 +154,7 @@ class Session:
         """
         from client_kit.desktop import DesktopLogin
 
-        emit = DesktopLogin(self.ui).emitter()
+        emit = DesktopLogin(self.steps, self.ui).emitter()
         return self.steps.complete(request, code, emit=emit, **options)
 
     def cancel_login(self, request: AuthorizationRequest) -> None:
@@ -213,15 +191,10 @@ class Session:
 
     def userinfo(self) -> JsonObject:
         """The user-information document (refreshing once if the token was refused)."""
-        response = self.send(self.endpoints.userinfo_request(), auth=self.auth())
-        return self.endpoints.userinfo_response(response)
+        return self.connections.userinfo(self.auth())
 
     async def auserinfo(self) -> JsonObject:
-        request = self.endpoints.userinfo_request()
-        async with transfer.kit_async_client(self.profile) as client:
-            bounds = self.endpoints.bounds(request)
-            response = await transfer.asend(client, request, bounds, auth=self.auth())
-        return self.endpoints.userinfo_response(response)
+        return await self.connections.auserinfo(self.auth())
 
     def revoke(self, which: Revocable = "all") -> None:
         """Revoke at the server: ``access`` (the refresh token stays) or ``all`` (the grant).
@@ -243,7 +216,8 @@ class Session:
             self.engine.remember(tokens.expired_copy())
 
     def _revoke(self, token: str) -> None:
-        self.endpoints.revoke_response(self.send(self.endpoints.revoke_request(token)))
+        response = self.connections.send(self.endpoints.revoke_request(token))
+        self.endpoints.revoke_response(response)
 
     def forget(self) -> None:
         """Delete the stored tokens of this login (no server call)."""

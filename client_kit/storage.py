@@ -3,7 +3,8 @@
 One entry per (service, client id, account). Saving is all-or-nothing: a failed save leaves
 whatever was stored before untouched, so a crash or a full disk never loses a working login.
 The keyring store lives in :mod:`client_kit.keyring_store` (it imports ``keyring``, which
-``mb-oauth token`` on a file store never needs).
+``mb-oauth token`` on a file store never needs); a store named by a setting (``keyring``,
+``file:DIR``...) is :func:`client_kit.config.open_store`.
 """
 
 from __future__ import annotations
@@ -14,14 +15,11 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from client_kit.errors import ConfigurationError, StorageError
+from client_kit.errors import StorageError
 from client_kit.private_files import private_dir, read_private, write_private
 from client_kit.tokens import TokenSet
-
-if TYPE_CHECKING:
-    from client_kit.keyring_store import KeyringStore
 
 
 @dataclass(frozen=True)
@@ -141,29 +139,3 @@ class FileStore:
 
     def lock_path(self, key: StoreKey) -> Path | None:
         return self.directory / f"{key.slug()}.lock"
-
-
-def open_store(spec: str | None) -> TokenStore:
-    """A store from a setting: ``keyring`` (default), ``file``, ``file:DIR`` or ``memory``."""
-    spec = (spec or "keyring").strip()
-    if spec == "keyring":
-        from client_kit.keyring_store import KeyringStore
-
-        return KeyringStore()
-    if spec == "memory":
-        return MemoryStore()
-    if spec == "file" or spec.startswith("file:"):
-        directory = spec[5:] or None
-        return FileStore(Path(directory).expanduser() if directory else None)
-    raise ConfigurationError(
-        f"unknown store {spec!r}; use keyring, file, file:DIR or memory", setting="store"
-    )
-
-
-def __getattr__(name: str) -> type[KeyringStore]:
-    """``client_kit.storage.KeyringStore``, where it was before it got a module of its own."""
-    if name == "KeyringStore":
-        from client_kit.keyring_store import KeyringStore
-
-        return KeyringStore
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

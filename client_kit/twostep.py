@@ -1,8 +1,10 @@
 """The two steps of a login, with no user interface: build the request, then exchange its code.
 
-``Session.begin_login`` / ``complete_login`` are this module's public face; the desktop
-login (:mod:`client_kit.desktop`) and the GUI handle (:mod:`client_kit.handle`) run the same
-steps. A begun loopback login owns a listener until it is completed or cancelled.
+The steps work with the parts they are given: the endpoints (the profile and the client's
+credentials), the connections that send to them, and the refresh engine that saves the
+tokens in the store. ``Session.begin_login`` / ``complete_login`` are their public face; the
+desktop login (:mod:`client_kit.desktop`) and the GUI handle (:mod:`client_kit.handle`) run
+the same steps. A begun loopback login owns a listener until it is completed or cancelled.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from client_kit.profiles import OOB_REDIRECT_URI
 from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
 
 if TYPE_CHECKING:
+    from client_kit.connections import Connections
+    from client_kit.endpoints import Endpoints
     from client_kit.loopback import LoopbackListener
     from client_kit.pages import LoopbackPages
-    from client_kit.session import Session
+    from client_kit.refresh import RefreshEngine
     from client_kit.tokens import TokenSet
 
 #: the session's logger: applications configure "client_kit.session" for login messages
@@ -67,8 +71,21 @@ class CompleteOptions(TypedDict, total=False):
 class LoginSteps:
     """The begun logins of one session and their listeners."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(
+        self,
+        endpoints: Endpoints,
+        connections: Connections,
+        engine: RefreshEngine,
+        *,
+        app_name: str = "the application",
+    ) -> None:
+        """``engine``: saves the exchanged tokens (and holds the store the checks read);
+        ``app_name``: what the listener's pages call the application."""
+        self.endpoints = endpoints
+        self.profile = endpoints.profile
+        self.connections = connections
+        self.engine = engine
+        self.app_name = app_name
         self._listeners: dict[str, LoopbackListener] = {}
 
     def begin(
@@ -83,7 +100,7 @@ class LoginSteps:
         pages: LoopbackPages | None = None,
     ) -> AuthorizationRequest:
         """See ``Session.begin_login``."""
-        profile = self.session.profile
+        profile = self.profile
         if method == "oob":
             if not profile.allows_oob:
                 raise ConfigurationError(
@@ -107,6 +124,13 @@ class LoginSteps:
         listener.expected_state = request.state
         self._listeners[request.state] = listener
         return request
+
+    def check(self, request: AuthorizationRequest) -> None:
+        """The checks before the browser (``check=True``): see :mod:`client_kit.preflight`."""
+        from client_kit.preflight import before_browser
+
+        engine = self.engine
+        before_browser(request, self.endpoints, self.connections, engine.store, engine.key)
 
     def answers(self, request: AuthorizationRequest) -> Answers | None:
         """The queue the loopback listener of ``request`` delivers to (None: no listener)."""
@@ -165,20 +189,21 @@ class LoginSteps:
         emit: Emit = ignore,
     ) -> TokenSet:
         """Exchange the code, save the tokens (before use), then learn who logged in."""
-        session = self.session
-        endpoints = session.endpoints
-        response = session.send(
+        endpoints = self.endpoints
+        response = self.connections.send(
             endpoints.exchange_request(code, request.redirect_uri, request.code_verifier)
         )
         tokens = endpoints.token_response(response, requested_scopes=request.scopes)
-        session.engine.remember(tokens)  # saved before the access token is used
+        self.engine.remember(tokens)  # saved before the access token is used
         self._compare_scopes(request.scopes, tokens.scopes, emit)
-        if fetch_user and session.profile.scopes.get("profile", "profile") in tokens.scopes:
+        if fetch_user and self.profile.scopes.get("profile", "profile") in tokens.scopes:
+            from client_kit.auth import BearerAuth  # httpx: only once a login is done
+
             try:
-                info = session.userinfo()
+                info = self.connections.userinfo(BearerAuth(self.engine))
                 name = clean(info.get("username") or info.get("sub"), NAME_LIMIT)
                 tokens = tokens.with_username(name)
-                session.engine.remember(tokens)
+                self.engine.remember(tokens)
             except KitError as exc:
                 log.warning("logged in, but could not read the user information: %s", exc)
         emit(LoginEvent(DONE, "Logged in.", username=tokens.username, granted=tokens.scopes))
@@ -190,7 +215,7 @@ class LoginSteps:
         """Say so when the service granted other scopes than those asked for."""
         if not requested or set(requested) == set(granted):
             return
-        profile = self.session.profile
+        profile = self.profile
         message = scope_difference(profile.short_scopes(requested), profile.short_scopes(granted))
         log.warning("%s", message)
         emit(LoginEvent(SCOPES_DIFFER, message, requested=requested, granted=granted))
@@ -198,10 +223,8 @@ class LoginSteps:
     def _build(
         self, redirect_uri: str, scopes: Sequence[str], use_pkce: bool
     ) -> AuthorizationRequest:
-        session = self.session
-        request = build_request(
-            session.profile, session.key.client_id, redirect_uri, scopes, use_pkce=use_pkce
-        )
+        client_id = self.endpoints.credentials.client_id
+        request = build_request(self.profile, client_id, redirect_uri, scopes, use_pkce=use_pkce)
         redaction.announce(request.url)
         return request
 
@@ -210,7 +233,7 @@ class LoginSteps:
     ) -> LoopbackListener:
         from client_kit.loopback import LoopbackListener
 
-        profile = self.session.profile
+        profile = self.profile
         ports = tuple(ports) or profile.loopback_ports
         if profile.exact_loopback_port and not ports:
             raise ConfigurationError(
@@ -222,7 +245,7 @@ class LoginSteps:
         listener = LoopbackListener(
             redirect_path or profile.redirect_path,
             ports,
-            app_name=self.session.app_name,
+            app_name=self.app_name,
             redirect_host=profile.loopback_host,
             pages=pages,
         )

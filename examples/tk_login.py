@@ -22,7 +22,7 @@ import tkinter as tk
 from tkinter import ttk
 
 from client_kit import LoginEvent, LoginHandle, Session, profiles
-from client_kit.storage import open_store
+from client_kit.config import open_store
 
 POLL_MS = 100
 

@@ -11,7 +11,7 @@ import httpx
 import respx
 
 from client_kit import profiles
-from client_kit.endpoints import Client, Endpoints
+from client_kit.endpoints import ClientCredentials, Endpoints
 from client_kit.refresh import RefreshEngine
 from client_kit.storage import FileStore, StoreKey
 
@@ -20,7 +20,7 @@ def refresh_in_child(store_dir: str, counter: str, out: str, barrier) -> None:
     """Wait for the others, then ask for valid tokens; every refresh is counted in a file."""
     profile = profiles.custom("https://mb.test", like="metabrainz")
     engine = RefreshEngine(
-        Endpoints(profile, Client("cid", "secret")),
+        Endpoints(profile, ClientCredentials("cid", "secret")),
         FileStore(store_dir),
         StoreKey(profile.base_url, "cid"),
     )

@@ -7,8 +7,9 @@ import hashlib
 
 import pytest
 
-from client_kit import errors, profiles
+from client_kit import cli_exit, errors, profiles
 from client_kit.authorization import build_request, check_redirect, parse_pasted
+from client_kit.cli_exit import exit_code
 from tests.kit.helpers import CLIENT_ID, query
 
 
@@ -94,6 +95,6 @@ def test_error_without_state_is_reported_but_with_wrong_state_is_forgery() -> No
 
 
 def test_exit_codes_of_authorization_errors() -> None:
-    assert errors.AccessDenied().exit_code == errors.EXIT_CANCELLED
-    assert errors.ServerUnavailable().exit_code == errors.EXIT_TEMPORARY
-    assert errors.UnauthorizedClient().exit_code == errors.EXIT_CONFIGURATION
+    assert exit_code(errors.AccessDenied()) == cli_exit.EXIT_CANCELLED
+    assert exit_code(errors.ServerUnavailable()) == cli_exit.EXIT_TEMPORARY
+    assert exit_code(errors.UnauthorizedClient()) == cli_exit.EXIT_CONFIGURATION

@@ -11,7 +11,8 @@ import asyncio
 
 import pytest
 
-from client_kit import errors
+from client_kit import cli_exit, errors
+from client_kit.cli_exit import exit_code
 from tests.kit.cli_process import cli_env, run_cli
 from tests.kit.helpers import GUARD, FakeUI, in_thread
 from tests.kit.test_integration import new_session
@@ -29,9 +30,9 @@ def test_login_fails_at_once_with_the_cli_error(ref_server, tmp_path) -> None:
     session = new_session(ref_server, tmp_path, ui=ui, app=bogus(ref_server))
     finished, _, error = in_thread(lambda: session.login(["profile"], timeout=LOGIN_TIMEOUT))
     assert finished and isinstance(error, errors.ClientRejected), error
-    assert error.exit_code == errors.EXIT_CONFIGURATION and ui.opened == []
+    assert exit_code(error) == cli_exit.EXIT_CONFIGURATION and ui.opened == []
     cli = run_cli(cli_env(ref_server, bogus(ref_server), tmp_path), "login", "--no-browser")
-    assert cli.returncode == errors.EXIT_CONFIGURATION and str(error) in cli.stderr
+    assert cli.returncode == cli_exit.EXIT_CONFIGURATION and str(error) in cli.stderr
 
 
 def test_start_login_reports_failed_before_any_url(ref_server, tmp_path) -> None:

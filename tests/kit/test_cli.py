@@ -10,7 +10,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from client_kit import errors
+from client_kit import cli_exit
 from client_kit.cli import cli
 from client_kit.storage import FileStore, StoreKey
 from tests.kit.helpers import (
@@ -76,7 +76,7 @@ def test_usage_error_is_2(env) -> None:
 
 def test_status_when_not_logged_in(env) -> None:
     result = run("status")
-    assert result.exit_code == errors.EXIT_LOGIN_REQUIRED
+    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED
     assert "Not logged in" in result.stdout and "mb-oauth login" in result.stdout
 
 
@@ -121,7 +121,7 @@ def test_token_failures_exit_codes(env, store, mock, status, body, code, words) 
     result = run("token")
     assert result.exit_code == code
     assert result.stdout == "" and words in result.stderr
-    if code == errors.EXIT_LOGIN_REQUIRED:  # the grant is gone: so is the login
+    if code == cli_exit.EXIT_LOGIN_REQUIRED:  # the grant is gone: so is the login
         assert store.load(KEY) is None
     else:
         assert store.load(KEY).access_token == "access-token-old"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from client_kit import errors
+from client_kit import cli_exit, errors
+from client_kit.cli_exit import exit_code
 from client_kit.keyring_store import KeyringStore
 from client_kit.session import Session
 from client_kit.storage import FileStore, MemoryStore, StoreKey
@@ -93,7 +94,7 @@ def test_interrupted_login_keeps_the_stored_tokens(
     )
     with pytest.raises(error) as info:
         session.login(timeout=0.5 if outcome == "timeout" else GUARD)
-    assert info.value.exit_code == errors.EXIT_CANCELLED
+    assert exit_code(info.value) == cli_exit.EXIT_CANCELLED
     assert not token.calls
     assert held.snapshot() == before
     assert session.tokens() == held.store.load(key)

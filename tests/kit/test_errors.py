@@ -1,7 +1,8 @@
-"""Errors carry meaning, the CLI carries the advice.
+"""Errors carry meaning, the CLI carries the advice and the exit codes.
 
 The library's exceptions speak the library's language and hold typed facts; only
-``mb-oauth`` (``client_kit.cli_hints``) turns them into options, variables and commands.
+``mb-oauth`` turns them into options, variables and commands (``client_kit.cli_hints``) and
+into exit codes (``client_kit.cli_exit``, the one place that knows them).
 """
 
 from __future__ import annotations
@@ -12,12 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from client_kit import errors
+from client_kit import cli_exit, errors
+from client_kit.cli_exit import exit_code
 from client_kit.cli_hints import SETTING_HINTS, explain, hint_for
 
 KIT = Path(__file__).resolve().parents[2] / "client_kit"
 #: the modules that speak the command line's language
-CLI_MODULES = {"cli.py", "cli_context.py", "cli_hints.py", "cli_output.py", "config.py"}
+CLI_MODULES = {
+    "cli.py",
+    "cli_context.py",
+    "cli_exit.py",
+    "cli_hints.py",
+    "cli_output.py",
+    "config.py",
+}
 #: environment variables the library itself reads (not advice about the command line)
 LIBRARY_VARIABLES = {"MB_OAUTH_KEYRING_TIMEOUT", "MB_OAUTH_NO_BROWSER"}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+|`mb-oauth [a-z]+`|MB_OAUTH_[A-Z_]+")
@@ -59,7 +68,7 @@ def test_the_scan_finds_what_it_looks_for(tmp_path: Path) -> None:
 @pytest.mark.parametrize("setting", sorted(SETTING_HINTS))
 def test_a_configuration_error_is_advised_by_its_setting(setting: str) -> None:
     exc = errors.ConfigurationError("something is wrong", setting=setting)  # type: ignore[arg-type]
-    assert exc.setting == setting and exc.exit_code == errors.EXIT_CONFIGURATION
+    assert exc.setting == setting and exit_code(exc) == cli_exit.EXIT_CONFIGURATION
     assert explain(exc) == f"something is wrong; {SETTING_HINTS[setting]}"  # type: ignore[index]
 
 
@@ -79,10 +88,33 @@ def test_a_configuration_error_is_advised_by_its_setting(setting: str) -> None:
     ],
     ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None,
 )
-def test_each_error_keeps_its_exit_code_and_gets_its_advice(exc, words, code) -> None:
-    assert exc.exit_code == code
+def test_each_error_maps_to_its_exit_code_and_gets_its_advice(exc, words, code) -> None:
+    assert exit_code(exc) == code
     assert str(exc) in explain(exc) and words in explain(exc)
     assert words not in str(exc)
+
+
+def test_library_exceptions_carry_no_exit_code() -> None:
+    classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, Exception)]
+    assert errors.KitError in classes and errors.KeyringTimeout in classes
+    assert [c.__name__ for c in classes if hasattr(c, "exit_code")] == []
+    assert [name for name in vars(errors) if name.startswith("EXIT_")] == []
+
+
+def exit_code_words(path: Path) -> list[str]:
+    """Names and attributes of ``path`` that speak of exit codes (``exit_code``, ``EXIT_*``)."""
+    words = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        word = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if isinstance(word, str) and (word == "exit_code" or word.startswith("EXIT_")):
+            words.append(word)
+    return words
+
+
+def test_only_the_command_line_knows_exit_codes() -> None:
+    library = sorted(p for p in KIT.glob("*.py") if not p.name.startswith("cli"))
+    assert library and {p.name: exit_code_words(p) for p in library if exit_code_words(p)} == {}
+    assert exit_code_words(KIT / "cli_exit.py")  # the scan sees them where they are
 
 
 def test_errors_without_advice_print_as_they_are() -> None:

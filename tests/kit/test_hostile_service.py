@@ -13,7 +13,7 @@ import socket
 
 import pytest
 
-from client_kit import errors, profiles
+from client_kit import cli_exit, errors, profiles
 from client_kit.session import Session
 from client_kit.storage import FileStore
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, in_thread, make_tokens
@@ -122,10 +122,10 @@ def test_an_error_description_cannot_drive_the_terminal(env, mock, size) -> None
     result = run("refresh")
     assert shown_safely(result.stderr), repr(result.stderr[:300])
     if size < 64 * 1024:
-        assert result.exit_code == errors.EXIT_LOGIN_REQUIRED
+        assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED
         assert "FAKE Password:" in result.stderr and "characters in all" in result.stderr
     else:
-        assert result.exit_code == errors.EXIT_GENERIC and "larger than 64 KB" in result.stderr
+        assert result.exit_code == cli_exit.EXIT_GENERIC and "larger than 64 KB" in result.stderr
         assert "Note:" not in result.stderr  # no profile's rules explain that
 
 

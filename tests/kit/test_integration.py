@@ -92,7 +92,7 @@ def test_refresh_before_expiry_by_the_clock(ref_server, tmp_path, logged_in) -> 
     later = Session(
         logged_in.profile,
         logged_in.key.client_id,
-        logged_in.endpoints.client.client_secret,
+        logged_in.endpoints.credentials.client_secret,
         store=logged_in.store,
         clock=lambda: time.time() + 3590,
     )
@@ -103,7 +103,7 @@ def test_refresh_before_expiry_by_the_clock(ref_server, tmp_path, logged_in) -> 
 def test_revoked_access_token_is_refreshed_on_401(logged_in) -> None:
     old = logged_in.tokens()
     logged_in.endpoints.revoke_response(
-        logged_in.send(logged_in.endpoints.revoke_request(old.access_token))
+        logged_in.connections.send(logged_in.endpoints.revoke_request(old.access_token))
     )
     # the kit still believes the old access token valid; the server answers 401
     assert logged_in.userinfo()["sub"] == "alice"
@@ -206,7 +206,7 @@ def test_threads_refreshing_at_once_send_one_refresh(ref_server, tmp_path, logge
 
     old = logged_in.tokens()
     logged_in.store.save(logged_in.key, dataclasses.replace(old, expires_at=time.time() - 1))
-    secret = logged_in.endpoints.client.client_secret
+    secret = logged_in.endpoints.credentials.client_secret
     sessions = [
         Session(
             logged_in.profile,

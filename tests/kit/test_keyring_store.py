@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from client_kit import errors
+from client_kit import cli_exit, errors
+from client_kit.cli_exit import exit_code
 from client_kit.cli_hints import explain
 from client_kit.errors import KeyringTimeout
 from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
@@ -56,7 +57,7 @@ def test_hanging_keyring_is_reported_not_waited_on(sleepy, operation) -> None:
     assert "--store" not in message  # the command line's advice is mb-oauth's
     advice = explain(error)
     assert "--store file" in advice and "MB_OAUTH_KEYRING_TIMEOUT" in advice
-    assert error.exit_code == errors.EXIT_STORAGE
+    assert exit_code(error) == cli_exit.EXIT_STORAGE
 
 
 def test_keyring_timeout_defaults_and_comes_from_the_environment(sleepy, monkeypatch) -> None:
@@ -87,7 +88,7 @@ def test_failing_keyring_is_a_clear_storage_error(backend, name, operation) -> N
     message = str(error)
     assert name in message and "unlock the keyring" in message
     assert "--store file" in explain(error)
-    assert error.exit_code == errors.EXIT_STORAGE
+    assert exit_code(error) == cli_exit.EXIT_STORAGE
 
 
 def big_tokens(tag: str, n: int = 2500) -> TokenSet:

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from client_kit import AuthorizationRequest, errors, private_files
+from client_kit import AuthorizationRequest, cli_exit, errors, private_files
 from client_kit.authorization import build_request
 from client_kit.session import Session
 from client_kit.storage import FileStore
@@ -71,7 +71,7 @@ def test_a_symlinked_token_file_is_refused_never_followed(env, tmp_path, mock) -
     path.unlink()
     path.symlink_to(theirs)
     result = run("token")
-    assert result.exit_code == errors.EXIT_STORAGE, result.output
+    assert result.exit_code == cli_exit.EXIT_STORAGE, result.output
     assert "the-attackers-token" not in result.output
     assert "symbolic link" in result.stderr and str(path) in result.stderr
 

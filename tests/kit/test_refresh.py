@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from client_kit import errors
+from client_kit.cli_exit import exit_code
 from client_kit.session import Session
 from client_kit.storage import FileStore, MemoryStore, StoreKey
 from tests.kit import procs
@@ -76,7 +77,7 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "body", "cls", "exit_code"),
+    ("status", "body", "cls", "code"),
     [
         (401, {"error": "invalid_client"}, errors.ClientRejected, 4),
         (401, None, errors.ClientRejected, 4),
@@ -86,14 +87,14 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
     ],
 )
 def test_refresh_failures_are_classified_and_tokens_kept(
-    session, mock, status, body, cls, exit_code
+    session, mock, status, body, cls, code
 ) -> None:
     old = make_tokens(expires_in=-5)
     session.store.save(session.key, old)
     mock.post("/oauth2/token").respond(status, json=body)
     with pytest.raises(cls) as info:
         session.access_token()
-    assert info.value.exit_code == exit_code
+    assert exit_code(info.value) == code
     assert stored(session) == old
 
 

@@ -14,8 +14,9 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from client_kit import errors
+from client_kit import cli_exit, errors
 from client_kit.cli import cli
+from client_kit.cli_exit import exit_code
 from client_kit.session import Session
 from client_kit.storage import FileStore, StoreKey
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens
@@ -41,7 +42,7 @@ def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store
     session = expired_session(meta_profile, memory_store)
     with pytest.raises(errors.RefreshTokenRejected, match="log in again") as info:
         session.access_token()
-    assert info.value.exit_code == errors.EXIT_LOGIN_REQUIRED
+    assert exit_code(info.value) == cli_exit.EXIT_LOGIN_REQUIRED
     # the login is over: forgotten, so that status() says so
     assert memory_store.load(session.key) is None and not session.status().logged_in
 
@@ -67,7 +68,7 @@ def test_other_invalid_requests_stay_protocol_errors(
     session = expired_session(request.getfixturevalue(profile_name), memory_store)
     with pytest.raises(errors.ProtocolError) as info:
         session.access_token()
-    assert info.value.exit_code == errors.EXIT_GENERIC
+    assert exit_code(info.value) == cli_exit.EXIT_GENERIC
 
 
 def test_a_code_exchange_answered_so_is_not_a_refresh(meta_profile, memory_store, mock) -> None:
@@ -104,7 +105,7 @@ def test_cli_exit_3_on_a_revoked_grant_at_metabrainz(tmp_path, monkeypatch, mock
         env={"MB_OAUTH_CLIENT_SECRET": CLIENT_SECRET},
         prog_name="mb-oauth",
     )
-    assert result.exit_code == errors.EXIT_LOGIN_REQUIRED, result.output
+    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED, result.output
     assert "mb-oauth login" in result.stderr
 
 
@@ -113,7 +114,7 @@ def test_a_rejected_refresh_token_ends_the_login(session, mock) -> None:
     mock.post("/oauth2/token").respond(400, json={"error": "invalid_grant"})
     with pytest.raises(errors.RefreshTokenRejected) as info:
         session.access_token()
-    assert info.value.exit_code == 3
+    assert exit_code(info.value) == 3
     assert session.store.load(session.key) is None and not session.status().logged_in
 
 

@@ -12,9 +12,11 @@ from keyring.backends import chainer, fail
 from keyring.errors import PasswordDeleteError
 
 from client_kit import errors
+from client_kit.cli_exit import exit_code
 from client_kit.cli_hints import explain
+from client_kit.config import open_store
 from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
-from client_kit.storage import FileStore, MemoryStore, StoreKey, open_store
+from client_kit.storage import FileStore, MemoryStore, StoreKey
 from client_kit.tokens import TokenSet
 from tests.kit.helpers import make_tokens
 
@@ -146,7 +148,7 @@ def test_no_keyring_backend_says_what_to_do(backend, monkeypatch) -> None:
     assert "gnome-keyring" in message and "--store" not in message  # the library's words
     advice = explain(info.value)  # and mb-oauth's
     assert "--store file" in advice and "MB_OAUTH_STORE=file" in advice
-    assert info.value.exit_code == 7
+    assert exit_code(info.value) == 7
 
 
 def test_default_keyring_fail_backend_is_detected(monkeypatch) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from client_kit import errors
+from client_kit import cli_exit
 from tests.kit.cli_process import cli_env, run_cli
 from tests.kit.helpers import FakeUI
 from tests.kit.test_integration import loopback_browser, new_session
@@ -52,7 +52,7 @@ def test_token_check_refreshes_a_revoked_token_and_exits_3_once_the_grant_is_gon
 
     revoke_behind_the_kits_back(ref_server, first.refresh_token)  # the whole grant
     gone = run_cli(env, "token", "--check")
-    assert gone.returncode == errors.EXIT_LOGIN_REQUIRED, gone.stderr
+    assert gone.returncode == cli_exit.EXIT_LOGIN_REQUIRED, gone.stderr
     assert gone.stdout == "" and "mb-oauth login" in gone.stderr
 
 
