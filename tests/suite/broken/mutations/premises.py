@@ -10,6 +10,8 @@ not be checked."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
 from tests.suite.broken.helpers import grant, remember_tokens
 from tests.suite.broken.registry import REVOKE, one_rule
@@ -59,4 +61,20 @@ async def revocation_answers_json(req: ProxyRequest, forward: Forward, ctx: Cont
     token = req.param("token") if req.is_("POST", REVOKE) else None
     if resp.status == 200 and token in ctx.state.get("owner", {}):
         resp.set_json({})
+    return resp
+
+
+@one_rule(
+    "refresh-form-encoded",
+    "refresh answers are application/x-www-form-urlencoded, as some old providers sent them "
+    "(spec 4.3: the JSON document of 2.3); the tokens in them are right (the issue's example)",
+    breaks="TOKEN-RESPONSE-ACCESS-TOKEN",
+    kind="premise",
+)
+async def refresh_form_encoded(req: ProxyRequest, forward: Forward, ctx: Context):
+    resp = await forward(req)
+    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    if isinstance(data, dict):
+        resp.body = urlencode({k: str(v) for k, v in data.items()}).encode()
+        resp.set_header("content-type", "application/x-www-form-urlencoded")
     return resp
