@@ -82,6 +82,14 @@ _OPTIONS = [
         "limit is lower; a cap the limit cannot hold is refused.",
     ),
     click.option(
+        "--durability",
+        type=click.Choice(["normal", "full"]),
+        default="normal",
+        show_default=True,
+        help="normal: a token answered survives a crash of the server; full: also a power cut "
+        "(an fsync at every commit; slower).",
+    ),
+    click.option(
         "--purge-interval",
         default=60.0,
         show_default=True,
@@ -113,6 +121,7 @@ def serve_options(
     body_timeout: float,
     idle_timeout: float,
     max_connections: int | None,
+    durability: str,
     purge_interval: float,
 ) -> ServeOptions:
     """The options checked (a usage error says which is wrong) and made into ServeOptions."""
@@ -137,6 +146,7 @@ def serve_options(
         limits=limits,
         purge_interval=purge_interval,
         max_connections=max_connections,
+        durability=durability,
     )
 
 

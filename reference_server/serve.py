@@ -26,6 +26,12 @@ from .tls import TlsFiles, check_pair, ensure_certificates
 from .tlsgate import tls_to_environment
 
 READY_FILE = "server.json"
+DURABILITY = {
+    "normal": "Durability: normal (SQLite WAL, synchronous=NORMAL): an answered token survives "
+    "a crash of the server; a power cut may lose the last ones (--durability full)",
+    "full": "Durability: full (SQLite WAL, synchronous=FULL): every commit is on disk before "
+    "its answer",
+}
 LOCK_FILE = "server.lock"  # held by the one server of a data folder while it runs
 
 
@@ -52,6 +58,7 @@ class ServeOptions:
     # Connections per worker; None: the default cap, or fewer where the descriptor limit
     # is lower. A cap the limit cannot hold is refused (descriptors.py).
     max_connections: int | None = None
+    durability: str = "normal"  # storage.SYNCHRONOUS: what a commit survives
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -167,6 +174,7 @@ def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None
     os.environ["MB_OAUTH_SERVER_DATA_DIR"] = str(data_dir)
     os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
     os.environ["MB_OAUTH_SERVER_PURGE_INTERVAL"] = str(options.purge_interval)
+    os.environ["MB_OAUTH_SERVER_DURABILITY"] = options.durability
     sock = _bind(options.host, options.port)
     url = base_url(options.host, sock.getsockname()[1])
     os.environ["MB_OAUTH_SERVER_PUBLIC_URL"] = (options.public_url or url).rstrip("/")
@@ -193,6 +201,7 @@ def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None
     def started() -> None:
         _write_ready_file(data_dir, url, tls, options.test_clock)
         announce(f"Serving {url}")
+        announce(DURABILITY[options.durability])
         if tls.ca:
             announce(f"Clients must trust the CA in {tls.ca}")
         if options.test_clock:
