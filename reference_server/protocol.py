@@ -159,7 +159,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._ending = self.loop.time()
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()  # the TLS layer queues its close_notify
-        if self._raw is not None:
+        if self._raw is not None and self._raw is not self.transport:
             self._raw.close()
 
     def _abort(self) -> None:
