@@ -133,8 +133,8 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         """When this connection is closed unless something happens first."""
         if self._ending is not None:
             return self._ending + _GRACE  # still not gone: cut off (a client that reads nothing)
-        if self._phase == HANDSHAKE:
-            return self.since + self.limits.handshake_timeout  # asyncio's timer acts first
+        if self._phase == HANDSHAKE:  # the head is due too: the handshake is part of its time
+            return self.since + min(self.limits.handshake_timeout, self.limits.header_timeout)
         if self._phase == HEAD:
             return self.since + self.limits.header_timeout
         if self._phase == BODY:

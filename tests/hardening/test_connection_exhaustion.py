@@ -55,6 +55,16 @@ def brisk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def hurried(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A long handshake timeout, a short head timeout: the head's counts from the start."""
+    server = _start(
+        tmp_path_factory, "hurried", "--handshake-timeout", "120", "--header-timeout", "2"
+    )
+    yield server
+    server.stop()
+
+
 def _idle_descriptors(server: ServerProcess) -> int:
     """The server's descriptors once the last test's connections are gone."""
     assert server.process is not None
@@ -72,17 +82,25 @@ def _served(server: ServerProcess) -> bool:
         return http.get(server.url("/oauth2/userinfo")).status_code == 401
 
 
+def _closed_by_the_server(server: ServerProcess) -> bool:
+    """A connection that sends nothing at all: does the server end it within WAIT?"""
+    with socket.create_connection(address(server), timeout=WAIT) as silent:
+        try:
+            return silent.recv(1) == b""
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False
+
+
 def test_a_connection_without_a_client_hello_is_closed_at_the_handshake_timeout(
     brisk: ServerProcess,
 ):
-    with socket.create_connection(address(brisk), timeout=WAIT) as silent:
-        try:
-            ended = silent.recv(1) == b""
-        except ConnectionResetError:
-            ended = True
-        except TimeoutError:
-            ended = False
-    assert ended, f"a connection that sent nothing was still open after {WAIT} s"
+    assert _closed_by_the_server(brisk), f"a silent connection was still open after {WAIT} s"
+
+
+def test_the_head_timeout_covers_the_handshake(hurried: ServerProcess):
+    assert _closed_by_the_server(hurried), f"a silent connection was still open after {WAIT} s"
 
 
 def test_silent_handshakes_count_toward_the_connection_cap(patient: ServerProcess):
