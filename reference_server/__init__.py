@@ -15,10 +15,11 @@ tests/server/test_layering.py checks every import against this table.
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
     app        web  app hotpath
-    process    -    protocol tls serve launcher cli password_prompt __main__
+    process    -    descriptors connections protocol tls tlsgate
+    command    -    serve launcher run_options cli password_prompt __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.
 state: what a request handler needs (store, clock, guard). http: reading requests, shared by
 `oauth/` and `web/`. app: routes, and the renderers of `errors` registered once. process:
-TLS, the HTTP limits, worker processes and the command line.
+TLS, the HTTP limits and the connections. command: worker processes and the command line.
 """

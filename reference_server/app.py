@@ -97,6 +97,7 @@ def create_app(
     test_clock: bool = False,
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
+    durability: str = "normal",
 ) -> HotPaths:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
@@ -104,6 +105,7 @@ def create_app(
         serving=True,
         public_url=public_url,
         purge_interval=purge_interval,
+        durability=durability,
     )
     app = Starlette(
         routes=routes(test_clock),
@@ -131,4 +133,5 @@ def app_from_environment() -> HotPaths:
         test_clock=os.environ.get("MB_OAUTH_SERVER_TEST_CLOCK") == "1",
         public_url=os.environ.get("MB_OAUTH_SERVER_PUBLIC_URL", DEFAULT_PUBLIC_URL),
         purge_interval=float(os.environ.get("MB_OAUTH_SERVER_PURGE_INTERVAL", "60")),
+        durability=os.environ.get("MB_OAUTH_SERVER_DURABILITY", "normal"),
     )

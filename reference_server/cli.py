@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .limits import Limits
+from .run_options import run_options, serve_options
 
 if TYPE_CHECKING:
     from .storage import Store
@@ -34,123 +33,18 @@ def main() -> None:
 
 @main.command()
 @data_dir_option
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option(
-    "--port",
-    default=8443,
-    show_default=True,
-    type=click.IntRange(0, 65535),
-    help="0 picks a free port.",
-)
-@click.option(
-    "--cert",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Server certificate (PEM); default: one made by a local CA.",
-)
-@click.option(
-    "--key",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Private key of --cert (PEM).",
-)
-@click.option(
-    "--test-clock",
-    is_flag=True,
-    help="Enable POST /_test/clock, which moves the server's clock forward.",
-)
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option(
-    "--public-url",
-    help="The URL users reach the server at (userinfo's profile links); "
-    "default: the URL it serves. Never taken from the Host header.",
-)
-@click.option(
-    "--header-timeout",
-    default=Limits.header_timeout,
-    show_default=True,
-    type=click.FloatRange(min=0.1),
-    help="Seconds a client has to send a request head.",
-)
-@click.option(
-    "--body-timeout",
-    default=Limits.body_timeout,
-    show_default=True,
-    type=click.FloatRange(min=0.1),
-    help="Seconds a client has to send a request body.",
-)
-@click.option(
-    "--idle-timeout",
-    default=Limits.idle_timeout,
-    show_default=True,
-    type=click.FloatRange(min=0.1),
-    help="Seconds an idle keep-alive connection stays open.",
-)
-@click.option(
-    "--max-connections",
-    default=Limits.max_connections,
-    show_default=True,
-    type=click.IntRange(1),
-    help="Open connections per worker; past it the longest-waiting idle one is closed.",
-)
-@click.option(
-    "--purge-interval",
-    default=60.0,
-    show_default=True,
-    type=click.FloatRange(min=0.1),
-    help="Seconds between purges of expired and revoked rows.",
-)
-def run(
-    data_dir: Path,
-    host: str,
-    port: int,
-    cert: Path | None,
-    key: Path | None,
-    test_clock: bool,
-    workers: int,
-    public_url: str | None,
-    header_timeout: float,
-    body_timeout: float,
-    idle_timeout: float,
-    max_connections: int,
-    purge_interval: float,
-) -> None:
+@run_options
+def run(data_dir: Path, **given: Any) -> None:
     """Serve the OAuth endpoints and the web pages over HTTPS."""
-    if (cert is None) != (key is None):
-        raise click.UsageError("--cert and --key go together")
-    if public_url is not None and not _is_base_url(public_url):
-        raise click.BadParameter(
-            "an https URL without query or fragment", param_hint="--public-url"
-        )
-    from .serve import ServeOptions, serve
-
-    limits = Limits(max_connections=max_connections).with_timeouts(
-        header_timeout, body_timeout, idle_timeout
-    )
-    options = ServeOptions(
-        data_dir,
-        host,
-        port,
-        cert,
-        key,
-        test_clock,
-        workers,
-        public_url=public_url,
-        limits=limits,
-        purge_interval=purge_interval,
-    )
-    from .serve import ServeError
+    from .serve import ServeError, serve
     from .tls import TlsError
 
     try:
-        serve(options, announce=lambda line: click.echo(line, err=True))
+        serve(serve_options(data_dir, **given), announce=lambda line: click.echo(line, err=True))
     except TlsError as error:
         raise click.ClickException(f"certificate problem: {error}") from None
     except ServeError as error:
         raise click.ClickException(str(error)) from None
-
-
-def _is_base_url(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme == "https" and bool(parts.hostname) and not (parts.query or parts.fragment)
 
 
 def _check_data_dir(data_dir: Path) -> Path:

@@ -12,12 +12,20 @@ Race-free: a login reserves its slot (counts a failure) in one transaction *befo
 password hash and gives it back when the password is right, so of any number of concurrent
 attempts at most the free ones are checked. Client secrets, codes and refresh tokens are
 checked in microseconds with no await between check and record: atomic within a worker.
+
+Bounded (issue 20, 3: 6,000 random client_ids made 6,000 rows, each its own write). An unknown
+client_id has no secret to guess: its failures are counted in the worker's memory, in a table
+of STRANGERS entries at most, and never written. One address gets rows for MAX_NAMES user
+names at most; further names from it share one count (SPILL), so a flood of invented names
+makes one row, not one per name. A row quiet for a day is purged (purge.py).
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import NoReturn
 
 from . import credentials
 from .accounts import Application
@@ -26,6 +34,9 @@ from .errors import OAuthError, Throttled, invalid_client
 from .storage import Store
 
 MAX_NAME = 256
+MAX_NAMES = 100  # names per address with a count of their own (a row each)
+SPILL = "*more names*"  # the name under which an address's further names are counted
+STRANGERS = 4096  # unknown client_ids counted in memory, per worker
 _DUMMY_HASH = credentials.token_hash(credentials.new_token())
 
 
@@ -48,10 +59,9 @@ def grant_key_of(source: str, client_id: str) -> str:
     return key(source, "grant:" + client_id)
 
 
-def check_secret(app: Application | None, secret: str) -> Application:
-    """`app` if `secret` is its Client Secret; the same work when there is no such client."""
-    expected = app.secret_hash if app else _DUMMY_HASH
-    if not credentials.same(expected, credentials.token_hash(secret)) or app is None:
+def check_secret(app: Application, secret: str) -> Application:
+    """`app` if `secret` is its Client Secret (compared in constant time)."""
+    if not credentials.same(app.secret_hash, credentials.token_hash(secret)):
         raise invalid_client()
     return app
 
@@ -68,6 +78,40 @@ class GuardPolicy:
             return 0
         return min(self.base_delay << min(failures - self.free, 16), self.max_delay)
 
+    def after_failure(self, row: tuple[int, int, int] | None, now: int) -> tuple[int, int]:
+        """Failures and blocked-until after one more failure; `row`: (failures,
+        blocked_until, last_at) so far, if any."""
+        if row is None or now - row[2] >= self.forget_after:
+            return 1, now + self.delay(1)
+        failures = row[0] + 1
+        return failures, max(now + self.delay(failures), row[1])
+
+
+class Strangers:
+    """Failures of unknown client_ids, in memory: the oldest forgotten past `capacity`."""
+
+    def __init__(self, policy: GuardPolicy, capacity: int = STRANGERS) -> None:
+        self.policy = policy
+        self.capacity = capacity
+        self._rows: OrderedDict[str, tuple[int, int, int]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def wait(self, throttle_key: str, now: int) -> int:
+        row = self._rows.get(throttle_key)
+        return max(0, row[1] - now) if row else 0
+
+    def fail(self, throttle_key: str, now: int) -> None:
+        failures, until = self.policy.after_failure(self._rows.pop(throttle_key, None), now)
+        self._rows[throttle_key] = (failures, until, now)
+        if len(self._rows) > self.capacity:
+            self._rows.popitem(last=False)
+
+
+def _spill_key(throttle_key: str) -> str:
+    return key(throttle_key.split(" ", 1)[0], SPILL)
+
 
 class Guard:
     """The failure counts of one database, read on one clock, under one policy."""
@@ -76,23 +120,21 @@ class Guard:
         self.store = store
         self.clock = clock
         self.policy = policy or GuardPolicy()
+        self.strangers = Strangers(self.policy)
 
-    def _count(self, throttle_key: str, only_if_free: bool) -> int | None:
-        """Count one failure; with `only_if_free`, none while the key waits (its Retry-After)."""
-        store, policy = self.store, self.policy
+    def _count(self, throttle_key: str, only_if_free: bool, spill: bool = False) -> int | None:
+        """Count one failure; with `only_if_free`, none while the key waits (its Retry-After).
+        With `spill`, a new name of an address that has MAX_NAMES counts under SPILL."""
+        store = self.store
         with store.transaction():
             now = self.clock.now()
-            row = store.one(
-                "SELECT failures, blocked_until, last_at FROM throttle WHERE key = ?",
-                throttle_key,
-            )
-            if row is not None and only_if_free and row["blocked_until"] > now:
-                wait: int = row["blocked_until"] - now
-                return wait
-            fresh = row is None or now - row["last_at"] >= policy.forget_after
-            failures = 1 if fresh or row is None else row["failures"] + 1
-            earlier = 0 if fresh or row is None else row["blocked_until"]
-            until = max(now + policy.delay(failures), earlier)
+            row = self._row(throttle_key)
+            if row is None and spill and self._names(throttle_key) >= MAX_NAMES:
+                throttle_key = _spill_key(throttle_key)
+                row = self._row(throttle_key)
+            if row is not None and only_if_free and row[1] > now:
+                return row[1] - now
+            failures, until = self.policy.after_failure(row, now)
             store.run(
                 "INSERT INTO throttle (key, failures, blocked_until, last_at) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT(key) DO UPDATE SET failures = excluded.failures,"
@@ -104,15 +146,37 @@ class Guard:
             )
         return None
 
+    def _row(self, throttle_key: str) -> tuple[int, int, int] | None:
+        row = self.store.one(
+            "SELECT failures, blocked_until, last_at FROM throttle WHERE key = ?", throttle_key
+        )
+        return None if row is None else (row[0], row[1], row[2])
+
+    def _names(self, throttle_key: str) -> int:
+        """Rows of the key's address (keys are "<address> <name>"), counted up to MAX_NAMES."""
+        address = throttle_key.split(" ", 1)[0]
+        row = self.store.one(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM throttle WHERE key > ? AND key < ? LIMIT ?)",
+            address + " ",
+            address + "!",  # "!" follows " ": the range holds exactly this address's keys
+            MAX_NAMES,
+        )
+        return int(row[0]) if row else 0
+
     def reserve(self, throttle_key: str) -> None:
         """Before a slow check: a slot (counted as a failure), or `Throttled` while it waits."""
-        wait = self._count(throttle_key, only_if_free=True)
+        wait = self._count(throttle_key, only_if_free=True, spill=True)
         if wait is not None:
             raise Throttled(wait)
 
     def release(self, throttle_key: str) -> None:
-        """The check succeeded: this address is the rightful party for this name."""
-        self.store.run("DELETE FROM throttle WHERE key = ?", throttle_key)
+        """The check succeeded: this address is the rightful party for this name (a slot
+        reserved under SPILL is given back)."""
+        if not self.store.run("DELETE FROM throttle WHERE key = ?", throttle_key).rowcount:
+            self.store.run(
+                "UPDATE throttle SET failures = failures - 1 WHERE key = ? AND failures > 0",
+                _spill_key(throttle_key),
+            )
 
     def record_failure(self, throttle_key: str) -> None:
         self._count(throttle_key, only_if_free=False)
@@ -146,7 +210,9 @@ class Guard:
         for until in (row["client_until"], row["grant_until"]):
             if until is not None and until > now:
                 raise Throttled(until - now)
-        app = Application.from_row(row) if row["id"] is not None else None
+        if row["id"] is None:
+            self._stranger(client_key, secret, now)
+        app = Application.from_row(row)
         try:
             found = check_secret(app, secret)
         except OAuthError:
@@ -155,3 +221,12 @@ class Guard:
         if row["client_until"] is not None:
             self.release(client_key)
         return found, row["grant_until"] is not None
+
+    def _stranger(self, client_key: str, secret: str, now: int) -> NoReturn:
+        """An unknown client_id: the same comparison as for a real one, counted in memory."""
+        wait = self.strangers.wait(client_key, now)
+        if wait:
+            raise Throttled(wait)
+        credentials.same(_DUMMY_HASH, credentials.token_hash(secret))  # a real client's work
+        self.strangers.fail(client_key, now)
+        raise invalid_client()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import ssl
 import subprocess
@@ -34,6 +35,7 @@ class ServerProcess:
         host: str = "127.0.0.1",
         port: int = 0,
         extra_args: tuple[str, ...] = (),
+        descriptors: tuple[int, int] | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.test_clock = test_clock
@@ -41,6 +43,7 @@ class ServerProcess:
         self.host = host
         self.port = port
         self.extra_args = extra_args  # more `run` options: timeouts, --public-url, ...
+        self.descriptors = descriptors  # (soft, hard) RLIMIT_NOFILE to start with, if given
         self.process: subprocess.Popen[bytes] | None = None
         self.base_url = ""
         self.ca_file = ""
@@ -57,9 +60,13 @@ class ServerProcess:
         if self.test_clock:
             args.append("--test-clock")
         args += self.extra_args
-        log = (self.data_dir.parent / f"{self.data_dir.name}.log").open("ab")
+        log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            self._command(*args), stdout=log, stderr=log, start_new_session=True
+            self._command(*args),
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            preexec_fn=self._limit_descriptors if self.descriptors else None,
         )
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
@@ -74,6 +81,14 @@ class ServerProcess:
         # Keep the same port across restarts, so URLs handed out stay valid.
         self.port = int(self.base_url.rsplit(":", 1)[1])
         return self
+
+    def _limit_descriptors(self) -> None:
+        assert self.descriptors is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, self.descriptors)
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir.parent / f"{self.data_dir.name}.log"
 
     def _ready_info(self, ready: Path) -> dict[str, Any] | None:
         """Our server's ready file: one left by an earlier server (or by another one still

@@ -22,11 +22,13 @@ class Limits:
     header_count: int = 100
     # Seconds. Slow clients are bounded while they send a request; an idle keep-alive
     # connection may wait as long as common servers allow (desktop clients reuse them).
+    handshake_timeout: float = 10.0  # from the TCP connection to the end of the TLS handshake
     header_timeout: float = 20.0  # from a request's first byte (or the connection's start)
     body_timeout: float = 20.0  # from the end of the head to the end of the body
     idle_timeout: float = 75.0  # between requests on a keep-alive connection
-    # Connections per worker process; at the cap, the longest-waiting connection that has no
-    # request in progress is closed to make room (nginx's "reusing connections").
+    # Connections per worker process, TLS handshakes included; at the cap, the longest-waiting
+    # connection that has no request in progress is closed to make room (nginx's "reusing
+    # connections"). `serve()` lowers the default where the descriptor limit is lower.
     max_connections: int = 800
 
     def to_environment(self) -> None:
@@ -37,5 +39,13 @@ class Limits:
         raw = os.environ.get(ENVIRONMENT_KEY)
         return cls(**json.loads(raw)) if raw else cls()
 
-    def with_timeouts(self, header: float, body: float, idle: float) -> Limits:
-        return replace(self, header_timeout=header, body_timeout=body, idle_timeout=idle)
+    def with_timeouts(
+        self, header: float, body: float, idle: float, handshake: float | None = None
+    ) -> Limits:
+        return replace(
+            self,
+            handshake_timeout=self.handshake_timeout if handshake is None else handshake,
+            header_timeout=header,
+            body_timeout=body,
+            idle_timeout=idle,
+        )

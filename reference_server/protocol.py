@@ -9,21 +9,23 @@ keep-alive timeout (armed only after a first response) and a concurrency limit t
   reach the parser; the request line, each header and the number of headers have their own
   bounds (414, 431), and a head without exactly one Host or with two Authorization headers
   is refused (400; RFC 9112 3.2, RFC 6750 3.1);
-- a head must arrive within `header_timeout` of its first byte (or of the connection's
-  start), a body within `body_timeout` of the head's end (408), and an idle keep-alive
-  connection is closed after `idle_timeout`;
-- one sweep a second per process checks those deadlines (no timer per request);
-- past `max_connections`, the connection that has waited longest without a request in
-  progress is closed to make room, so slow clients cannot keep a normal one out.
+- a connection exists from its first TCP byte: its TLS handshake (tlsgate.py) must end
+  within `handshake_timeout`; a head must arrive within `header_timeout` of its first byte
+  or of the connection's start (the handshake included), a body within `body_timeout` of the
+  head's end (408); an idle keep-alive connection is closed after `idle_timeout`;
+- past `max_connections`, handshakes included, a connection without a request in the
+  application is closed at once to make room (connections.py).
 
-Every refusal closes the connection.
+Every refusal closes the connection. The server's close_notify is followed at once by the
+TCP close, with no wait for the client's (RFC 8446 6.1, RFC 9112 9.8): asyncio waited up to
+30 s, and Picard, which never answers one, lost a request written into that half-closed
+connection (issue 20, 5).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Collection
 from typing import Any
 
 import httptools
@@ -31,14 +33,14 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from .connections import SENDING_BODY, WAITING, roster
 from .limits import Limits
 
-IDLE, HEAD, BODY, BUSY = "idle", "head", "body", "busy"
-_WAITING = (IDLE, HEAD)  # no request in the application: may be evicted at the cap
+HANDSHAKE, IDLE, HEAD, BODY, BUSY = "handshake", "idle", "head", "body", "busy"
+_WAITING = (HANDSHAKE, IDLE, HEAD)  # no request in the application: evicted first at the cap
 _GRACE = 1.0  # seconds a refused client has to read our answer before the socket goes
 _DRAIN_LIMIT = 1024 * 1024  # bytes we drop for a refused client before cutting it off
 _LIMITS: Limits | None = None
-_SWEEPS: dict[int, asyncio.TimerHandle] = {}
 
 
 def limits() -> Limits:
@@ -62,8 +64,10 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self.limits = limits()
-        self._phase = HEAD  # a new connection owes us a request head
-        self._since = self.loop.time()
+        self._phase = HANDSHAKE  # made when the TCP connection is accepted
+        self.since = self.loop.time()  # when the current phase began (the connection's start)
+        self._raw: asyncio.Transport | None = None  # the TCP connection under TLS
+        self._ending: float | None = None  # when we began to close it
         self._head_bytes = 0
         self._header_count = 0
         self._hosts = 0
@@ -74,41 +78,94 @@ class LimitedHttpProtocol(HttpToolsProtocol):
 
     # connection ------------------------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        _ensure_sweep(self.loop, self.connections)
-        if len(self.connections) > self.limits.max_connections:
-            self._make_room()
+    def tcp_made(self, raw: asyncio.Transport) -> bool:
+        """The TCP connection, before TLS (tlsgate.py): counted toward the cap from now on.
+        False: refused, nothing could be closed to make room (every other one is busy)."""
+        self._raw = raw
+        self.connections.add(self)
+        members = roster(self.loop, self.connections, _sweep_interval())
+        if members.admit(self, self.limits.max_connections):
+            return True
+        self.connections.discard(self)
+        raw.abort()
+        return False
 
-    def _make_room(self) -> None:
-        waiting = [
-            c
-            for c in self.connections
-            if c is not self and isinstance(c, LimitedHttpProtocol) and c._phase in _WAITING
-        ]
-        if not waiting:
-            self._refuse(503, "The server has too many connections; try again shortly.")
+    def tcp_lost(self) -> None:
+        """The TLS handshake never completed: uvicorn never saw this connection."""
+        if self._phase == HANDSHAKE:
+            self.connections.discard(self)
+            self._ending = self._ending or self.loop.time()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """The TLS connection: its first request head is due `header_timeout` after the
+        connection's start (the handshake's time counts)."""
+        if self._raw is None and not self.tcp_made(transport):  # served without tlsgate.py
             return
-        oldest = min(waiting, key=lambda c: c._since)
-        oldest._expire()
+        super().connection_made(transport)
+        self._phase = HEAD
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._ending = self._ending or self.loop.time()
+        super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        if self._phase == HANDSHAKE:
+            self._abort()
+        else:
+            super().shutdown()
+
+    def rank(self) -> int | None:
+        """Who goes first at the cap (connections.py); None: busy, or closing already."""
+        if self._ending is not None or self._draining:
+            return None
+        if self._phase in _WAITING:
+            return WAITING
+        return SENDING_BODY if self._phase == BODY else None
+
+    def evict(self) -> None:
+        """Closed at once to make room (connections.py): the slot is free in this turn."""
+        if self._phase == BODY or (self._phase == HEAD and self._head_bytes):
+            self._answer(408, "The request was not received in time.")
+        self._hang_up()
+        self._abort()
 
     def deadline(self) -> float | None:
         """When this connection is closed unless something happens first."""
+        if self._ending is not None:
+            return self._ending + _GRACE  # still not gone: cut off (a client that reads nothing)
+        if self._phase == HANDSHAKE:  # the head is due too: the handshake is part of its time
+            return self.since + min(self.limits.handshake_timeout, self.limits.header_timeout)
         if self._phase == HEAD:
-            return self._since + self.limits.header_timeout
+            return self.since + self.limits.header_timeout
         if self._phase == BODY:
-            return self._since + self.limits.body_timeout
+            return self.since + self.limits.body_timeout
         if self._phase == IDLE:
-            return self._since + self.limits.idle_timeout
+            return self.since + self.limits.idle_timeout
         return None  # the application is working on a request
 
-    def _expire(self) -> None:
-        if self.transport.is_closing() or self._draining:
+    def expire(self) -> None:
+        if self._ending is not None or self._phase == HANDSHAKE:
+            self._abort()
+        elif self._draining:
             return
-        if self._phase == IDLE or (self._phase == HEAD and self._head_bytes == 0):
-            self.transport.close()  # nothing asked, nothing to answer: a clean close
+        elif self._phase == IDLE or (self._phase == HEAD and self._head_bytes == 0):
+            self._hang_up()  # nothing asked, nothing to answer: a clean close
         else:
             self._refuse(408, "The request was not received in time.")
+
+    def _hang_up(self) -> None:
+        """close_notify, then the TCP connection as soon as what is queued is sent."""
+        if self._ending is None:
+            self._ending = self.loop.time()
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()  # the TLS layer queues its close_notify
+        if self._raw is not None and self._raw is not self.transport:
+            self._raw.close()
+
+    def _abort(self) -> None:
+        if self._ending is None:
+            self._ending = self.loop.time()
+        (self._raw or self.transport).abort()
 
     def _refuse(self, status: int, message: str) -> None:
         """Answer and stop reading; the socket closes once the client had time to read it.
@@ -120,6 +177,13 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         if self._draining or self.transport.is_closing():
             return
         self._draining = True
+        self._answer(status, message)
+        if self.cycle is not None:
+            self.cycle.keep_alive = False
+        self.loop.call_later(_GRACE, self._abort)
+
+    def _answer(self, status: int, message: str) -> None:
+        """A JSON error with Connection: close, unless a response is already under way."""
         cycle = self.cycle  # the current request's, or the previous one's on a kept connection
         if cycle is None or cycle.response_complete or not cycle.response_started:
             body = json.dumps({"error": "invalid_request", "error_description": message})
@@ -134,17 +198,14 @@ class LimitedHttpProtocol(HttpToolsProtocol):
                     ]
                 )
             )
-        if self.cycle is not None:
-            self.cycle.keep_alive = False
-        self.loop.call_later(_GRACE, self.transport.abort)
 
     # reading ---------------------------------------------------------------------------
 
     def data_received(self, data: bytes) -> None:
-        if self._draining:
+        if self._draining or self._ending is not None:
             self._drained += len(data)
             if self._drained > _DRAIN_LIMIT:
-                self.transport.abort()
+                self._abort()
             return
         if self._phase in _WAITING:
             room = self.limits.header_total - self._head_bytes
@@ -178,7 +239,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._phase != HEAD:
-            self._phase, self._since = HEAD, self.loop.time()
+            self._phase, self.since = HEAD, self.loop.time()
         self._header_count = self._hosts = self._authorizations = 0
 
     def on_url(self, url: bytes) -> None:
@@ -206,46 +267,33 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._reject(400, "A request names its Host exactly once (RFC 9112 3.2).")
         if self._authorizations > 1:
             self._reject(400, "A request carries one Authorization header at most (RFC 6750 3.1).")
-        self._phase, self._since, self._head_bytes = BODY, self.loop.time(), 0
+        self._phase, self.since, self._head_bytes = BODY, self.loop.time(), 0
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         answered = self.cycle is not None and self.cycle.response_complete
-        self._phase, self._since = (IDLE if answered else BUSY), self.loop.time()
+        self._phase, self.since = (IDLE if answered else BUSY), self.loop.time()
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
-        """uvicorn's, with our idle deadline in place of its keep-alive timer."""
+        """uvicorn's, with our idle deadline in place of its keep-alive timer, and our end
+        of a connection it closed (Connection: close)."""
         self.server_state.total_requests += 1
         if self.transport.is_closing():
+            self._hang_up()
             return
         self.flow.resume_reading()
         if self.pipeline:
             cycle, app = self.pipeline.pop()
             self._start_asgi_task(cycle, app)
         elif self._phase == BUSY:
-            self._phase, self._since = IDLE, self.loop.time()
+            self._phase, self.since = IDLE, self.loop.time()
 
 
-def _ensure_sweep(loop: asyncio.AbstractEventLoop, connections: Collection[object]) -> None:
-    """One repeating check of every connection's deadline per event loop."""
-    key = id(loop)
-    if key in _SWEEPS:
-        return
-    interval = min(1.0, _shortest_timeout() / 4)
-
-    def sweep() -> None:
-        now = loop.time()
-        for connection in list(connections):
-            if isinstance(connection, LimitedHttpProtocol):
-                deadline = connection.deadline()
-                if deadline is not None and now >= deadline:
-                    connection._expire()
-        _SWEEPS[key] = loop.call_later(interval, sweep)
-
-    _SWEEPS[key] = loop.call_later(interval, sweep)
-
-
-def _shortest_timeout() -> float:
+def _sweep_interval() -> float:
+    """A quarter of the shortest timeout, a second at most."""
     found = limits()
-    return min(found.header_timeout, found.body_timeout, found.idle_timeout)
+    shortest = min(
+        found.handshake_timeout, found.header_timeout, found.body_timeout, found.idle_timeout
+    )
+    return min(1.0, shortest / 4)

@@ -13,17 +13,25 @@ import signal
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import uvicorn
 
+from . import descriptors
 from .app import DATABASE_NAME
 from .limits import Limits
 from .state import ServerState
 from .tls import TlsFiles, check_pair, ensure_certificates
+from .tlsgate import tls_to_environment
 
 READY_FILE = "server.json"
+DURABILITY = {
+    "normal": "Durability: normal (SQLite WAL, synchronous=NORMAL): an answered token survives "
+    "a crash of the server; a power cut may lose the last ones (--durability full)",
+    "full": "Durability: full (SQLite WAL, synchronous=FULL): every commit is on disk before "
+    "its answer",
+}
 LOCK_FILE = "server.lock"  # held by the one server of a data folder while it runs
 
 
@@ -45,8 +53,12 @@ class ServeOptions:
     test_clock: bool = False
     workers: int = 1
     public_url: str | None = None  # where users reach the server; default: where it listens
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = field(default_factory=Limits)  # its max_connections: see below
     purge_interval: float = 60.0
+    # Connections per worker; None: the default cap, or fewer where the descriptor limit
+    # is lower. A cap the limit cannot hold is refused (descriptors.py).
+    max_connections: int | None = None
+    durability: str = "normal"  # storage.SYNCHRONOUS: what a commit survives
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -55,7 +67,7 @@ def _bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(2048)
+        sock.listen(descriptors.BACKLOG)
     except OSError as error:
         sock.close()
         raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}") from None
@@ -142,26 +154,42 @@ def serve(options: ServeOptions, announce: Callable[[str], None] = print) -> Non
         _serve(options, data_dir, announce)
 
 
+def _limits(options: ServeOptions, announce: Callable[[str], None]) -> Limits:
+    """The limits with a connection cap that the descriptor limit holds (raised first)."""
+    limit = descriptors.raise_limit()
+    try:
+        cap = descriptors.connection_cap(
+            limit, options.max_connections, options.limits.max_connections
+        )
+    except ValueError as error:
+        raise ServeError(str(error)) from None
+    announce(f"Connections: at most {cap} per worker; {limit.describe()}")
+    return replace(options.limits, max_connections=cap)
+
+
 def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None]) -> None:
     tls = _tls_files(options, data_dir)
+    limits = _limits(options, announce)
     ServerState.open(data_dir / DATABASE_NAME, options.test_clock).store.close()  # schema
     os.environ["MB_OAUTH_SERVER_DATA_DIR"] = str(data_dir)
     os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
     os.environ["MB_OAUTH_SERVER_PURGE_INTERVAL"] = str(options.purge_interval)
+    os.environ["MB_OAUTH_SERVER_DURABILITY"] = options.durability
     sock = _bind(options.host, options.port)
     url = base_url(options.host, sock.getsockname()[1])
     os.environ["MB_OAUTH_SERVER_PUBLIC_URL"] = (options.public_url or url).rstrip("/")
-    options.limits.to_environment()
+    limits.to_environment()
+    tls_to_environment(tls.cert, tls.key)
     config = uvicorn.Config(
         "reference_server.app:app_from_environment",
         factory=True,
-        ssl_certfile=str(tls.cert),
-        ssl_keyfile=str(tls.key),
         workers=options.workers,
-        # httptools with the limits it lacks (reference_server/protocol.py); no WebSockets.
-        http="reference_server.protocol:LimitedHttpProtocol",
+        # TLS begun by our protocol, not by the loop (tlsgate.py), then httptools with the
+        # limits it lacks (protocol.py); no WebSockets.
+        http="reference_server.tlsgate:http_over_tls",
         ws="none",
-        timeout_keep_alive=int(options.limits.idle_timeout),
+        backlog=descriptors.BACKLOG,
+        timeout_keep_alive=int(limits.idle_timeout),
         log_level="warning",
         access_log=False,  # URLs can carry codes and tokens: nothing of a request is logged
         server_header=False,
@@ -173,6 +201,7 @@ def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None
     def started() -> None:
         _write_ready_file(data_dir, url, tls, options.test_clock)
         announce(f"Serving {url}")
+        announce(DURABILITY[options.durability])
         if tls.ca:
             announce(f"Clients must trust the CA in {tls.ca}")
         if options.test_clock:

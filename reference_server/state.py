@@ -41,12 +41,14 @@ class ServerState:
         serving: bool = False,
         public_url: str = DEFAULT_PUBLIC_URL,
         purge_interval: float | None = None,
+        durability: str = "normal",
     ) -> ServerState:
         """`serving`: for a process that answers requests (WAL checkpoints in a thread).
 
         `purge_interval`: seconds between purges of ended rows (purge.py), None for none.
+        `durability`: what a commit survives (storage.SYNCHRONOUS).
         """
-        store = Store(database, background_checkpoints=serving)
+        store = Store(database, background_checkpoints=serving, durability=durability)
         purger = Purger(database, purge_interval, test_clock) if purge_interval else None
         if not test_clock:
             return cls(store, SystemClock(), public_url=public_url, purger=purger)

@@ -20,6 +20,11 @@ from .schema import SCHEMA
 
 Row = sqlite3.Row
 
+# `run --durability`: what a commit survives. WAL with synchronous=NORMAL syncs the WAL only at
+# checkpoints: a commit survives a crash of the server (SIGKILL), and a power cut or an OS
+# crash may undo the last ones. FULL syncs the WAL at every commit, so those survive too.
+SYNCHRONOUS = {"normal": "NORMAL", "full": "FULL"}
+
 # Set by a request handler that awaits `Store.settled()` before it answers (hotpath.py): only
 # then may its writes join the shared transaction of `Store.unit()`.
 group_commit: ContextVar[bool] = ContextVar("group_commit", default=False)
@@ -114,14 +119,16 @@ class Store:
     checkpoint of this connection then only acts if the thread falls far behind.
     """
 
-    def __init__(self, path: Path, *, background_checkpoints: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, background_checkpoints: bool = False, durability: str = "normal"
+    ) -> None:
         self.path = path
         _private_file(path)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA busy_timeout = 10000")
         self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute(f"PRAGMA synchronous = {SYNCHRONOUS[durability]}")
         self.db.execute("PRAGMA foreign_keys = ON")
         # Reads of a large file through the memory map and a bigger page cache: lookups by
         # hash land on random pages, which the default 2 MB cache mostly misses.

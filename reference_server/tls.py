@@ -199,3 +199,12 @@ def check_pair(cert: Path, key: Path) -> None:
             f"the key {key} cannot be used with the certificate {cert} ({reason}): it must be "
             "the certificate's own private key, in PEM, without a passphrase"
         ) from None
+
+
+def server_context(cert: Path, key: Path) -> ssl.SSLContext:
+    """The server's TLS settings: TLS 1.2 or newer, Python's cipher choice (forward secrecy,
+    AEAD only), no client certificates. Made in each worker (tlsgate.py)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context

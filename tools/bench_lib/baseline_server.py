@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 import socket
+from pathlib import Path
 
 import uvicorn
+
+from reference_server.descriptors import BACKLOG
+from reference_server.tlsgate import tls_to_environment
 
 
 def main() -> None:
@@ -26,25 +30,27 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((args.host, args.port))
-    sock.listen(2048)
+    sock.listen(BACKLOG)
     sock.set_inheritable(True)
+    if args.limited:
+        tls_to_environment(Path(args.cert), Path(args.key))
     # The keyword arguments of reference_server/serve.py, apart from the application.
     config = uvicorn.Config(
         "bench_lib.baseline_app:app",
-        ssl_certfile=args.cert,
-        ssl_keyfile=args.key,
         workers=args.workers,
+        backlog=BACKLOG,
         log_level="warning",
         access_log=False,
         server_header=False,
         proxy_headers=False,
         timeout_graceful_shutdown=2,
-        # --limited: the same app behind reference_server/protocol.py, so that the cost of
-        # the head limits, timeouts and cap is one ratio (baseline_limits / baseline).
+        # --limited: the same app behind reference_server/tlsgate.py and protocol.py, so that
+        # the cost of the TLS gate, head limits, timeouts and cap is one ratio
+        # (baseline_limits / baseline); else uvicorn's own TLS and protocol.
         **(
-            {"http": "reference_server.protocol:LimitedHttpProtocol", "ws": "none"}
+            {"http": "reference_server.tlsgate:http_over_tls", "ws": "none"}
             if args.limited
-            else {}
+            else {"ssl_certfile": args.cert, "ssl_keyfile": args.key}
         ),
     )
     try:

@@ -11,10 +11,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import kit, report, scaling, suite, throughput
+from . import durability, kit, report, scaling, suite, throughput
 from .common import ROOT, ensure_tool, log
 
-SECTIONS = ("server", "scaling", "suite", "kit")
+SECTIONS = ("server", "scaling", "suite", "kit", "durability")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "sections": sections,
     }
-    need_load = any(s in sections for s in ("server", "scaling"))
+    need_load = any(s in sections for s in ("server", "scaling", "durability"))
     wrk = ensure_tool("wrk", "wrk", notes) if need_load else None
     hey = ensure_tool("hey", "hey", notes) if "server" in sections else None
 
@@ -106,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         doc["kit"] = kit.run(reps=(3 if short else 15), short=short, notes=notes)
     else:
         doc["kit"] = {"available": False, "reason": "not selected"}
+
+    if "durability" in sections:
+        doc["durability"] = durability.run(
+            reps=reps, duration=duration, connections=args.connections, wrk=wrk, pin=not args.no_pin
+        )
+    else:
+        doc["durability"] = {"available": False, "reason": "not selected"}
 
     doc["targets"] = report.targets(doc)
     doc["notes"] = notes

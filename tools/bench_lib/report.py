@@ -235,6 +235,7 @@ def render(doc: dict) -> str:
     else:
         lines += [f"Kit: not available ({kit.get('reason')})", ""]
 
+    _durability(doc.get("durability", {}), lines)
     lines += ["### Targets", "", "| target | goal | value | met |", "|---|---|---:|---|"]
     for t in doc.get("targets", []):
         met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
@@ -242,3 +243,27 @@ def render(doc: dict) -> str:
     if doc.get("notes"):
         lines += ["", "Notes:"] + [f"- {n}" for n in doc["notes"]]
     return "\n".join(lines)
+
+
+def _durability(section: dict, lines: list[str]) -> None:
+    if not section.get("available"):
+        lines += [f"Durability: not available ({section.get('reason')})", ""]
+        return
+    s = section["settings"]
+    lines += [
+        f"### Token endpoint, --durability normal and full (wrk, {s['connections']} connections,"
+        f" {s['repetitions']} x {s['wrk_duration_s']} s each, in pairs)",
+        "",
+        "| endpoint | normal req/s | full req/s | req/s full/normal | normal CPU us/req"
+        " | full CPU us/req | CPU full/normal | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, row in section["endpoints"].items():
+        normal, full = row["normal"], row["full"]
+        lines.append(
+            f"| {name} | {_fmt(normal['rps'], 0)} | {_fmt(full['rps'], 0)}"
+            f" | {_fmt(row['rps_full_over_normal'])} | {_fmt(normal['cpu_us_per_request'], 0)}"
+            f" | {_fmt(full['cpu_us_per_request'], 0)} | {_fmt(row['cpu_full_over_normal'])}"
+            f" | {normal['errors'] + full['errors']} |"
+        )
+    lines.append("")
