@@ -31,6 +31,7 @@ SCOPES = {"profile", "email", "openid"} | {
     f"musicbrainz:{name}"
     for name in ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
 }
+EMAIL = "alice@example.org"
 CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 SECURITY_HEADERS = [
     (b"cache-control", b"no-store"),
@@ -152,7 +153,7 @@ def provision(store: Store, data_dir: Path) -> dict:
     done = data_dir / "provisioned.json"
     if not done.exists():
         password = secrets.token_urlsafe(12)
-        store.add_user("alice", password, "alice@example.org")
+        store.add_user("alice", password, EMAIL)
         clients = {role: store.add_client(*spec) for role, spec in CLIENTS.items()}
         done.write_text(json.dumps({"password": password, "clients": clients}))
     return json.loads(done.read_text())
@@ -184,7 +185,7 @@ def main() -> None:
     class Announcing(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
-            ready = {"base_url": base_url, "ca_file": str(tls.ca)} | accounts
+            ready = {"base_url": base_url, "ca_file": str(tls.ca), "email": EMAIL} | accounts
             (data_dir / "ready.tmp").write_text(json.dumps(ready))
             (data_dir / "ready.tmp").replace(data_dir / "ready.json")
 

@@ -32,6 +32,8 @@ class ForeignTarget:
     profile_path: Path
     password: str
     clients: dict[str, dict[str, str]]
+    #: What the provider announced (base_url, ca_file, password, email, clients).
+    ready: dict[str, Any]
 
 
 def profile_for(ready: dict[str, Any]) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def foreign_target(work: Path, redesigned: tuple[str, ...] = ()) -> Iterator[For
     try:
         ready = _wait_ready(process, data_dir / "ready.json")
         path = write_profile(work / "foreign-profile.toml", profile_for(ready))
-        yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"])
+        yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"], ready)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
