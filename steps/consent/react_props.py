@@ -1,9 +1,9 @@
 """The pages of the metabrainz.org provider as a driver reads them: React shells whose data is
 one JSON object in `<script id="page-react-props" type="application/json">` (no HTML form).
 
-Each page is recognised by the shape of that object, as observed on the provider
-(reference/metabrainz-behaviour.md, "The pages a person ... goes through"); a page of any
-other shape is `None`, so the driver stops instead of guessing what it means."""
+Each page is recognised by the shape of that object, as observed on the provider (the
+foreign-style stand-in, tests/suite/foreign/pages.py, serves exactly these shapes); a page of
+any other shape is `None`, so the driver stops instead of guessing what it means."""
 
 from __future__ import annotations
 
