@@ -116,7 +116,8 @@ async def authorize(request: Request) -> Response:
     if not session.get("user"):
         return _with_cookie(await _login(site, request, session, form), key)
     if not form:
-        return _with_cookie(_consent(app, session, request), key)
+        body = consent_body(app.name, request.query_params.get("scope", ""), session)
+        return _with_cookie(page("Authorization", body), key)
     if not csrf_ok(session, form, "confirm."):
         return page("Error", "<p>The form has expired.</p>", 400)
     return _decision(site, app, request, form)
@@ -149,12 +150,6 @@ def login_body(url: str, session: dict[str, str], refused: bool = False) -> str:
         '<label>Password: <input name="password" type="password"></label>'
         '<label><input name="remember_me" type="checkbox" value="1"> Keep me logged in</label>'
         '<button type="submit" class="submit positive">Log in</button></form>'
-    )
-
-
-def _consent(app: App, session: dict[str, str], request: Request) -> Response:
-    return page(
-        "Authorization", consent_body(app.name, request.query_params.get("scope", ""), session)
     )
 
 
