@@ -83,6 +83,9 @@ class Profile:
     clients: dict[str, Client]
     ca_file: str | None = None
     known_deviations: tuple[str, ...] = ()
+    #: Why each known deviation is one (`[known_deviations]` as id = "reason"; the list form
+    #: gives none), carried into the reports and the deployment matrix.
+    deviation_reasons: dict[str, str] = field(default_factory=dict)
     min_interval: float = 0.0
     endpoints: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENDPOINTS))
     capabilities: Capabilities = field(default_factory=Capabilities)
@@ -187,6 +190,24 @@ def _consent(table: dict[str, Any]) -> ConsentSettings:
     )
 
 
+def _deviations(value: Any) -> dict[str, str]:
+    """Known deviations by rule id with their reasons: a table of id = "reason", or the
+    former list of ids (no reasons)."""
+    if isinstance(value, dict):
+        bad = sorted(str(k) for k, v in value.items() if not isinstance(v, str))
+        if bad:
+            raise ProfileError(
+                f'[known_deviations] gives each rule its reason as text (ID = "reason"): {bad}'
+            )
+        return {str(k): v for k, v in value.items()}
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return dict.fromkeys(value, "")
+    raise ProfileError(
+        'known_deviations is a table of rule id = "reason" ([known_deviations]) or a list of '
+        f"rule ids, not {value!r}"
+    )
+
+
 def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
     """Build a Profile from parsed TOML, resolving a relative CA path against the file."""
     if "base_url" not in data:
@@ -197,13 +218,15 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
     ca_file = data.get("ca_file") or None
     if ca_file and source is not None and not Path(ca_file).is_absolute():
         ca_file = str(source.parent / ca_file)
+    deviations = _deviations(data.get("known_deviations", ()))
     return Profile(
         name=str(data.get("name", data["base_url"])),
         base_url=str(data["base_url"]).rstrip("/"),
         user=User(user["username"], user.get("password", ""), user.get("email")),
         clients={role: _client(role, t) for role, t in data.get("clients", {}).items()},
         ca_file=ca_file,
-        known_deviations=tuple(data.get("known_deviations", ())),
+        known_deviations=tuple(deviations),
+        deviation_reasons={rule: why for rule, why in deviations.items() if why},
         min_interval=float(data.get("min_interval", 0.0)),
         endpoints={**DEFAULT_ENDPOINTS, **data.get("endpoints", {})},
         capabilities=_capabilities(data.get("capabilities", {})),

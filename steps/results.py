@@ -14,6 +14,7 @@ import pytest
 from steps.observations import merge_observations
 from steps.outcomes import UNCHECKED_OUTCOME
 from steps.payload import PROPERTY, Evidence, ScenarioPayload
+from steps.profile import Profile
 from steps.suite import SuiteState, driver_stats, suite_state
 
 
@@ -103,12 +104,19 @@ class Results:
             "profile_name": profile.name if profile else None,
             "started": self.started,
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
-            "known_deviations": list(profile.known_deviations) if profile else [],
+            "known_deviations": known_deviations(profile),
             "scenarios": [entry.to_json() for entry in self.scenarios.values()],
             "observations": observations,
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
         }
+
+
+def known_deviations(profile: Profile | None) -> dict[str, str]:
+    """The profile's known deviations by rule id, each with its reason ("" when none given)."""
+    if profile is None:
+        return {}
+    return {rule: profile.deviation_reasons.get(rule, "") for rule in profile.known_deviations}
 
 
 def consent_stats(state: SuiteState) -> dict[str, Any]:

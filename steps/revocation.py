@@ -10,7 +10,7 @@ from pytest_bdd import given, parsers, then, when
 from steps.application import refresh_rule
 from steps.clock import Clock
 from steps.consent import ConsentDriver
-from steps.consent.base import DriverError
+from steps.consent.base import DriverError, UnrecognisedPage
 from steps.kinds import check, premise, require
 from steps.observations import Observations
 from steps.outcomes import NotChecked
@@ -173,6 +173,8 @@ def revoke_manually(
     scope = profile.scope(tokens.scope) if tokens.scope else None
     try:
         driver.revoke_manually(scene.app().client_id, scope)
+    except UnrecognisedPage:
+        raise  # a page the driver cannot read says nothing of what the website offers
     except DriverError as error:
         if not (website_revocations.worked and "access" in revocations.revoked):
             raise

@@ -100,6 +100,8 @@ class RuleVerdict:
     scenarios: list[ScenarioResult] = field(default_factory=list)
     known_deviation: bool = False
     in_catalogue: bool = True
+    #: The profile's reason for a known deviation ("" when it gave none).
+    deviation_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The verdicts.json entry (scenario names and outcomes, no evidence)."""
@@ -159,9 +161,18 @@ def decide(level: str, outcomes: Iterable[str], known_deviation: bool) -> Verdic
     return UNEXPECTED_PASS if known_deviation else PASS
 
 
+def deviation_reasons(results: Mapping[str, Any]) -> dict[str, str]:
+    """The run's known deviations by rule id with their reasons: results.json holds a table of
+    id = reason, or (older runs) a list of ids."""
+    listed = results.get("known_deviations") or ()
+    if isinstance(listed, Mapping):
+        return {str(rule): str(why or "") for rule, why in listed.items()}
+    return {str(rule): "" for rule in listed} if isinstance(listed, list | tuple) else {}
+
+
 def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -> list[RuleVerdict]:
     """One verdict per catalogue rule (plus any rule a scenario names that is not catalogued)."""
-    deviations = {str(d) for d in results.get("known_deviations") or ()}
+    deviations = deviation_reasons(results)
     verdicts = {
         rule_id: RuleVerdict(
             id=rule_id,
@@ -185,6 +196,7 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
             verdicts[rule_id].scenarios.append(scenario)
     for verdict in verdicts.values():
         verdict.known_deviation = verdict.id in deviations
+        verdict.deviation_reason = deviations.get(verdict.id, "")
         verdict.verdict = decide(
             verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
         )

@@ -32,6 +32,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 ONE_WORKER = {
     "tests/suite/test_foreign_target.py": "two suite runs against two providers",
     "tests/suite/test_foreign_provider.py": "direct probes of one foreign provider",
+    "tests/suite/test_example_profiles.py": "two README-following runs against two stand-ins",
     "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
     "tests/suite/test_matrix_runs.py": "two quick suite runs, compared",
     "tests/tools/test_bench.py": "a short benchmark run",

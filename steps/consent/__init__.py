@@ -1,7 +1,8 @@
 """Consent drivers: how the suite gets through the user's authorization page.
 
-`form` (plain HTTP), `browser` (system Chromium via Playwright), `manual` (a person), or a
-profile's own driver named as `consent.driver = "package.module:callable"`; the callable gets
+`form` (plain HTTP), `browser` (system Chromium via Playwright), `manual` (a person),
+`metabrainz` (plain HTTP through the metabrainz.org provider's React pages), or a profile's own
+driver named as `consent.driver = "package.module:callable"`; the callable gets
 `profile=` and `http=` keywords and returns a ConsentDriver.
 """
 
@@ -35,6 +36,15 @@ def make_driver(profile: Profile, http: HttpLayer, console: Console | None = Non
         if not isinstance(driver, ConsentDriver):
             raise ValueError(f"consent driver {kind!r} returned {driver!r}, not a ConsentDriver")
         return driver
+    if kind == "metabrainz":
+        from steps.consent.metabrainz import MetaBrainzDriver
+
+        return MetaBrainzDriver(profile, http)
+    if profile.consent.preset == "metabrainz":
+        raise ValueError(
+            "metabrainz.org's pages are React shells without HTML forms, so no preset of the "
+            f'{kind} driver fits them: write consent.driver = "metabrainz" (and no preset)'
+        )
     preset = resolve_preset(profile.consent.preset, profile.consent.form)
     if kind == "form":
         from steps.consent.form import FormDriver
@@ -48,4 +58,6 @@ def make_driver(profile: Profile, http: HttpLayer, console: Console | None = Non
         from steps.consent.manual import ManualDriver
 
         return ManualDriver(profile, console or Console(), http, preset)
-    raise ValueError(f"unknown consent driver {kind!r} (form, browser, manual or module:callable)")
+    raise ValueError(
+        f"unknown consent driver {kind!r} (form, browser, manual, metabrainz or module:callable)"
+    )

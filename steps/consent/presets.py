@@ -62,13 +62,13 @@ BUNDLED = Preset(
     revoke_scope_field="scope",
 )
 
-# From the pages of a running musicbrainz-server (reference/musicbrainz-behaviour.md, "Observed
-# on a running musicbrainz-server"): the login form a driver meets is rendered in place on
-# /oauth2/authorize and posts back to it (so it is found by its password field, not by an
-# action), the consent form is named "confirm" (buttons confirm.submit / confirm.cancel), the
-# out-of-band page shows the code in <code>, and manual revocation is a "Revoke access" link per
-# grant, rows naming the application by display name (set `app_names` under [consent.form]),
-# then a confirmation page with an unnamed post form. Not tried against musicbrainz.org itself.
+# From the pages of a running musicbrainz-server, as observed (tests/suite/mb_pages.py serves
+# them; tests/suite/musicbrainz/ has the whole service behind them): the login form a driver
+# meets is rendered in place on /oauth2/authorize and posts back to it (so it is found by its
+# password field, not by an action), the consent form is named "confirm" (buttons
+# confirm.submit / confirm.cancel), the out-of-band page shows the code in <code>, and manual
+# revocation is a "Revoke access" link per grant, rows naming the application by display name
+# (set `app_names` under [consent.form]), then a confirmation page with an unnamed post form.
 MUSICBRAINZ = Preset(
     login_path="/login",
     login_form='form:has([name="password"])',

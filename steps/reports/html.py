@@ -148,7 +148,8 @@ def scenario_html(scenario: ScenarioResult) -> str:
 def rule_html(verdict: RuleVerdict) -> str:
     """A rule as a <details> block, open when it did not pass."""
     is_open = " open" if verdict.verdict in OPEN_VERDICTS else ""
-    deviation = " <small>(known deviation)</small>" if verdict.known_deviation else ""
+    why = f": {escape(verdict.deviation_reason)}" if verdict.deviation_reason else ""
+    deviation = f" <small>(known deviation{why})</small>" if verdict.known_deviation else ""
     scenarios = "".join(scenario_html(s) for s in verdict.scenarios)
     return (
         f'<details class="rule" id="{escape(verdict.id)}"{is_open}><summary>'

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from steps.verdicts import (
+    deviation_reasons,
     CONCLUSIONS,
     RuleVerdict,
     exit_status,
@@ -84,7 +85,7 @@ def build_document(
         "skip_reasons": skip_reasons(verdicts),
         "pacing": dict(results.get("pacing") or {}),
         "consent": dict(results.get("consent") or {}),
-        "known_deviations": list(results.get("known_deviations") or ()),
+        "known_deviations": deviation_reasons(results),
         "description": dict(description),
         "observations": observations(results),
         "readings": readings(verdicts),

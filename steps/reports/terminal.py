@@ -69,6 +69,9 @@ def rule_lines(verdict: RuleVerdict, colour: bool, id_width: int = 30) -> list[s
     """The rule's line, plus one line per failed scenario for rules that did not pass."""
     title = _first_line(verdict.title, max(30, WIDTH - id_width - 12))
     lines = [f"  {_label(verdict.verdict, colour)} {verdict.id:<{id_width}} {title}"]
+    if verdict.known_deviation and verdict.deviation_reason:
+        reason = _first_line(verdict.deviation_reason, WIDTH - 31)
+        lines.append(f"              known deviation: {reason}")
     shown = {FAIL: "failed", WARNING: "failed", EXPECTED_FAILURE: "failed"}
     shown[UNCHECKED] = "unchecked"
     wanted = shown.get(verdict.verdict)

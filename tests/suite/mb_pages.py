@@ -56,7 +56,8 @@ class Site:
         return found[0] if found else None
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+def page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    """A page in the site's frame (a search form in the header: not a login or consent form)."""
     header = '<div class="header"><form action="/search" method="get"><input name="query">'
     header += '<button type="submit">Search</button></form></div>'
     return HTMLResponse(
@@ -66,7 +67,7 @@ def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
     )
 
 
-async def _form(request: Request) -> dict[str, str]:
+async def posted(request: Request) -> dict[str, str]:
     """A posted form (urlencoded: what the pages send)."""
     if request.method != "POST":
         return {}
@@ -81,7 +82,8 @@ def _session(site: Site, request: Request) -> tuple[str, dict[str, str]]:
     return key, site.sessions[key]
 
 
-def _csrf(session: dict[str, str], prefix: str = "") -> str:
+def csrf_inputs(session: dict[str, str], prefix: str = "") -> str:
+    """The hidden CSRF fields of a form (session key and token, as the real pages have)."""
     session_key = session.setdefault("csrf_session_key", "csrf_token:" + secrets.token_hex(4))
     token = session.setdefault("csrf_token", secrets.token_urlsafe(16))
     return (
@@ -90,7 +92,8 @@ def _csrf(session: dict[str, str], prefix: str = "") -> str:
     )
 
 
-def _csrf_ok(session: dict[str, str], form: dict[str, str], prefix: str = "") -> bool:
+def csrf_ok(session: dict[str, str], form: dict[str, str], prefix: str = "") -> bool:
+    """Whether a posted form carries the session's CSRF token."""
     return bool(session.get("csrf_token")) and form.get(prefix + "csrf_token") == session.get(
         "csrf_token"
     )
@@ -108,14 +111,15 @@ async def authorize(request: Request) -> Response:
     app = site.app(client_id=request.query_params.get("client_id"))
     redirect_uri = request.query_params.get("redirect_uri", "")
     if app is None or redirect_uri not in (app.redirect_uri, OOB):
-        return _page("OAuth Authorization Error", "<p>Invalid client or redirect URI.</p>", 400)
-    form = await _form(request)
+        return page("OAuth Authorization Error", "<p>Invalid client or redirect URI.</p>", 400)
+    form = await posted(request)
     if not session.get("user"):
         return _with_cookie(await _login(site, request, session, form), key)
     if not form:
-        return _with_cookie(_consent(app, session, request), key)
-    if not _csrf_ok(session, form, "confirm."):
-        return _page("Error", "<p>The form has expired.</p>", 400)
+        body = consent_body(app.name, request.query_params.get("scope", ""), session)
+        return _with_cookie(page("Authorization", body), key)
+    if not csrf_ok(session, form, "confirm."):
+        return page("Error", "<p>The form has expired.</p>", 400)
     return _decision(site, app, request, form)
 
 
@@ -125,7 +129,7 @@ async def _login(
     url = str(request.url.path) + "?" + request.url.query
     if (
         form
-        and _csrf_ok(session, form)
+        and csrf_ok(session, form)
         and (form.get("username"), form.get("password"))
         == (
             site.username,
@@ -134,26 +138,29 @@ async def _login(
     ):
         session["user"] = site.username
         return RedirectResponse(url, status_code=303)
-    error = '<p class="error">Incorrect username or password</p>' if form else ""
-    body = (
-        f'{error}<form action="{html.escape(url)}" method="post">{_csrf(session)}'
+    return page("Log in", login_body(url, session, refused=bool(form)))
+
+
+def login_body(url: str, session: dict[str, str], refused: bool = False) -> str:
+    """The login form, rendered in place and posting back to `url`."""
+    error = '<p class="error">Incorrect username or password</p>' if refused else ""
+    return (
+        f'{error}<form action="{html.escape(url)}" method="post">{csrf_inputs(session)}'
         '<label>Username: <input name="username" type="text"></label>'
         '<label>Password: <input name="password" type="password"></label>'
         '<label><input name="remember_me" type="checkbox" value="1"> Keep me logged in</label>'
         '<button type="submit" class="submit positive">Log in</button></form>'
     )
-    return _page("Log in", body)
 
 
-def _consent(app: App, session: dict[str, str], request: Request) -> Response:
-    scopes = html.escape(request.query_params.get("scope", ""))
-    body = (
-        f"<p>{html.escape(app.name)} is requesting permission to: {scopes}</p>"
-        f'<form name="confirm" method="post">{_csrf(session, "confirm.")}'
+def consent_body(app_name: str, scope: str, session: dict[str, str]) -> str:
+    """The consent form `confirm`, posting back to the page (allow or cancel)."""
+    return (
+        f"<p>{html.escape(app_name)} is requesting permission to: {html.escape(scope)}</p>"
+        f'<form name="confirm" method="post">{csrf_inputs(session, "confirm.")}'
         '<button type="submit" name="confirm.submit" value="1">Allow access</button>'
         '<button type="submit" name="confirm.cancel" value="1">No thanks</button></form>'
     )
-    return _page("Authorization", body)
 
 
 def _decision(site: Site, app: App, request: Request, form: dict[str, str]) -> Response:
@@ -173,10 +180,13 @@ def _decision(site: Site, app: App, request: Request, form: dict[str, str]) -> R
 
 async def oob(request: Request) -> Response:
     """The out-of-band page: the code in <code>."""
-    code = html.escape(request.query_params.get("code", ""))
-    return _page(
-        "OAuth Authorization", f"<p>Copy this code into the application:</p><code>{code}</code>"
-    )
+    return oob_page(request.query_params.get("code", ""))
+
+
+def oob_page(code: str) -> HTMLResponse:
+    """The out-of-band page: the code in <code>."""
+    body = f"<p>Copy this code into the application:</p><code>{html.escape(code)}</code>"
+    return page("OAuth Authorization", body)
 
 
 def _logged_in(request: Request) -> Site | None:
@@ -190,18 +200,28 @@ async def applications(request: Request) -> Response:
     site = _logged_in(request)
     if site is None:
         return RedirectResponse("/login?returnto=/account/applications", status_code=302)
+    listed = [
+        (app.name, row, bits)
+        for row, bits in sorted(set(site.grants))
+        if (app := site.app(row=row))
+    ]
+    return page("Applications", applications_body(listed))
+
+
+def applications_body(grants: list[tuple[str, int, int]]) -> str:
+    """Authorized applications (display name, application row, scope bits), a revoke link
+    each; no client id anywhere."""
     rows = "".join(
-        f'<tr class="{"odd" if i % 2 == 0 else "even"}"><td>{html.escape(app.name)}</td>'
+        f'<tr class="{"odd" if i % 2 == 0 else "even"}"><td>{html.escape(name)}</td>'
         f"<td>{bits}</td><td>"
         f'<a href="/account/applications/revoke-access/{row}/{bits}">Revoke access</a></td></tr>'
-        for i, (row, bits) in enumerate(sorted(set(site.grants)))
-        if (app := site.app(row=row))
+        for i, (name, row, bits) in enumerate(grants)
     )
     table = (
         '<table class="tbl"><thead><tr><th>Application</th><th>Access</th><th>Actions</th></tr>'
         f"</thead><tbody>{rows}</tbody></table>"
     )
-    return _page("Applications", "<h2>Authorized Applications</h2>" + table)
+    return "<h2>Authorized Applications</h2>" + table
 
 
 async def revoke_access(request: Request) -> Response:
@@ -212,18 +232,22 @@ async def revoke_access(request: Request) -> Response:
     _, session = _session(site, request)
     row, bits = int(request.path_params["row"]), int(request.path_params["bits"])
     if request.method == "POST":
-        form = await _form(request)
-        if _csrf_ok(session, form, "confirm.") and form.get("confirm.submit") == "1":
+        form = await posted(request)
+        if csrf_ok(session, form, "confirm.") and form.get("confirm.submit") == "1":
             site.grants = [g for g in site.grants if g != (row, bits)]
         return RedirectResponse("/account/applications", status_code=303)
     app = site.app(row=row)
-    body = (
-        f"<p>You're about to revoke {html.escape(app.name if app else '?')}'s permissions.</p>"
-        f'<form method="post">{_csrf(session, "confirm.")}'
+    return page("Revoke application access", revoke_body(app.name if app else "?", session))
+
+
+def revoke_body(app_name: str, session: dict[str, str]) -> str:
+    """The confirmation page's unnamed post form without an action."""
+    return (
+        f"<p>You're about to revoke {html.escape(app_name)}'s permissions.</p>"
+        f'<form method="post">{csrf_inputs(session, "confirm.")}'
         '<button type="submit" name="confirm.submit" value="1">Yes, I am sure</button>'
         '<button type="submit" name="confirm.cancel" value="1">Cancel</button></form>'
     )
-    return _page("Revoke application access", body)
 
 
 def build(site: Site) -> Starlette:

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from steps.consent import RedirectResult, ServicePage
+from steps.consent.metabrainz import MetaBrainzDriver
+from steps.consent.react_props import page_props
 from steps.http import HttpLayer
 from steps.profile import Profile, load_profile
 from steps.readers import json_body
 from steps.service import Service
-from tests.suite.foreign.driver import ReactPropsDriver, page_props
 from tests.suite.foreign.target import ForeignTarget, foreign_target
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share one provider.
@@ -24,12 +25,12 @@ pytestmark = pytest.mark.slow
 
 
 class Probe:
-    """Direct calls to the provider, through the operator's consent driver."""
+    """Direct calls to the provider, through the built-in metabrainz consent driver."""
 
     def __init__(self, target: ForeignTarget) -> None:
         self.profile: Profile = load_profile(target.profile_path)
         self.http = HttpLayer(self.profile.ca_file)
-        self.driver = ReactPropsDriver(profile=self.profile, http=self.http)
+        self.driver = MetaBrainzDriver(self.profile, self.http)
         self.service = Service(self.profile, self.http)
 
     def authorize(self, role: str, scopes: str, **params: str) -> RedirectResult | ServicePage:
@@ -78,7 +79,7 @@ def test_provider_rotates_refresh_tokens_and_revokes_the_family_on_reuse(probe: 
 def test_provider_shows_errors_on_its_own_page_and_denies_without_state(probe: Probe) -> None:
     page = probe.authorize("web", "profile", scope="tag", state="s1")
     assert isinstance(page, ServicePage) and page.status == 200 and not page.consent
-    assert page_props(page.html)["error"] == "invalid_scope"
+    assert (page_props(page.html) or {})["error"]["name"] == "invalid_scope"
     assert len(page.html) > 8000 and page.html.rindex("invalid_scope") > len(page.html) - 500
     query = probe.service.authorize_params(probe.profile.client("web"), "profile")
     url = probe.service.authorize_url(query | {"state": "s1", "approval_prompt": "force"})

@@ -1,12 +1,13 @@
 """The suite tells the truth about a deployment it has never seen.
 
 The target is the foreign-style provider of tests/suite/foreign/ (metabrainz.org-like: it
-differs from the spec in many places at once), described by a profile and driven by a consent
-driver written as an operator would. `foreign/truth.toml` holds the true verdict of every rule,
-decided by hand. The suite runs against it twice, on two fresh providers at the same time (test
-clock moves in one run must not reach the other): once as a full run (`mb-oauth-conformance`),
-once rule by rule (each rule alone, in one interpreter: foreign/alone.py). Every rule's
-verdict must equal the table in both, and the two must agree.
+differs from the spec in many places at once), described by a profile and driven by the
+built-in `metabrainz` consent driver through its React-shell pages. `foreign/truth.toml`
+holds the true verdict of every rule, decided by hand. The suite runs against it twice, on two
+fresh providers at the same time (test clock moves in one run must not reach the other): once
+as a full run (`mb-oauth-conformance`), once rule by rule (each rule alone, in one
+interpreter: foreign/alone.py). Every rule's verdict must equal the table in both, and the two
+must agree.
 
 The direct probes of the provider, which check the facts the table's reasons rest on:
 test_foreign_provider.py."""

@@ -100,3 +100,31 @@ def test_further_registered_redirect_uris_are_read() -> None:
     profile = parse_profile(MINIMAL | {"clients": {"web": web}})
     assert profile.client("web").more_redirect_uris == ("https://c/cb2",)
     assert parse_profile(MINIMAL).client("web").more_redirect_uris == ()
+
+
+def test_known_deviations_as_a_table_carry_their_reasons(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'base_url = "https://mb.example"\n[user]\nusername = "bob"\n'
+        '[known_deviations]\nPKCE-DOWNGRADE = "a verifier without a challenge is ignored"\n'
+        'DESKTOP-LOOPBACK-PATH = ""\n'
+    )
+    profile = load_profile(path)
+    assert profile.known_deviations == ("PKCE-DOWNGRADE", "DESKTOP-LOOPBACK-PATH")
+    assert profile.deviation_reasons == {
+        "PKCE-DOWNGRADE": "a verifier without a challenge is ignored"
+    }
+    assert parse_profile(MINIMAL | {"known_deviations": ["X"]}).deviation_reasons == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"PKCE-DOWNGRADE": 3}, r"its reason as text .*PKCE-DOWNGRADE"),
+        ("PKCE-DOWNGRADE", "a table of rule id"),
+        ([["PKCE-DOWNGRADE"]], "a table of rule id"),
+    ],
+)
+def test_known_deviations_of_another_shape_are_refused(value: object, message: str) -> None:
+    with pytest.raises(ProfileError, match=message):
+        parse_profile(MINIMAL | {"known_deviations": value})

@@ -18,6 +18,7 @@ from steps.verdicts import (
     WARNING,
     compute_verdicts,
     decide,
+    deviation_reasons,
     exit_status,
     section_key,
     summarize,
@@ -168,3 +169,14 @@ def test_sections_sort_naturally_with_rfc_clauses_last() -> None:
         "RFC 6749 10.5",
         "RFC 6750 3",
     ]
+
+
+def test_known_deviations_keep_their_reasons_in_both_forms() -> None:
+    scenarios = [scenario(["AUTHZ-STATE-ECHO"], "failed")]
+    table = {"AUTHZ-STATE-ECHO": "the provider drops state"}
+    for listed, reason in ((table, "the provider drops state"), (list(table), "")):
+        verdicts = compute_verdicts({"scenarios": scenarios, "known_deviations": listed}, CATALOGUE)
+        rule = next(v for v in verdicts if v.id == "AUTHZ-STATE-ECHO")
+        assert (rule.verdict, rule.deviation_reason) == (EXPECTED_FAILURE, reason)
+    assert deviation_reasons({"known_deviations": table}) == table
+    assert deviation_reasons({"known_deviations": 5}) == {}

@@ -1,5 +1,6 @@
-"""The provider's web side: authorization endpoint (login, consent, error pages), the user's
-applications page with its revoke form, a test clock, security headers, and serving over TLS.
+"""The provider's web side: authorization endpoint (consent and error pages), the account
+pages (account.py: log in, the user's applications and their revocation), a test clock,
+security headers, and serving over TLS.
 
 `python -m tests.suite.foreign.app --data-dir DIR` provisions a user and three confidential
 clients on first start, serves on a free loopback port, and writes DIR/ready.json."""
@@ -22,13 +23,15 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reference_server.tls import ensure_certificates
-from tests.suite.foreign import pages, tokens
+from tests.suite.foreign import account, pages, tokens
+from tests.suite.foreign.session import browser_session, with_cookie
 from tests.suite.foreign.storage import Clock, Store
 
 SCOPES = {"profile", "email", "openid"} | {
     f"musicbrainz:{name}"
     for name in ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
 }
+EMAIL = "alice@example.org"
 CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 SECURITY_HEADERS = [
     (b"cache-control", b"no-store"),
@@ -60,16 +63,6 @@ def secured(app: ASGIApp) -> ASGIApp:
     return wrapper
 
 
-def browser_session(request: Request) -> tuple[Store, dict]:
-    store: Store = request.app.state.store
-    return store, dict(store.session(request.cookies.get("session")))
-
-
-def with_cookie(response: Response, session: dict) -> Response:
-    response.set_cookie("session", session["sid"], httponly=True, secure=True, samesite="lax")
-    return response
-
-
 def problem_of(store: Store, q: dict[str, str]) -> tuple[str, str] | None:
     """What is wrong with an authorization request, checked in the provider's order."""
     if store.client(q.get("client_id")) is None:
@@ -92,7 +85,7 @@ async def authorize(request: Request) -> Response:
     store, session = browser_session(request)
     if session["user_id"] is None:
         target = request.url.path + "?" + request.url.query
-        return with_cookie(RedirectResponse("/login?next=" + quote(target, safe=""), 302), session)
+        return with_cookie(account.to_login(quote(target, safe="")), session)
     q = dict(request.query_params)
     problem = problem_of(store, q)
     if problem:
@@ -111,7 +104,8 @@ async def authorize(request: Request) -> Response:
         return issue_code(store, session, q)
     client = store.client(q["client_id"])
     submission = "/oauth2/authorize?" + request.url.query
-    return pages.consent_page(session["csrf"], submission, client["name"], sorted(scopes))
+    cancel = q["redirect_uri"] + "?error=access_denied"  # no state
+    return pages.consent_page(session["csrf"], submission, cancel, client["name"], sorted(scopes))
 
 
 def issue_code(store: Store, session: dict, q: dict[str, str]) -> Response:
@@ -121,40 +115,6 @@ def issue_code(store: Store, session: dict, q: dict[str, str]) -> Response:
     code = store.new_code(q["client_id"], session["user_id"], q["redirect_uri"], scopes, pkce)
     query = {"code": code} | ({"state": q["state"]} if "state" in q else {})
     return RedirectResponse(q["redirect_uri"] + "?" + urlencode(query) + "#_", 302)
-
-
-async def login(request: Request) -> Response:
-    store, session = browser_session(request)
-    submission = "/login?" + request.url.query
-    if request.method == "GET":
-        return with_cookie(pages.login_page(session["csrf"], submission), session)
-    form = await tokens.form_of(request)
-    user_id = store.login(str(form.get("username", "")), str(form.get("password", "")))
-    csrf_ok = secrets.compare_digest(str(form.get("csrf_token", "")), session["csrf"])
-    if user_id is None or not csrf_ok:
-        return with_cookie(pages.login_page(session["csrf"], submission, failed=True), session)
-    store.sign_in(session["sid"], user_id)
-    target = request.query_params.get("next", "/")
-    safe = target.startswith("/") and not target.startswith("//")
-    return with_cookie(RedirectResponse(target if safe else "/", 302), session)
-
-
-async def applications(request: Request) -> Response:
-    """The user's authorized applications, each with a revoke form (revoke_url + client_id)."""
-    store, session = browser_session(request)
-    if session["user_id"] is None:
-        return RedirectResponse("/login?next=/account/applications", 302)
-    if request.method == "POST":
-        form = await tokens.form_of(request)
-        if not secrets.compare_digest(str(form.get("csrf_token", "")), session["csrf"]):
-            return pages.error_page("invalid_request", "CSRF token mismatch")
-        store.revoke_family(str(form.get("client_id", "")), session["user_id"])
-        return RedirectResponse("/account/applications", 302)
-    apps = [
-        {"client_id": row["client_id"], "name": row["name"], "revoke_url": "/account/applications"}
-        for row in store.authorized(session["user_id"])
-    ]
-    return pages.applications_page(session["csrf"], apps)
 
 
 async def test_clock(request: Request) -> Response:
@@ -175,8 +135,12 @@ def create_app(database: Path) -> Starlette:
             Route("/oauth2/token", tokens.token, methods=["POST"]),
             Route("/oauth2/revoke", tokens.revoke, methods=["POST"]),
             Route("/oauth2/userinfo", tokens.userinfo, methods=["GET", "POST"]),
-            Route("/login", login, methods=["GET", "POST"]),
-            Route("/account/applications", applications, methods=["GET", "POST"]),
+            Route("/login", account.login, methods=["GET", "POST"]),
+            Route(account.APPLICATIONS, account.applications),
+            Route(
+                account.APPLICATIONS + "/revoke/{client_id}/user", account.revoke, methods=["POST"]
+            ),
+            Route(account.REVOKE_SINGULAR, account.revoke_singular, methods=["GET", "POST"]),
             Route("/_test/clock", test_clock, methods=["GET", "POST"]),
         ]
     )
@@ -189,7 +153,7 @@ def provision(store: Store, data_dir: Path) -> dict:
     done = data_dir / "provisioned.json"
     if not done.exists():
         password = secrets.token_urlsafe(12)
-        store.add_user("alice", password, "alice@example.org")
+        store.add_user("alice", password, EMAIL)
         clients = {role: store.add_client(*spec) for role, spec in CLIENTS.items()}
         done.write_text(json.dumps({"password": password, "clients": clients}))
     return json.loads(done.read_text())
@@ -198,7 +162,10 @@ def provision(store: Store, data_dir: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, required=True)
-    data_dir = parser.parse_args().data_dir.resolve()
+    parser.add_argument("--redesigned", default="", help="pages served in an unknown shape")
+    arguments = parser.parse_args()
+    pages.REDESIGNED.update(filter(None, arguments.redesigned.split(",")))
+    data_dir = arguments.data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     tls = ensure_certificates(data_dir, "127.0.0.1")
     app = create_app(data_dir / "provider.sqlite3")
@@ -218,7 +185,7 @@ def main() -> None:
     class Announcing(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
-            ready = {"base_url": base_url, "ca_file": str(tls.ca)} | accounts
+            ready = {"base_url": base_url, "ca_file": str(tls.ca), "email": EMAIL} | accounts
             (data_dir / "ready.tmp").write_text(json.dumps(ready))
             (data_dir / "ready.tmp").replace(data_dir / "ready.json")
 

@@ -157,8 +157,8 @@ class Store:
         return any(scopes <= set(row["scopes"].split()) for row in rows)
 
     def authorized(self, user_id: int) -> list[sqlite3.Row]:
-        """Applications holding a live token of the user (access or unused refresh)."""
+        """Applications holding a live access token of the user: one whose access token was
+        revoked drops off, although its refresh token lives on (as on metabrainz.org)."""
         sql = """SELECT DISTINCT c.client_id, c.name FROM tokens t JOIN clients c USING (client_id)
-                 WHERE t.user_id = ? AND t.revoked = 0 AND t.used = 0
-                 AND (t.kind = 'refresh' OR t.expires > ?)"""
+                 WHERE t.user_id = ? AND t.revoked = 0 AND t.kind = 'access' AND t.expires > ?"""
         return self.db.execute(sql, (user_id, self.clock.now())).fetchall()

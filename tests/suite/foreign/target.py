@@ -1,5 +1,6 @@
 """Start the foreign-style provider as a child process and describe it in a profile, as an
-operator would write one: its scope vocabulary and truthful capabilities (no out-of-band)."""
+operator would write one: its scope vocabulary, truthful capabilities (no out-of-band) and the
+built-in `metabrainz` consent driver for its React-shell pages."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from steps.profiles.writer import write_profile
 
 ROOT = Path(__file__).resolve().parents[3]
 START_TIMEOUT = 30.0
-DRIVER = "tests.suite.foreign.driver:ReactPropsDriver"
+DRIVER = "metabrainz"
 RENAMED = ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
 
 
@@ -31,6 +32,8 @@ class ForeignTarget:
     profile_path: Path
     password: str
     clients: dict[str, dict[str, str]]
+    #: What the provider announced (base_url, ca_file, password, email, clients).
+    ready: dict[str, Any]
 
 
 def profile_for(ready: dict[str, Any]) -> dict[str, Any]:
@@ -48,18 +51,20 @@ def profile_for(ready: dict[str, Any]) -> dict[str, Any]:
 
 
 @contextmanager
-def foreign_target(work: Path) -> Iterator[ForeignTarget]:
-    """The provider on a free loopback port with a fresh SQLite file, until the block ends."""
+def foreign_target(work: Path, redesigned: tuple[str, ...] = ()) -> Iterator[ForeignTarget]:
+    """The provider on a free loopback port with a fresh SQLite file, until the block ends;
+    `redesigned` pages (login, consent, error, applications) come in a shape no driver knows."""
     data_dir = work / "provider"
     data_dir.mkdir(parents=True, exist_ok=True)
     log = (work / "provider.log").open("ab")
     command = [sys.executable, "-m", "tests.suite.foreign.app", "--data-dir", str(data_dir)]
+    command += ["--redesigned", ",".join(redesigned)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
     log.close()
     try:
         ready = _wait_ready(process, data_dir / "ready.json")
         path = write_profile(work / "foreign-profile.toml", profile_for(ready))
-        yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"])
+        yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"], ready)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:

@@ -1,0 +1,37 @@
+"""The user's applications page and its revocation, as on musicbrainz.org: one line per
+application and scope set holding a live access token (by display name, no client id), a
+"Revoke access" link each, and a confirmation page with an unnamed post form."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from tests.suite import mb_pages
+from tests.suite.musicbrainz.model import Site
+from tests.suite.musicbrainz.sessions import logged_in
+
+LIST = "/account/applications"
+
+
+async def applications(request: Request) -> Response:
+    site: Site = request.app.state.site
+    if logged_in(site, request) is None:
+        return RedirectResponse("/login?returnto=" + LIST, status_code=302)
+    return mb_pages.page("Applications", mb_pages.applications_body(site.listed()))
+
+
+async def revoke_access(request: Request) -> Response:
+    site: Site = request.app.state.site
+    session = logged_in(site, request)
+    if session is None:
+        return RedirectResponse("/login?returnto=" + LIST, status_code=302)
+    row, bits = int(request.path_params["row"]), int(request.path_params["bits"])
+    if request.method == "POST":
+        form = await mb_pages.posted(request)
+        if mb_pages.csrf_ok(session, form, "confirm.") and form.get("confirm.submit") == "1":
+            site.revoke_listed(row, bits)
+        return RedirectResponse(LIST, status_code=303)
+    app = site.app(row=row)
+    body = mb_pages.revoke_body(app.name if app else "?", session)
+    return mb_pages.page("Revoke application access", body)

@@ -1,0 +1,218 @@
+"""The example profiles a user fills in (steps/profiles/*.example.toml) against the stand-ins of
+the two live services: metabrainz.org (the foreign-style provider, tests/suite/foreign/) and
+musicbrainz.org (tests/suite/musicbrainz/).
+
+Each example is filled in as the README says, with the stand-in's base URL, CA, account and
+Client IDs and secrets and nothing else, then run with the README's command (plus
+`--min-interval 0`: the examples pace a live service at one request a second). The run must
+end CONFORMS with every rule at its true verdict (`foreign/truth.toml`,
+`musicbrainz/expected.toml`), each listed deviation an expected failure; the lists must name
+exactly the rules the service breaks; and a run that meets one defect more does not conform."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from steps.catalogue import load_catalogue
+from steps.coverage import load_scenarios
+from steps.profiles.writer import write_profile
+from tests.suite.example_profiles import example, filled_in, write_filled_in
+from tests.suite.foreign.target import ROOT, foreign_target
+from tests.suite.musicbrainz.target import musicbrainz_target
+from tests.support.matrix_artefact import keep_run
+
+pytestmark = pytest.mark.slow
+
+CATALOGUE = load_catalogue()
+FOREIGN_TRUTH = tomllib.loads((ROOT / "tests/suite/foreign/truth.toml").read_text())
+MB_EXPECTED = tomllib.loads((ROOT / "tests/suite/musicbrainz/expected.toml").read_text())
+README_RUN = ("--run-lasting", "--min-interval", "0")
+BROKEN = ("fail", "warning")
+ROLES = ("web", "installed", "other_web")
+
+
+def slow_only() -> set[str]:
+    """Rules whose every scenario waits for time to pass: skipped without a clock."""
+    scenarios = load_scenarios(ROOT / "features")
+    rules = {rule for s in scenarios for rule in s.tags if rule in CATALOGUE}
+    return {r for r in rules if all("slow" in s.tags for s in scenarios if r in s.tags)}
+
+
+@dataclass
+class Run:
+    exit_code: int
+    output: str
+    verdicts: dict[str, str]
+    document: dict[str, Any]
+
+
+def _start(profile: Path, report_dir: Path, *options: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-c", "from steps.runner import main; main()"]
+    command += ["--profile", str(profile), "--report-dir", str(report_dir), *options]
+    env = os.environ | {"NO_COLOR": "1"}
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def _finish(process: subprocess.Popen[str], report_dir: Path) -> Run:
+    output, _ = process.communicate(timeout=900)
+    verdicts_file = report_dir / "verdicts.json"
+    document = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {}
+    verdicts = {rule["id"]: rule["verdict"] for rule in document.get("rules", ())}
+    return Run(process.returncode, output, verdicts, document)
+
+
+def _run(profile: Path, report_dir: Path, *options: str) -> Run:
+    return _finish(_start(profile, report_dir, *options), report_dir)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
+    """Both README-following runs at once, each against a stand-in of its own."""
+    work = tmp_path_factory.mktemp("examples")
+    with ExitStack() as stack:
+        meb = stack.enter_context(foreign_target(work / "metabrainz"))
+        mb = stack.enter_context(musicbrainz_target(work / "musicbrainz"))
+        meb_profile = write_filled_in("metabrainz", meb.ready, work / "metabrainz.toml")
+        started = {
+            "metabrainz": _start(meb_profile, work / "meb-report", *README_RUN),
+            "musicbrainz": _start(mb.profile_path, work / "mb-report", *README_RUN),
+        }
+        done = {
+            "metabrainz": _finish(started["metabrainz"], work / "meb-report"),
+            "musicbrainz": _finish(started["musicbrainz"], work / "mb-report"),
+        }
+    keep_run("musicbrainz-stand-in", work / "mb-report")  # a column of CI's matrix
+    yield done
+
+
+def _expected(truth: dict[str, dict[str, str]], listed: set[str]) -> dict[str, str]:
+    """The verdict of every rule in a run whose profile lists `listed`."""
+    expected = {}
+    for rule, spec in CATALOGUE.items():
+        verdict = truth.get(rule, {}).get("verdict", "observed" if spec.level == "info" else "pass")
+        expected[rule] = "expected failure" if verdict in BROKEN and rule in listed else verdict
+    return expected
+
+
+def _explain(run: Run, rule: str, truth: dict[str, dict[str, str]]) -> str:
+    entry = next((r for r in run.document.get("rules", ()) if r["id"] == rule), {})
+    said = [
+        f"{s['name']}: {s['outcome']}: {s.get('message', '')[:300]}"
+        for s in entry.get("scenarios", ())
+    ]
+    return f"{rule}: {truth.get(rule, {}).get('reason', '(passes)')}\n  " + "\n  ".join(said)
+
+
+# --- the examples as shipped ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["metabrainz", "musicbrainz"])
+def test_an_example_is_filled_in_with_credentials_alone(name: str) -> None:
+    ready = {
+        "base_url": "https://127.0.0.1:1",
+        "ca_file": "/ca.pem",
+        "password": "pw",
+        "email": "a@example.org",
+        "clients": {r: {"client_id": r, "client_secret": "s"} for r in ROLES},
+    }
+    shipped, data = example(name), filled_in(name, ready)
+    changed = {
+        key for key in data if key not in ("user", "clients") and data.get(key) != shipped.get(key)
+    }
+    assert changed == {"base_url", "ca_file"}
+    assert set(data["clients"]) == set(ROLES)
+    assert all(reason for reason in shipped["known_deviations"].values())
+
+
+def test_the_metabrainz_example_lists_every_rule_the_provider_breaks() -> None:
+    shipped = example("metabrainz")
+    broken = {rule for rule, entry in FOREIGN_TRUTH.items() if entry["verdict"] in BROKEN}
+    assert set(shipped["known_deviations"]) == broken
+    spec_fails = {r for r in broken if CATALOGUE[r].level == "spec"}
+    assert spec_fails <= set(shipped["known_deviations"]) and len(spec_fails) == 23
+    assert shipped["scopes"] == {
+        name: f"musicbrainz:{name}"
+        for name in ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
+    }
+    assert shipped["capabilities"] == {"test_clock": False, "oob": False, "manual_revocation": True}
+    assert shipped["consent"] == {"driver": "metabrainz"}
+    assert shipped["clients"]["installed"]["more_redirect_uris"]
+
+
+def test_the_musicbrainz_example_lists_every_rule_the_server_breaks() -> None:
+    shipped = example("musicbrainz")
+    broken = {
+        rule
+        for rule, entry in MB_EXPECTED.items()
+        if entry["verdict"] in BROKEN or entry.get("with_run_slow") in BROKEN
+    }
+    assert set(shipped["known_deviations"]) == broken
+    assert {"AUTHZ-APPROVAL-AUTO", "AUTHZ-STATE-ON-ERROR", "DESKTOP-LOOPBACK-PATH"} <= broken
+    assert set(shipped["consent"]["form"]["app_names"]) == set(ROLES)
+
+
+# --- README-following runs against the stand-ins ---------------------------------------------
+
+
+def test_the_metabrainz_example_conforms_with_known_deviations_only(runs: dict[str, Run]) -> None:
+    run = runs["metabrainz"]
+    assert run.exit_code == 0 and run.document["conclusion"] == "CONFORMS", run.output[-3000:]
+    expected = _expected(FOREIGN_TRUTH, set(example("metabrainz")["known_deviations"]))
+    expected |= dict.fromkeys(slow_only(), "skipped")
+    wrong = {r: (run.verdicts.get(r), v) for r, v in expected.items() if run.verdicts.get(r) != v}
+    assert not wrong, "\n".join(_explain(run, r, FOREIGN_TRUTH) for r in wrong) + f"\n{wrong}"
+    reasons = run.document["known_deviations"]
+    assert reasons["SCOPE-IDENTIFIERS"].startswith("spec 2.4: five scopes are renamed")
+
+
+def test_the_musicbrainz_example_conforms_with_known_deviations_only(runs: dict[str, Run]) -> None:
+    run = runs["musicbrainz"]
+    assert run.exit_code == 0 and run.document["conclusion"] == "CONFORMS", run.output[-3000:]
+    expected = _expected(MB_EXPECTED, set(example("musicbrainz")["known_deviations"]))
+    wrong = {r: (run.verdicts.get(r), v) for r, v in expected.items() if run.verdicts.get(r) != v}
+    assert not wrong, "\n".join(_explain(run, r, MB_EXPECTED) for r in wrong) + f"\n{wrong}"
+    assert slow_only() == {r for r, e in MB_EXPECTED.items() if e["verdict"] == "skipped"}
+    manual = next(r for r in run.document["rules"] if r["id"] == "REVOKE-MANUAL")
+    outcomes = sorted(s["outcome"] for s in manual["scenarios"])
+    assert outcomes == ["failed", "passed"]  # revoked by name once; then not offered
+
+
+# --- one defect more: not CONFORMS -----------------------------------------------------------
+
+
+def test_a_musicbrainz_org_with_one_more_defect_does_not_conform(tmp_path: Path) -> None:
+    with musicbrainz_target(tmp_path, defects=("state-dropped",)) as target:
+        rules = ("AUTHZ-STATE-ECHO", "DESKTOP-LOOPBACK-PATH")
+        run = _run(target.profile_path, tmp_path / "report", *[f"--rule={r}" for r in rules])
+    assert run.exit_code == 1, run.output[-3000:]
+    assert {r: run.verdicts[r] for r in rules} == {
+        "AUTHZ-STATE-ECHO": "fail",
+        "DESKTOP-LOOPBACK-PATH": "expected failure",
+    }
+
+
+def test_a_metabrainz_example_missing_one_deviation_does_not_conform(tmp_path: Path) -> None:
+    with foreign_target(tmp_path) as target:
+        data = filled_in("metabrainz", target.ready)
+        del data["known_deviations"]["REVOKE-EMPTY-200"]
+        profile = write_profile(tmp_path / "metabrainz.toml", data)
+        rules = ("REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200")
+        run = _run(profile, tmp_path / "report", *[f"--rule={r}" for r in rules])
+    assert run.exit_code == 1, run.output[-3000:]
+    assert {r: run.verdicts[r] for r in rules} == {
+        "REVOKE-EMPTY-200": "fail",
+        "REVOKE-INVALID-TOKEN-200": "expected failure",
+    }

@@ -1,0 +1,25 @@
+"""No dangling references: every repository path the README and the shipped example profiles
+cite exists, and none of them sends the reader to a file outside the repository (such as the
+project's private `reference/` notes)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("steps", "tests", "docs", "features", "tools", "reference_server", "client_kit", "examples")
+CITED = re.compile(r"(?<![\w./-])((?:" + "|".join(TOP) + r")/[\w./-]*\w)")
+OUTSIDE = re.compile(r"(?<![\w/])reference/[\w-]+\.md|/work/shared")
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "steps" / "profiles").glob("*.toml"))]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_every_path_a_document_cites_exists(document: Path) -> None:
+    text = document.read_text(encoding="utf-8")
+    cited = sorted(set(CITED.findall(text)))
+    assert cited or document.suffix == ".toml"
+    assert [path for path in cited if not (ROOT / path).exists()] == []
+    assert OUTSIDE.findall(text) == []
