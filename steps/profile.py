@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from steps.profile_keys import UnknownKeys, check_keys
+
 DEFAULT_ENDPOINTS = {
     "authorize": "/oauth2/authorize",
     "token": "/oauth2/token",
     "revoke": "/oauth2/revoke",
     "userinfo": "/oauth2/userinfo",
 }
-CLIENT_ROLES = ("web", "installed", "other_web")
 
 
 class ProfileError(ValueError):
@@ -83,6 +84,8 @@ class Profile:
     clients: dict[str, Client]
     ca_file: str | None = None
     known_deviations: tuple[str, ...] = ()
+    #: Why each known deviation is expected, where the profile gives reasons (a table).
+    deviation_reasons: dict[str, str] = field(default_factory=dict)
     min_interval: float = 0.0
     endpoints: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ENDPOINTS))
     capabilities: Capabilities = field(default_factory=Capabilities)
@@ -187,8 +190,38 @@ def _consent(table: dict[str, Any]) -> ConsentSettings:
     )
 
 
+def _base_url(value: Any) -> str:
+    """The service's base URL: https only (the spec makes every endpoint HTTPS-only)."""
+    url = str(value).rstrip("/")
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "http":
+        raise ProfileError(
+            f"base_url {url} is plain http://: the service is HTTPS-only (the spec makes every "
+            "endpoint HTTPS-only), so write its https:// URL"
+        )
+    if scheme != "https" or not urlsplit(url).netloc:
+        raise ProfileError(f"base_url must be an https:// URL, not {url!r}")
+    return url
+
+
+def _deviations(value: Any) -> dict[str, str]:
+    """known_deviations: a list of rule ids, or a table of rule id = "why it is expected"."""
+    if isinstance(value, dict):
+        return {str(rule): str(reason) for rule, reason in value.items()}
+    if isinstance(value, list | tuple):
+        return {str(rule): "" for rule in value}
+    raise ProfileError(
+        f'known_deviations is a list of rule ids or a table of rule id = "reason", not {value!r}'
+    )
+
+
 def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
-    """Build a Profile from parsed TOML, resolving a relative CA path against the file."""
+    """Build a Profile from parsed TOML, resolving a relative CA path against the file. Keys
+    the suite does not know are refused (a typo must not go unnoticed)."""
+    try:
+        check_keys(data)
+    except UnknownKeys as error:
+        raise ProfileError(str(error)) from None
     if "base_url" not in data:
         raise ProfileError("profile lacks base_url")
     user = data.get("user", {})
@@ -197,13 +230,15 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
     ca_file = data.get("ca_file") or None
     if ca_file and source is not None and not Path(ca_file).is_absolute():
         ca_file = str(source.parent / ca_file)
+    deviations = _deviations(data.get("known_deviations", ()))
     return Profile(
         name=str(data.get("name", data["base_url"])),
-        base_url=str(data["base_url"]).rstrip("/"),
+        base_url=_base_url(data["base_url"]),
         user=User(user["username"], user.get("password", ""), user.get("email")),
         clients={role: _client(role, t) for role, t in data.get("clients", {}).items()},
         ca_file=ca_file,
-        known_deviations=tuple(data.get("known_deviations", ())),
+        known_deviations=tuple(deviations),
+        deviation_reasons={rule: why for rule, why in deviations.items() if why},
         min_interval=float(data.get("min_interval", 0.0)),
         endpoints={**DEFAULT_ENDPOINTS, **data.get("endpoints", {})},
         capabilities=_capabilities(data.get("capabilities", {})),
@@ -221,7 +256,7 @@ def load_profile(
     with path.open("rb") as fh:
         profile = parse_profile(tomllib.load(fh), source=path)
     if target:
-        profile = replace(profile, base_url=target.rstrip("/"))
+        profile = replace(profile, base_url=_base_url(target))
     if min_interval is not None:
         profile = replace(profile, min_interval=min_interval)
     return profile
