@@ -63,8 +63,11 @@ def driver(
     """The consent driver the profile names, told how many approvals the run needs."""
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
-    consent = make_driver(profile, http, Console(suspend))
+    worker = hasattr(pytestconfig, "workerinput")
+    consent = make_driver(profile, http, Console(suspend, worker=worker))
     consent.remaining = suite.approvals_estimate
+    consent.expected_prompts = suite.approvals_estimate
+    consent.serving = suite.serving
     suite.consent_driver = consent  # its counters reach the reports
     yield consent
     consent.close()

@@ -16,6 +16,7 @@ from pytest_bdd.parser import Feature, Scenario, Step
 
 from steps.approvals import estimate_approvals
 from steps.bdd_registry import STEP_MODULES, scenario_of
+from steps.catalogue import Rule
 from steps.clock_lock import clock_lock
 from steps.collection import redirect_collection
 from steps.options import add_markers, add_options
@@ -34,6 +35,8 @@ pytest_plugins = [
 ]
 
 __all__ = ["PROPERTY", "Results", "estimate_approvals"]
+#: Characters of a rule's title shown in a prompt.
+SERVING_TITLE = 90
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -101,8 +104,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     meta = item.stash[META_KEY]
     CASCADE.current = f"{meta.name} ({meta.feature})"
+    state.serving = serving(meta.rules, state.catalogue)
+    if state.consent_driver is not None:
+        state.consent_driver.serving = state.serving
     if state.http_started:
         state.http().begin()
+
+
+def serving(rules: tuple[str, ...], catalogue: dict[str, Rule]) -> str:
+    """What a prompt serves: the scenario's rule ids and the first one's title, shortened."""
+    if not rules:
+        return ""
+    title = catalogue[rules[0]].title if rules[0] in catalogue else ""
+    if len(title) > SERVING_TITLE:
+        title = title[: SERVING_TITLE - 1].rstrip() + "…"
+    return f"{', '.join(rules)}" + (f" ({title})" if title else "")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -29,6 +29,8 @@ class SuiteState:
     catalogue: dict[str, Rule]
     observations: Observations = field(default_factory=Observations)
     approvals_estimate: int | None = None
+    #: The running scenario's rules, as a prompt of the manual driver names them.
+    serving: str = ""
     #: The consent driver once the run built it (its `stats`, if any, reach the reports).
     consent_driver: Any = None
     _http: HttpLayer | None = None
