@@ -105,6 +105,13 @@ def scenario_rules(request: pytest.FixtureRequest) -> tuple[str, ...]:
 
 
 @pytest.fixture
+def scenario_steps(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The running scenario's step texts (a step that visits may depend on what follows)."""
+    meta = request.node.stash.get(META_KEY, None)
+    return meta.steps if meta is not None else ()
+
+
+@pytest.fixture
 def scene() -> Scene:
     """A fresh scenario state."""
     return Scene()

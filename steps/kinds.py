@@ -35,6 +35,16 @@ PREMISE, CHECK = "premise", "check"
 See = str | Callable[..., str]
 
 
+class Replay:
+    """Whether the running scenario replays a twin's premise (steps/twins.py): its premise
+    steps are then not run; the state they led to is restored instead."""
+
+    active = False
+
+
+REPLAY = Replay()
+
+
 class PremiseFailed(NotChecked):
     """A premise did not hold; `see` is the rule whose check judges what went wrong."""
 
@@ -57,6 +67,8 @@ def premise(see: See = "") -> Callable[[F], F]:
     def mark(function: F) -> F:
         @functools.wraps(function)
         def step(*args: Any, **kwargs: Any) -> Any:
+            if REPLAY.active:
+                return None  # a twin's premise: its product is restored after the last step
             try:
                 return function(*args, **kwargs)
             except NotChecked:

@@ -14,7 +14,7 @@ import pytest
 from pluggy import Result
 from pytest_bdd.parser import Feature, Scenario, Step
 
-from steps.approvals import estimate_approvals
+from steps.approvals import estimate_prompts
 from steps.bdd_registry import STEP_MODULES, scenario_of
 from steps.catalogue import Rule
 from steps.clock_lock import clock_lock
@@ -30,11 +30,12 @@ from steps.suite import STATE_KEY, build_state, suite_state
 
 pytest_plugins = [
     "steps.isolation",  # first: steps.grants imports it, and a plugin must not be pre-imported
+    "steps.twins",
     "steps.fixtures",
     *STEP_MODULES,
 ]
 
-__all__ = ["PROPERTY", "Results", "estimate_approvals"]
+__all__ = ["PROPERTY", "Results", "estimate_prompts"]
 #: Characters of a rule's title shown in a prompt.
 SERVING_TITLE = 90
 
@@ -72,8 +73,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect by --level/--rule/feature path; skip @slow and @lasting unless asked for; tell
-    the run how many consent-page visits it needs."""
+    """Deselect by --level/--rule/feature path; skip @slow and @lasting unless asked for."""
     state = suite_state(config)
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
@@ -89,10 +89,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-    state.approvals_estimate = estimate_approvals(
-        item.stash[META_KEY].steps
-        for item in kept
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tell the run how many prompts a person will see, the scenarios in the order they run
+    (after steps/isolation.py ordered them)."""
+    state = suite_state(session.config)
+    pages = state.profile is None or state.profile.consent.driver != "manual"
+    running = [
+        item.stash[META_KEY]
+        for item in session.items
         if META_KEY in item.stash and not is_skipped(item)
+    ]
+    state.approvals_estimate = estimate_prompts(
+        [(meta.steps, meta.types) for meta in running], pages=pages
     )
 
 
