@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from steps.application import Application
+from steps.approvals import estimate_prompts
 from steps.clock import Clock
 from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
@@ -65,6 +66,7 @@ def driver(
     suspend = capture.global_and_fixture_disabled if capture is not None else None
     worker = hasattr(pytestconfig, "workerinput")
     consent = make_driver(profile, http, Console(suspend, worker=worker))
+    suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
     consent.expected_prompts = suite.approvals_estimate
     consent.serving = suite.serving

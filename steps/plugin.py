@@ -101,9 +101,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         for item in session.items
         if META_KEY in item.stash and not is_skipped(item)
     ]
-    state.approvals_estimate = estimate_prompts(
-        [(meta.steps, meta.types) for meta in running], pages=pages
-    )
+    state.run_shapes = [(meta.steps, meta.types) for meta in running]
+    state.approvals_estimate = estimate_prompts(state.run_shapes, pages=pages)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -126,7 +126,7 @@ def _replay(request: pytest.FixtureRequest, state: Twins, found: Recording) -> N
     state.replay = {name: clone(value, memo) for name, value in found.products.items()}
     http = request.getfixturevalue("http")
     for exchange in found.exchanges:
-        http.record(exchange)
+        http.record(exchange, reused=True)
     for note in found.notes:
         http.note(note)
     http.note(f"the steps before its first check were taken once for its twins: {found.recorder}")
