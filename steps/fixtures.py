@@ -61,7 +61,9 @@ def service(profile: Profile, http: HttpLayer) -> Service:
 def driver(
     pytestconfig: pytest.Config, suite: SuiteState, profile: Profile, http: HttpLayer
 ) -> Iterator[ConsentDriver]:
-    """The consent driver the profile names, told how many approvals the run needs."""
+    """The consent driver the profile names, told how many prompts the run is expected to ask
+    (for its own way of visiting: whether it reads pages) and, per scenario, the rule it
+    serves."""
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
     worker = hasattr(pytestconfig, "workerinput")

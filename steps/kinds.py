@@ -16,6 +16,8 @@ tests/suite/test_variants.py).
 
 Every step definition says which kind it is, `@premise(see=...)` or `@check`, and the features
 keep to it: Given and When steps are premises, Then steps checks (tests/suite/test_step_kinds.py).
+Twins (scenarios with the same premise, steps/twins.py) take their premise once: while a twin
+replays it (`REPLAY`), its premise steps are not run.
 """
 
 from __future__ import annotations
