@@ -64,7 +64,7 @@ class Application:
         into the evidence (recorded once: a fresh grant's exchange is there already)."""
         self.scene.tokens, self.scene.client = tokens, tokens.client
         if tokens.exchange is not None:
-            self.http.record(tokens.exchange)
+            self.http.record(tokens.exchange, reused=True)
         return tokens
 
     # --- the authorization page ------------------------------------------------------------

@@ -3,8 +3,9 @@
 pytest-bdd 9 has no public API that gives, at collection time, the scenario a test item runs
 or the step definitions a step text matches: it hands the scenario to hooks only while the
 scenario runs (`pytest_bdd_before_scenario`), after selection and the approvals estimate need
-it. So the two functions below read its registries (`scenario_wrapper_template_registry`,
-`step_function_context_registry`), and nothing else in the suite does; pytest-bdd is pinned
+it. So the functions below read its registries (`scenario_wrapper_template_registry`,
+`step_function_context_registry`) and its lookup of a running step's definition, and nothing
+else in the suite does; pytest-bdd is pinned
 in constraints.txt, and tests/suite/test_catalogue.py fails when the step registry changes
 shape."""
 
@@ -14,9 +15,9 @@ import importlib
 from collections.abc import Callable
 
 import pytest
-from pytest_bdd.parser import Scenario
+from pytest_bdd.parser import Scenario, Step
 from pytest_bdd.parsers import StepParser
-from pytest_bdd.scenario import scenario_wrapper_template_registry
+from pytest_bdd.scenario import get_step_function, scenario_wrapper_template_registry
 from pytest_bdd.steps import step_function_context_registry
 
 #: The modules that define steps (each is also a pytest plugin of the suite).
@@ -55,3 +56,10 @@ def step_definitions() -> list[tuple[StepParser, Callable[..., object]]]:
     for module in STEP_MODULES:
         importlib.import_module(module)  # already imported when pytest registered them
     return [(c.parser, c.step_func) for c in step_function_context_registry.values()]
+
+
+def target_fixture(request: pytest.FixtureRequest, step: Step) -> str | None:
+    """The fixture the step definition that runs a step hands its product to (its
+    `target_fixture`), looked up as pytest-bdd looks it up for the running scenario."""
+    context = get_step_function(request=request, step=step)
+    return context.target_fixture if context is not None else None

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from steps.application import Application
+from steps.approvals import estimate_prompts
 from steps.clock import Clock
 from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
@@ -60,11 +61,17 @@ def service(profile: Profile, http: HttpLayer) -> Service:
 def driver(
     pytestconfig: pytest.Config, suite: SuiteState, profile: Profile, http: HttpLayer
 ) -> Iterator[ConsentDriver]:
-    """The consent driver the profile names, told how many approvals the run needs."""
+    """The consent driver the profile names, told how many prompts the run is expected to ask
+    (for its own way of visiting: whether it reads pages) and, per scenario, the rule it
+    serves."""
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
-    consent = make_driver(profile, http, Console(suspend))
+    worker = hasattr(pytestconfig, "workerinput")
+    consent = make_driver(profile, http, Console(suspend, worker=worker))
+    suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
+    consent.expected_prompts = suite.approvals_estimate
+    consent.serving = suite.serving
     suite.consent_driver = consent  # its counters reach the reports
     yield consent
     consent.close()
@@ -99,6 +106,13 @@ def scenario_rules(request: pytest.FixtureRequest) -> tuple[str, ...]:
     """The rules the running scenario is tagged with (a check fails only for its own)."""
     meta = request.node.stash.get(META_KEY, None)
     return meta.rules if meta is not None else ()
+
+
+@pytest.fixture
+def scenario_steps(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The running scenario's step texts (a step that visits may depend on what follows)."""
+    meta = request.node.stash.get(META_KEY, None)
+    return meta.steps if meta is not None else ()
 
 
 @pytest.fixture

@@ -102,10 +102,11 @@ class GrantCache:
         self._grants: dict[tuple[str, str, bool], tuple[int, TokenSet]] = {}
 
     def get(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
-        """The shared grant (a fresh one for a writer, or when it may no longer work)."""
+        """The shared grant (one of its own for a writer, or a new one when it may no longer
+        work)."""
         if self.isolation.writer:
-            return self.authorizer.grant(role, scope, offline=offline)
-        key = (role, " ".join(sorted(scope.split())), offline)
+            return self.take(role, scope, offline=offline)
+        key = shared_key(role, scope, offline)
         epoch = self.isolation.epoch()
         held = self._grants.get(key)
         if held is None or held[0] != epoch or self._expiring(held[1]):
@@ -117,7 +118,28 @@ class GrantCache:
             self._grants[key] = held
         return held[1]
 
+    def take(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
+        """A grant of a writer's own: the shared grant of the current epoch when there is one,
+        else a new one (a reader gets a new one). Sound because no writer touched the shared
+        grant since it was issued, readers do not change grants, and the writer is its last
+        user: it leaves the cache, and the writer ends the epoch (steps/isolation.py)."""
+        key = shared_key(role, scope, offline)
+        held = self._grants.get(key)
+        if not self.isolation.writer or held is None:
+            return self.authorizer.grant(role, scope, offline=offline)
+        if held[0] != self.isolation.epoch() or self._expiring(held[1]):
+            return self.authorizer.grant(role, scope, offline=offline)
+        del self._grants[key]
+        return held[1]
+
     def _expiring(self, tokens: TokenSet) -> bool:
         expires_in = tokens.response.get("expires_in")
         lifetime = expires_in if isinstance(expires_in, int) else 3600
         return self.clock.now() - tokens.issued_at > lifetime - RENEW_MARGIN
+
+
+def shared_key(role: str, scope: str, offline: bool) -> tuple[str, str, bool]:
+    """A shared grant's key: the application, its scopes in any order, and whether it asked
+    for offline access (which only a web application's request says: an installed
+    application's request is the same either way)."""
+    return (role, " ".join(sorted(scope.split())), offline and role != "installed")

@@ -71,6 +71,9 @@ class HttpLayer:
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
         self.secrets = Secrets(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
+        #: Exchanges made before the scenario that it shows because its checks read them (a
+        #: shared grant's code exchange, a twin's premise): marked `reused` in its evidence.
+        self.reused: set[int] = set()
         #: How the scenario read answers where it was lenient (steps/readers.py).
         self.notes: list[str] = []
         self.api = self.new_client()
@@ -157,16 +160,20 @@ class HttpLayer:
         exchange.error = None
         return True
 
-    def record(self, exchange: Exchange) -> None:
-        """Add an exchange made elsewhere (a browser's navigation, a shared grant's code
-        exchange) to the scenario's evidence, once, learning the secrets it carries."""
+    def record(self, exchange: Exchange, *, reused: bool = False) -> None:
+        """Add an exchange made elsewhere (a browser's navigation) or earlier (`reused`: a
+        shared grant's code exchange, a twin's premise) to the scenario's evidence, once,
+        learning the secrets it carries."""
         exchange.learn(self.secrets)
         if exchange not in self.exchanges:
             self.exchanges.append(exchange)
+            if reused:
+                self.reused.add(id(exchange))
 
     def begin(self) -> None:
         """Start a scenario's evidence."""
         self.exchanges = []
+        self.reused = set()
         self.notes = []
 
     def note(self, text: str) -> None:
@@ -182,8 +189,14 @@ class HttpLayer:
         return found
 
     def evidence(self) -> list[dict[str, Any]]:
-        """The scenario's exchanges, redacted."""
-        return [exchange.redacted(self.secrets) for exchange in self.exchanges]
+        """The scenario's exchanges, redacted; those made before it marked `reused` (counting
+        the run's requests, skip them: they are in the evidence of the scenario that made
+        them)."""
+        return [
+            exchange.redacted(self.secrets)
+            | ({"reused": True} if id(exchange) in self.reused else {})
+            for exchange in self.exchanges
+        ]
 
     def close(self) -> None:
         """Close the shared client."""

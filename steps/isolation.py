@@ -25,42 +25,40 @@ was issued (g is issued inside a reader). So no writer acted between g's issue a
 and readers do not change grants. A writer's own tokens are issued inside the writer, after
 every earlier writer finished, so earlier writers cannot have touched them either.
 
-Ordering only saves approvals: writers run after all readers (`pytest_collection_modifyitems`),
-so a sequential run never re-issues a shared grant.
+Two refinements save approvals without touching that proof:
+- A writer's grant of its own may be the shared grant of the current epoch (`GrantCache.take`):
+  no writer touched it since it was issued, readers do not change grants, and the writer is its
+  last user (it ends the epoch, so no reader gets it again).
+- Twins (steps/twin_keys.py, steps/twins.py) share one run of the steps before their first
+  check. A twin that replays them took no step of its own before its checks, so it changes
+  nothing and ends no epoch; the shared state is valid only in the epoch that followed its
+  recording (no other writer acted since).
+
+Ordering only saves approvals: writers run after all readers, twins one after the other, the
+ones that only check first (`pytest_collection_modifyitems`), so a sequential run never
+re-issues a shared grant and every twin finds its shared state.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import re
 import tempfile
-from collections.abc import Generator, Iterable
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-#: Steps that may change the state of a grant on the target (or depend on one being fresh).
-WRITER_STEP = re.compile(
-    r"\brefresh(?:es|ed)?\b"  # any refresh (rotation, family revocation, reuse)
-    r"|\brevok(?:e|es|ed)\b"  # the application's or the user's revocation
-    r"|exchanges the code again"  # a replayed code
-    r"|from the first exchange"  # tokens of a replayed code
-    r"|another (?:web )?application (?:exchanges|refreshes|revokes)"  # cross-client attempts
-    r"|seconds pass"  # the test clock moves (every grant ages)
-    r"|over plain HTTP"  # a token sent in clear may rightly be revoked
-)
+from steps.twin_keys import twin_of
+from steps.writers import WRITER_STEP, is_writer, writes
+
+__all__ = ["WRITER_STEP", "Isolation", "is_writer", "isolation", "writes"]
 ISOLATION_KEY = pytest.StashKey["Isolation"]()
 #: `as-written` keeps the features' order (readers and writers interleaved): the isolation must
 #: hold without the ordering, and tests/suite/test_isolation.py proves it that way.
 ORDER_ENV = "MB_OAUTH_SUITE_ORDER"
-
-
-def is_writer(steps: Iterable[str]) -> bool:
-    """Whether a scenario with these steps may change the state of grants."""
-    return any(WRITER_STEP.search(step) for step in steps)
 
 
 @dataclass
@@ -107,10 +105,30 @@ def _steps(item: pytest.Item) -> list[str] | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Readers first, writers after them (stable otherwise): fewer shared grants re-issued."""
+    """Readers first, writers after them; twins together, those that only check first (stable
+    otherwise): fewer shared grants re-issued, every twin after the one that records."""
     if os.environ.get(ORDER_ENV) == "as-written":
         return
-    items.sort(key=lambda item: is_writer(_steps(item) or []))
+    items[:] = run_order(items)
+
+
+def run_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The suite's order of the items (see pytest_collection_modifyitems)."""
+    from steps.selection import META_KEY
+
+    first: dict[tuple[str, ...], int] = {}
+
+    def key(pair: tuple[int, pytest.Item]) -> tuple[bool, int, bool]:
+        index, item = pair
+        meta = item.stash.get(META_KEY, None)
+        if meta is None:
+            return (False, index, False)
+        twin = twin_of(meta.steps, meta.types)
+        rank = index if twin is None else first.setdefault(twin.key, index)
+        return (is_writer(meta.steps), rank, twin is not None and not twin.pure)
+
+    ranked = sorted(enumerate(items), key=key)
+    return [item for _, item in ranked]
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -16,6 +16,8 @@ tests/suite/test_variants.py).
 
 Every step definition says which kind it is, `@premise(see=...)` or `@check`, and the features
 keep to it: Given and When steps are premises, Then steps checks (tests/suite/test_step_kinds.py).
+Twins (scenarios with the same premise, steps/twins.py) take their premise once: while a twin
+replays it (`REPLAY`), its premise steps are not run.
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ KIND = "step_kind"
 PREMISE, CHECK = "premise", "check"
 #: Who names the rule behind a premise: a rule id, or a function of the step's arguments.
 See = str | Callable[..., str]
+
+
+class Replay:
+    """Whether the running scenario replays a twin's premise (steps/twins.py): its premise
+    steps are then not run; the state they led to is restored instead."""
+
+    active = False
+
+
+REPLAY = Replay()
 
 
 class PremiseFailed(NotChecked):
@@ -57,6 +69,8 @@ def premise(see: See = "") -> Callable[[F], F]:
     def mark(function: F) -> F:
         @functools.wraps(function)
         def step(*args: Any, **kwargs: Any) -> Any:
+            if REPLAY.active:
+                return None  # a twin's premise: its product is restored after the last step
             try:
                 return function(*args, **kwargs)
             except NotChecked:

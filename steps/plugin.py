@@ -14,8 +14,9 @@ import pytest
 from pluggy import Result
 from pytest_bdd.parser import Feature, Scenario, Step
 
-from steps.approvals import estimate_approvals
+from steps.approvals import estimate_prompts
 from steps.bdd_registry import STEP_MODULES, scenario_of
+from steps.catalogue import Rule
 from steps.clock_lock import clock_lock
 from steps.collection import redirect_collection
 from steps.options import add_markers, add_options
@@ -29,11 +30,14 @@ from steps.suite import STATE_KEY, build_state, suite_state
 
 pytest_plugins = [
     "steps.isolation",  # first: steps.grants imports it, and a plugin must not be pre-imported
+    "steps.twins",
     "steps.fixtures",
     *STEP_MODULES,
 ]
 
-__all__ = ["PROPERTY", "Results", "estimate_approvals"]
+__all__ = ["PROPERTY", "Results", "estimate_prompts"]
+#: Characters of a rule's title shown in a prompt.
+SERVING_TITLE = 90
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,8 +73,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect by --level/--rule/feature path; skip @slow and @lasting unless asked for; tell
-    the run how many consent-page visits it needs."""
+    """Deselect by --level/--rule/feature path; skip @slow and @lasting unless asked for."""
     state = suite_state(config)
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
@@ -86,11 +89,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-    state.approvals_estimate = estimate_approvals(
-        item.stash[META_KEY].steps
-        for item in kept
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tell the run how many prompts a person will see, the scenarios in the order they run
+    (after steps/isolation.py ordered them)."""
+    state = suite_state(session.config)
+    pages = state.profile is None or state.profile.consent.driver != "manual"
+    running = [
+        item.stash[META_KEY]
+        for item in session.items
         if META_KEY in item.stash and not is_skipped(item)
-    )
+    ]
+    state.run_shapes = [(meta.steps, meta.types) for meta in running]
+    state.approvals_estimate = estimate_prompts(state.run_shapes, pages=pages)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -101,8 +113,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     meta = item.stash[META_KEY]
     CASCADE.current = f"{meta.name} ({meta.feature})"
+    state.serving = serving(meta.rules, state.catalogue)
+    if state.consent_driver is not None:
+        state.consent_driver.serving = state.serving
     if state.http_started:
         state.http().begin()
+
+
+def serving(rules: tuple[str, ...], catalogue: dict[str, Rule]) -> str:
+    """What a prompt serves: the scenario's rule ids and the first one's title, shortened."""
+    if not rules:
+        return ""
+    title = catalogue[rules[0]].title if rules[0] in catalogue else ""
+    if len(title) > SERVING_TITLE:
+        title = title[: SERVING_TITLE - 1].rstrip() + "…"
+    return f"{', '.join(rules)}" + (f" ({title})" if title else "")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, then
 
 from steps.application import Application
-from steps.approvals import Visits, visits_consent
-from steps.grants import Authorizer, GrantCache
+from steps.approvals import Visit, Visits, visits_consent
+from steps.grants import Authorizer, GrantCache, shared_key
 from steps.kinds import check, premise
 from steps.probes import APPS
 from steps.profile import Client, Profile
@@ -70,7 +70,15 @@ def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | 
     return issued
 
 
-@visits_consent(lambda fresh=None, **_: Visits.EACH if fresh else Visits.SHARED)
+def _grant_visit(
+    kind: str, scope: str, fresh: str | None, offline: str | None, **_: object
+) -> Visit:
+    """A shared grant's visit, or a fresh one (which a writer may take from the shared ones)."""
+    key = shared_key(APPS[kind], scope, bool(offline))
+    return Visit(Visits.FRESH if fresh else Visits.SHARED, key)
+
+
+@visits_consent(_grant_visit)
 @given(
     parsers.re(
         r"the user has (?P<fresh>just )?granted the "
@@ -82,7 +90,6 @@ def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | 
 @premise()
 def granted(
     application: Application,
-    authorizer: Authorizer,
     grants: GrantCache,
     fresh: str | None,
     kind: str,
@@ -90,6 +97,6 @@ def granted(
     scope: str,
 ) -> TokenSet:
     """A grant: shared among read-only scenarios (steps/isolation.py), or ("just") one of the
-    scenario's own."""
-    issue = authorizer.grant if fresh else grants.get
+    scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take)."""
+    issue = grants.take if fresh else grants.get
     return application.hold(issue(APPS[kind], scope, offline=bool(offline)))

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from steps.profile import Client
+from steps.profile_keys import SPEC_SCOPES
 
-ALL_SCOPES = ("profile", "email", "tag", "rating", "collection", "submit_isrc", "submit_barcode")
+ALL_SCOPES = SPEC_SCOPES
 OOB_URI = "urn:ietf:wg:oauth:2.0:oob"
 #: The features' names for the profile's application roles.
 APPS = {

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from steps.profile_keys import UnknownKeys, check_keys
+
 DEFAULT_ENDPOINTS = {
     "authorize": "/oauth2/authorize",
     "token": "/oauth2/token",
     "revoke": "/oauth2/revoke",
     "userinfo": "/oauth2/userinfo",
 }
-CLIENT_ROLES = ("web", "installed", "other_web")
 
 
 class ProfileError(ValueError):
@@ -190,6 +191,20 @@ def _consent(table: dict[str, Any]) -> ConsentSettings:
     )
 
 
+def _base_url(value: Any) -> str:
+    """The service's base URL: https only (the spec makes every endpoint HTTPS-only)."""
+    url = str(value).rstrip("/")
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "http":
+        raise ProfileError(
+            f"base_url {url} is plain http://: the service is HTTPS-only (the spec makes every "
+            "endpoint HTTPS-only), so write its https:// URL"
+        )
+    if scheme != "https" or not urlsplit(url).netloc:
+        raise ProfileError(f"base_url must be an https:// URL, not {url!r}")
+    return url
+
+
 def _deviations(value: Any) -> dict[str, str]:
     """Known deviations by rule id with their reasons: a table of id = "reason", or the
     former list of ids (no reasons)."""
@@ -209,7 +224,12 @@ def _deviations(value: Any) -> dict[str, str]:
 
 
 def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
-    """Build a Profile from parsed TOML, resolving a relative CA path against the file."""
+    """Build a Profile from parsed TOML, resolving a relative CA path against the file. Keys
+    the suite does not know are refused (a typo must not go unnoticed)."""
+    try:
+        check_keys(data)
+    except UnknownKeys as error:
+        raise ProfileError(str(error)) from None
     if "base_url" not in data:
         raise ProfileError("profile lacks base_url")
     user = data.get("user", {})
@@ -221,7 +241,7 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
     deviations = _deviations(data.get("known_deviations", ()))
     return Profile(
         name=str(data.get("name", data["base_url"])),
-        base_url=str(data["base_url"]).rstrip("/"),
+        base_url=_base_url(data["base_url"]),
         user=User(user["username"], user.get("password", ""), user.get("email")),
         clients={role: _client(role, t) for role, t in data.get("clients", {}).items()},
         ca_file=ca_file,
@@ -244,7 +264,7 @@ def load_profile(
     with path.open("rb") as fh:
         profile = parse_profile(tomllib.load(fh), source=path)
     if target:
-        profile = replace(profile, base_url=target.rstrip("/"))
+        profile = replace(profile, base_url=_base_url(target))
     if min_interval is not None:
         profile = replace(profile, min_interval=min_interval)
     return profile

@@ -78,6 +78,11 @@ def run_pytest(options: RunOptions) -> int:
     # Only the plugins the suite needs: the others installed in the environment (hypothesis,
     # anyio, ...) cost seconds of start-up per run. `-- -p NAME` brings one back.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    # The manual driver's questions follow pytest's output through the relay when that output
+    # reaches a terminal (in order, after the progress dots: steps/consent/console.py).
+    from steps.consent.console import RELAYED_TO_TERMINAL  # the driver's module, on demand
+
+    env[RELAYED_TO_TERMINAL] = "1" if sys.stdout.isatty() else "0"
     secrets = profile_secrets(load_profile(options.profile))
     log = options.report_dir / PYTEST_LOG
     return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)

@@ -109,6 +109,7 @@ class Results:
             "observations": observations,
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
+            "prompts_estimate": state.approvals_estimate,
         }
 
 

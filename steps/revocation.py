@@ -8,6 +8,7 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from steps.application import refresh_rule
+from steps.approvals import Visits, visits_consent
 from steps.clock import Clock
 from steps.consent import ConsentDriver
 from steps.consent.base import DriverError, UnrecognisedPage
@@ -147,6 +148,7 @@ def revoke_in_query(scene: Scene, service: Service) -> None:
     scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), in_query=True))
 
 
+@visits_consent(Visits.EACH)
 @when("the user revokes the application's access on the website")
 @premise()
 def revoke_manually(

@@ -31,6 +31,8 @@ class ScenarioMeta:
     slow: bool
     lasting: bool
     steps: tuple[str, ...]
+    #: Each step's keyword type ("given", "when", "then"), in the order of `steps`.
+    types: tuple[str, ...] = ()
 
 
 META_KEY = pytest.StashKey[ScenarioMeta]()
@@ -52,6 +54,7 @@ def scenario_meta(item: pytest.Item, scenario: Scenario, state: SuiteState) -> S
         slow="slow" in names,
         lasting="lasting" in names,
         steps=tuple(step.name for step in scenario.steps),
+        types=tuple(step.type for step in scenario.steps),
     )
 
 

@@ -28,7 +28,12 @@ class SuiteState:
     profile: Profile | None
     catalogue: dict[str, Rule]
     observations: Observations = field(default_factory=Observations)
+    #: Prompts a person will be asked (steps/approvals.py), for the driver the run uses.
     approvals_estimate: int | None = None
+    #: The running scenarios' steps and keyword types, in run order (for that estimate).
+    run_shapes: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    #: The running scenario's rules, as a prompt of the manual driver names them.
+    serving: str = ""
     #: The consent driver once the run built it (its `stats`, if any, reach the reports).
     consent_driver: Any = None
     _http: HttpLayer | None = None

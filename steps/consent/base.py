@@ -124,6 +124,12 @@ class ConsentDriver:
 
     def __init__(self) -> None:
         self.remaining: int | None = None  # estimated approvals left in the run (manual runs)
+        #: How many prompts the run is expected to show a person (steps/approvals.py), for
+        #: "prompt n of about N"; None outside a run.
+        self.expected_prompts: int | None = None
+        #: The rules the running scenario checks, with the first one's title: what a prompt
+        #: serves (set per scenario by the suite's plugin).
+        self.serving = ""
         #: Prompts a person was shown, per kind (PROMPT_KINDS); zero for automatic drivers.
         self.stats: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
 

@@ -8,14 +8,11 @@ is. Every prompt is counted by kind (`stats`), and numbered on screen."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.redaction import is_secret_name
 from steps.consent.anonymous import AnonymousLook
+from steps.consent.answers import Request, Service, misfit
 from steps.consent.base import (
     RUN_PROMPTS,
     ConsentDriver,
@@ -24,68 +21,15 @@ from steps.consent.base import (
     RedirectResult,
     ServicePage,
 )
+from steps.consent.console import Console, NoTerminal
 from steps.consent.presets import Preset
 from steps.html import text_of
 from steps.http import HttpLayer
 from steps.profile import Profile
 
-TTY = "/dev/tty"
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
 ANY_CODE = "code"
-
-
-class NoTerminal(DriverError):
-    """The manual driver has nobody to ask: a setup error for the whole run."""
-
-
-class Console:
-    """Talks to the operator on the controlling terminal (/dev/tty, never the captured
-    stdin/stdout), with pytest's output capture suspended while asking."""
-
-    def __init__(
-        self,
-        suspend: Callable[[], contextlib.AbstractContextManager[object]] | None = None,
-        tty: str = TTY,
-    ) -> None:
-        self._suspend = suspend or contextlib.nullcontext
-        self._tty = tty
-
-    def check(self) -> None:
-        """Fail at once, with a clear reason, when there is no terminal to ask on."""
-        with self._streams():
-            pass
-
-    @contextlib.contextmanager
-    def _streams(self) -> Iterator[tuple[TextIO, TextIO]]:
-        """Separate read and write handles: a terminal is not seekable, so one "r+" text
-        handle cannot be opened on it (io.UnsupportedOperation)."""
-        try:
-            reader = Path(self._tty).open(encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise NoTerminal(
-                f"the manual consent driver needs a terminal to ask its questions on, and "
-                f"{self._tty} cannot be opened ({exc}): run mb-oauth-conformance from an "
-                "interactive terminal, or choose the form or browser driver"
-            ) from None
-        with reader, Path(self._tty).open("w", encoding="utf-8") as writer:
-            fcntl.flock(reader, fcntl.LOCK_EX)  # pytest-xdist workers take turns at asking
-            yield reader, writer
-
-    def tell(self, text: str) -> None:
-        """Show text without waiting for an answer."""
-        with self._suspend(), self._streams() as (_, writer):
-            writer.write(text)
-            writer.flush()
-
-    def ask(self, text: str) -> str:
-        """Show text, return the operator's answer (one line)."""
-        with self._suspend(), self._streams() as (reader, writer):
-            writer.write(text)
-            writer.flush()
-            line = reader.readline()
-        if not line:
-            raise DriverError("no answer from the operator (end of input)")
-        return line.strip()
+__all__ = ["Console", "ManualDriver", "NoTerminal"]
 
 
 class ManualDriver(ConsentDriver):
@@ -108,19 +52,25 @@ class ManualDriver(ConsentDriver):
         self.preset = preset
         self.http = http
         self.look = AnonymousLook(http, profile.base_url) if http is not None else None
+        oob_path = preset.oob_path if preset else "/oauth2/oob"
+        self.service = Service(urlsplit(profile.base_url).netloc, oob_path)
+        #: Codes the person pasted (a code pasted again is a stale clipboard, asked again).
+        self.pasted_codes: set[str] = set()
+        #: Answers that did not fit their prompt and were asked for again.
+        self.asked_again = 0
         console.check()
 
     def open(self, authorize_url: str) -> Outcome:
         """Ask what the browser shows without the operator deciding anything."""
         if (seen := self._anonymous(authorize_url)) is not None:
             return seen
-        answer = self._ask(
+        return self._answer(
             "open",
+            authorize_url,
             f"Open this URL as {self.profile.user.username!r}, but do NOT approve or deny:\n"
             f"  {authorize_url}\nPaste the address the browser was sent to, or type 'consent' "
             "if the service asks for consent, or 'error' if it shows an error page:\n> ",
         )
-        return self._outcome(answer, authorize_url)
 
     def approve(self, authorize_url: str) -> Outcome:
         """Ask the operator to approve."""
@@ -151,26 +101,56 @@ class ManualDriver(ConsentDriver):
     def summary(self) -> str:
         """The prompts of the run, in a line."""
         kinds = ", ".join(f"{kind} {count}" for kind, count in self.stats.items())
-        return f"[manual driver: {self.prompts} prompt(s) in this run: {kinds}]"
+        again = f"; {self.asked_again} answer(s) asked for again" if self.asked_again else ""
+        return f"[manual driver: {self.prompts} prompt(s) in this run: {kinds}{again}]"
 
     def _decide(self, authorize_url: str, kind: str, verb: str) -> Outcome:
         if (seen := self._anonymous(authorize_url)) is not None:
             return seen
-        answer = self._ask(
+        outcome = self._answer(
             kind,
+            authorize_url,
             f"Open this URL as {self.profile.user.username!r} and {verb}:\n  {authorize_url}\n"
             "Paste the address the browser was sent to (it may fail to load: copy it anyway), "
             "or the code the page shows, or 'error' if the service shows an error page:\n> ",
         )
         self.used_one()
-        return self._outcome(answer, authorize_url)
+        return outcome
 
     def _anonymous(self, authorize_url: str) -> Outcome | None:
         return self.look.outcome(authorize_url) if self.look is not None else None
 
     def _ask(self, kind: str, text: str) -> str:
         self.stats[kind] += 1
-        return self.console.ask(f"\n[prompt {self.prompts}: {kind}] {text}")
+        return self.console.ask(f"\n{self._header(kind)}\n{text}")
+
+    def _header(self, kind: str) -> str:
+        """`[prompt 12 of about 48: approve] for RULE-ID: its title` (the estimate, when the
+        run made one, and the rule the running scenario serves)."""
+        number = self.prompts
+        if self.expected_prompts is not None:
+            number_text = f"{number} of about {max(number, self.expected_prompts)}"
+        else:
+            number_text = str(number)
+        serving = f" for {self.serving}" if self.serving else ""
+        return f"[prompt {number_text}: {kind}]{serving}"
+
+    def _answer(self, kind: str, authorize_url: str, text: str) -> Outcome:
+        """Ask, and ask again while the answer does not fit the request (answers.py); an
+        answer pasted twice unchanged stands."""
+        answer = self._ask(kind, text)
+        request = Request.of(authorize_url)
+        while reason := misfit(answer, request, self.service, self.pasted_codes):
+            self.asked_again += 1
+            again = self.console.ask(
+                f"\n[prompt {self.prompts}, again] That does not fit this prompt: {reason}.\n"
+                f"If the browser really ended there, paste it again; otherwise paste where the "
+                f"browser ended for this URL:\n  {authorize_url}\n> "
+            )
+            if again == answer:
+                break
+            answer = again
+        return self._outcome(answer, authorize_url)
 
     def _outcome(self, answer: str, authorize_url: str) -> Outcome:
         self._learn(answer)
@@ -179,10 +159,17 @@ class ManualDriver(ConsentDriver):
         if answer.startswith(("http://", "https://")) and self._on_service(answer):
             return self._service_page(answer)
         if answer.startswith(("http://", "https://", "urn:")):
-            return RedirectResult.from_url(answer)
+            result = RedirectResult.from_url(answer)
+            self._remember(result.code or result.fragment.get("code"))
+            return result
         if not answer:
             raise DriverError("empty answer from the operator")
+        self._remember(answer)
         return RedirectResult(url=None, code=answer, oob=True)
+
+    def _remember(self, code: str | None) -> None:
+        if code:
+            self.pasted_codes.add(code)
 
     def _learn(self, answer: str) -> None:
         """Everything a person types is a secret to the masker: a pasted code, and the
@@ -199,18 +186,18 @@ class ManualDriver(ConsentDriver):
                     self.http.secrets.add(value)
 
     def _on_service(self, url: str) -> bool:
-        return urlsplit(url).netloc == urlsplit(self.profile.base_url).netloc
+        return urlsplit(url).netloc == self.service.netloc
 
     def _service_page(self, url: str) -> Outcome:
         """A pasted address of the service itself: the out-of-band page (its code from the
         address, or else read from the page), or the page the browser stayed on."""
         params = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
-        oob_path = self.preset.oob_path if self.preset else "/oauth2/oob"
         code = params.get("code") or None
-        if code is None and urlsplit(url).path == oob_path:
+        if code is None and urlsplit(url).path == self.service.oob_path:
             code = self._code_on_page(url)
-        if code is None and urlsplit(url).path != oob_path:
+        if code is None and urlsplit(url).path != self.service.oob_path:
             return ServicePage(url, None)
+        self._remember(code)
         return RedirectResult(url=url, code=code, params=params, oob=True)
 
     def _code_on_page(self, url: str) -> str | None:

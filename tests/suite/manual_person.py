@@ -2,7 +2,9 @@
 server with the project's form driver (their own browser), and answers as a person would.
 
 Used in-process (a profile naming `tests.suite.manual_person:driver`) and by the tmux test,
-which feeds it the text it reads from a real terminal."""
+which feeds it the text it reads from a real terminal. With MB_PERSON_SLIPS=k the person slips
+on every k-th prompt: they first paste their previous answer again (a stale clipboard), and the
+right one when asked again."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from steps.http import HttpLayer
 from steps.profile import Profile
 
 URL = re.compile(r"^\s+(https?://\S+)\s*$", re.MULTILINE)
+AGAIN = re.compile(r"\[prompt \d+, again\]")
 REVOKE = re.compile(r"Client ID (\S+?)(?: \(scopes: ([^)]*)\))?\. Press Enter")
 
 
@@ -31,9 +34,26 @@ class Person:
     base_url: str
     paste_oob_address: bool = True
     answered: dict[str, int] = field(default_factory=dict)
+    #: Slip on every k-th prompt (0: never): paste the previous answer first.
+    slip_every: int = 0
+    slips: int = 0
+    _last: str = ""
+    _right: str = ""
 
     def answer(self, prompt: str) -> str:
         """The line the person types for a prompt."""
+        if AGAIN.search(prompt):
+            _log("again", " ".join(prompt.split())[:300])
+            return self._right
+        right = self._answer(prompt)
+        stale, self._last = self._last, right
+        if self.slip_every and self.total % self.slip_every == 0 and stale.startswith("http"):
+            self.slips += 1
+            self._right = right
+            return stale
+        return right
+
+    def _answer(self, prompt: str) -> str:
         if "revoke the access" in prompt:
             return self._revoke(prompt)
         urls = URL.findall(prompt)
@@ -106,7 +126,8 @@ def person_for(profile: Profile) -> Person:
     """A person using their own browser session (the form driver, bundled preset)."""
     http = HttpLayer(profile.ca_file)
     browser = FormDriver(profile, http, resolve_preset(profile.consent.preset, {}))
-    return Person(browser, profile.base_url)
+    slips = int(os.environ.get("MB_PERSON_SLIPS", "0") or 0)
+    return Person(browser, profile.base_url, slip_every=slips)
 
 
 def driver(profile: Profile, http: HttpLayer) -> ConsentDriver:

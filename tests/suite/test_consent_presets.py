@@ -14,7 +14,6 @@ from steps.consent.anonymous import AnonymousLook
 from steps.consent.presets import PRESETS, resolve_preset
 from steps.html import find_form, parse_forms
 from steps.http import HttpLayer
-from steps.plugin import estimate_approvals
 from steps.profile import ConsentSettings, Profile
 from tests.suite.consent_support import (
     minimal_profile_at,
@@ -163,22 +162,3 @@ def test_a_profile_can_name_its_own_driver(minimal_profile: Profile) -> None:
     )
     driver = make_driver(profile, HttpLayer(None))
     assert driver.name == "fake for minimal"
-
-
-def test_the_approval_estimate_counts_visits_and_distinct_shared_grants() -> None:
-    metas = [
-        {"steps": ['the user has granted the web application offline access to "profile email"']},
-        {"steps": ['the user has granted the web application offline access to "profile email"']},
-        {
-            "steps": [
-                "a web application registered with the service",
-                "the user approves the request",
-            ]
-        },
-        {
-            "steps": [
-                'the user has just granted the installed application offline access to "profile"'
-            ]
-        },
-    ]
-    assert estimate_approvals(meta["steps"] for meta in metas) == 3

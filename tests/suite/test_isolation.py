@@ -63,6 +63,16 @@ def test_the_writer_classes_are_read_from_the_steps() -> None:
     assert not is_writer(
         ["the application asks for the user's profile with the token in the query string"]
     )
+    for reads in (
+        "the refresh answered 200 OK",
+        "the refresh said the token type is Bearer",
+        "the refresh is refused",
+        "the response carries a refresh token",
+        "the response carries the same refresh token",
+    ):
+        assert not is_writer([reads]), reads
+    tries = ("the refresh token no longer works", "no refresh token of the grant works either")
+    assert all(is_writer([step]) for step in tries)
 
 
 @dataclass
@@ -110,13 +120,37 @@ def test_a_finished_writer_makes_the_next_reader_get_a_new_grant() -> None:
     assert cache.get("web", "profile") is again
 
 
-def test_a_writer_never_gets_the_shared_grant() -> None:
-    cache, _, _, isolation = _cache()
+def test_a_writer_takes_the_shared_grant_only_as_its_last_user() -> None:
+    """No writer touched the shared grant of the epoch and readers do not change grants: the
+    first writer may take it, and no scenario gets it after that writer."""
+    cache, authorizer, _, isolation = _cache()
     shared = cache.get("web", "profile")
     isolation.writer = True
-    own = cache.get("web", "profile")
+    assert cache.take("web", "profile") is shared
+    second = cache.get("web", "profile")
+    assert second is not shared and len(authorizer.issued) == 2
     isolation.writer = False
-    assert own is not shared and cache.get("web", "profile") is shared
+    isolation.end_epoch()
+    assert cache.get("web", "profile") not in (shared, second)
+
+
+def test_a_writer_takes_no_grant_of_an_earlier_epoch_and_a_reader_takes_none() -> None:
+    cache, authorizer, _, isolation = _cache()
+    shared = cache.get("installed", "profile email")
+    assert cache.take("installed", "profile email", offline=True) is not shared  # a reader
+    isolation.end_epoch()
+    isolation.writer = True
+    assert cache.take("installed", "profile email") is not shared
+    assert len(authorizer.issued) == 3
+
+
+def test_an_installed_application_shares_its_grant_whatever_offline_says() -> None:
+    """Its request is the same either way: only a web application asks for offline access."""
+    cache, authorizer, _, isolation = _cache()
+    shared = cache.get("installed", "profile email")
+    isolation.writer = True
+    assert cache.take("installed", "email profile", offline=True) is shared
+    assert len(authorizer.issued) == 1
 
 
 def test_an_expiring_grant_is_issued_anew_not_refreshed() -> None:

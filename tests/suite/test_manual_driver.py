@@ -90,7 +90,8 @@ def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
     minimal_profile: Profile,
 ) -> None:
     driver, _ = _manual(["https://mb.example/oauth2/oob?code=Xy%2B1&state=s"], minimal_profile)
-    outcome = driver.approve("https://mb.example/oauth2/authorize?redirect_uri=urn")
+    oob = "redirect_uri=urn%3Aietf%3Awg%3Aoauth%3A2.0%3Aoob&state=s"
+    outcome = driver.approve(f"https://mb.example/oauth2/authorize?{oob}")
     assert isinstance(outcome, RedirectResult) and outcome.oob
     assert (outcome.code, outcome.state) == ("Xy+1", "s")
 
@@ -144,3 +145,95 @@ def test_the_manual_driver_asks_only_when_the_service_wants_its_user(target: Tar
     approved = driver.approve(authorize_url(service, profile, "web"))
     assert isinstance(approved, RedirectResult) and approved.code == "from-the-person"
     assert driver.stats == {"approve": 1, "deny": 0, "open": 0, "revoke": 0}
+
+
+AUTHORIZE = "https://mb.example/oauth2/authorize"
+CALLBACK = "https://client.example/callback"
+OOB_QUERY = "redirect_uri=urn%3Aietf%3Awg%3Aoauth%3A2.0%3Aoob&state=s9"
+
+
+def _request(state: str = "s1", redirect: str = CALLBACK) -> str:
+    from urllib.parse import urlencode
+
+    return f"{AUTHORIZE}?{urlencode({'redirect_uri': redirect, 'state': state})}"
+
+
+@pytest.mark.parametrize(
+    ("mistake", "reason"),
+    [
+        ("https://other.example/cb?code=c1&state=s1", "not to this request's redirect URI"),
+        (f"{CALLBACK}?code=c1&state=s0", "not this request's state 's1'"),
+        (f"{CALLBACK}?code=c1", "carries no state"),
+        ("https://mb.example/oauth2/oob?code=c1", "the service's code page"),
+        ("TypedCode1", "looks like a code"),
+        (_request(), "the address you were asked to open"),
+    ],
+)
+def test_a_paste_that_does_not_fit_the_request_is_asked_for_again(
+    minimal_profile: Profile, mistake: str, reason: str
+) -> None:
+    """Issue 19: one stale paste gave 23 spec failures; now it is never read as an outcome."""
+    right = f"{CALLBACK}?code=right&state=s1"
+    driver, console = _manual([mistake, right], minimal_profile)
+    outcome = driver.approve(_request())
+    assert isinstance(outcome, RedirectResult) and outcome.code == "right"
+    assert reason in console.prompts[1], console.prompts[1]
+    assert "[prompt 1, again]" in console.prompts[1]
+    assert driver.stats["approve"] == 1 and driver.asked_again == 1
+    assert "1 answer(s) asked for again" in driver.summary()
+
+
+def test_a_redirect_where_the_code_page_was_expected_is_asked_for_again(
+    minimal_profile: Profile,
+) -> None:
+    driver, console = _manual(
+        [f"{CALLBACK}?code=c1&state=s9", "https://mb.example/oauth2/oob?code=oob1"],
+        minimal_profile,
+    )
+    outcome = driver.approve(f"{AUTHORIZE}?{OOB_QUERY}")
+    assert isinstance(outcome, RedirectResult) and outcome.oob and outcome.code == "oob1"
+    assert "show the code on its own page" in console.prompts[1]
+
+
+def test_a_code_pasted_for_an_earlier_prompt_is_asked_for_again(minimal_profile: Profile) -> None:
+    first = f"{CALLBACK}?code=c1&state=s1"
+    driver, console = _manual(
+        [first, f"{CALLBACK}?code=c1&state=s2", f"{CALLBACK}?code=c2&state=s2"], minimal_profile
+    )
+    driver.approve(_request("s1"))
+    outcome = driver.approve(_request("s2"))
+    assert isinstance(outcome, RedirectResult) and outcome.code == "c2"
+    assert "pasted for an earlier prompt" in console.prompts[2]
+
+
+def test_an_answer_pasted_twice_unchanged_stands(minimal_profile: Profile) -> None:
+    """The service may really have sent the browser elsewhere: the person says so by pasting
+    the same address again, and the rule about it then judges the service."""
+    elsewhere = "https://client.example/other?code=c1&state=s1"
+    driver, _ = _manual([elsewhere, elsewhere], minimal_profile)
+    outcome = driver.approve(_request())
+    assert isinstance(outcome, RedirectResult) and outcome.url == elsewhere
+    assert driver.asked_again == 1
+
+
+def test_words_and_the_error_page_fit_every_prompt(minimal_profile: Profile) -> None:
+    driver, console = _manual(["error", "consent"], minimal_profile)
+    assert isinstance(driver.deny(_request()), ServicePage)
+    assert isinstance(driver.open(_request("s2")), ServicePage)
+    assert len(console.prompts) == 2 and driver.asked_again == 0
+
+
+def test_each_prompt_shows_its_number_of_about_the_estimate_and_the_rule_it_serves(
+    minimal_profile: Profile,
+) -> None:
+    driver, console = _manual(
+        [f"{CALLBACK}?code=a&state=s1", f"{CALLBACK}?code=b&state=s2"], minimal_profile
+    )
+    driver.expected_prompts = 1
+    driver.serving = "AUTHZ-STATE-ECHO (The state comes back unchanged)"
+    driver.approve(_request("s1"))
+    driver.approve(_request("s2"))
+    assert console.prompts[0].startswith(
+        "\n[prompt 1 of about 1: approve] for AUTHZ-STATE-ECHO (The state comes back unchanged)\n"
+    )
+    assert "[prompt 2 of about 2: approve]" in console.prompts[1]  # never "2 of about 1"

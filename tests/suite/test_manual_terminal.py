@@ -3,7 +3,9 @@ bundled server, and a scripted person reads each prompt from the pane (`capture-
 it asks in their own browser session (the form driver), and types the answer (`send-keys`).
 
 The run must complete with the verdicts of a form-driver run of the same rules, and the number of
-prompts the run itself reports must be the number the person answered."""
+prompts the run itself reports must be the number the person answered. The command writes to the
+pane as a person would run it: each prompt starts on a line of its own and pytest's progress dots
+never land on its answer line."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(sys.executable).parent / "mb-oauth-conformance"
-PROMPT = re.compile(r"\[prompt (\d+): (\w+)\]")
+PROMPT = re.compile(r"\[prompt (\d+) of about (\d+): (\w+)\]")
 SUMMARY = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^\]]*)\]")
 DEADLINE = 300.0  # the whole dialogue; every wait below is bounded by it
 POLL = 0.05
@@ -88,23 +90,37 @@ def _pending(text: str, answered: int) -> str | None:
     if not marks:
         return None
     prompt = text[marks[-1].start() :]
-    return prompt if prompt.rstrip().endswith(">") else None
+    last = prompt.rstrip().splitlines()[-1]
+    return prompt if last.startswith(">") else None  # waits at "> " (dots may follow it)
 
 
-def converse(pane: Pane, person: Person, finished: Path) -> str:
-    """Answer prompts until the command has finished; the pane's final text."""
-    started, answered = time.monotonic(), 0
+def converse(pane: Pane, person: Person, finished: Path, typed: list[str]) -> str:
+    """Answer prompts until the command has finished (what was typed goes to `typed`); the
+    pane's final text."""
+    started = time.monotonic()
     while time.monotonic() - started < DEADLINE:
         text = pane.text()
         if finished.exists():
             return text
-        prompt = _pending(text, answered)
+        prompt = _pending(text, len(typed))
         if prompt is None:
             time.sleep(POLL)
             continue
-        pane.type(person.answer(prompt))
-        answered += 1
+        typed.append(person.answer(prompt))
+        pane.type(typed[-1])
     raise AssertionError(f"the run did not finish in {DEADLINE} s; the pane:\n{pane.text()}")
+
+
+def assert_prompts_on_lines_of_their_own(screen: str, typed: list[str]) -> None:
+    """Each prompt's first line starts with it, and its answer line holds only "> " and what
+    the person typed: no progress dot before the prompt or after the "> "."""
+    lines = screen.splitlines()
+    starts = [i for i, line in enumerate(lines) if PROMPT.search(line)]
+    assert len(starts) == len(typed), screen[-3000:]
+    for start, answer in zip(starts, typed, strict=True):
+        assert PROMPT.match(lines[start]), f"the prompt shares its line: {lines[start]!r}"
+        line = next(line for line in lines[start:] if line.startswith(">"))
+        assert line.rstrip() == f"> {answer}".rstrip(), f"dots on the answer line: {line!r}"
 
 
 def _verdicts(report_dir: Path) -> dict[str, str]:
@@ -135,19 +151,21 @@ def test_a_person_answers_a_manual_run_in_a_terminal(target: Target, tmp_path: P
     manual = tmp_path / "manual.toml"
     text = target.profile_path.read_text(encoding="utf-8")
     manual.write_text(text.replace('driver = "form"', 'driver = "manual"'), encoding="utf-8")
-    report, output, finished = tmp_path / "manual", tmp_path / "output.txt", tmp_path / "exit"
+    report, finished = tmp_path / "manual", tmp_path / "exit"
     command = (
-        f"cd {ROOT} && {RUNNER} --profile {manual} --report-dir {report} --run-lasting {SELECTION} "
-        f"> {output} 2>&1; echo $? > {finished}.tmp; mv {finished}.tmp {finished}; sleep 600"
+        f"cd {ROOT} && {RUNNER} --profile {manual} --report-dir {report} --run-lasting {SELECTION}"
+        f"; echo $? > {finished}.tmp; mv {finished}.tmp {finished}; sleep 600"
     )
     person = person_for(load_profile(manual))
     pane = Pane(tmux, tmp_path / "tmux.sock", command)
+    typed: list[str] = []
     try:
-        screen = converse(pane, person, finished)
+        screen = converse(pane, person, finished, typed)
     finally:
         pane.close()
 
-    assert finished.read_text().strip() == "0", output.read_text()[-3000:]
+    assert finished.read_text().strip() == "0", screen[-3000:]
+    assert_prompts_on_lines_of_their_own(screen, typed)
     reported = SUMMARY.search(screen)
     assert reported, f"the run reported no prompt count; the pane:\n{screen[-2000:]}"
     assert int(reported.group(1)) == person.total

@@ -128,3 +128,68 @@ def test_known_deviations_as_a_table_carry_their_reasons(tmp_path: Path) -> None
 def test_known_deviations_of_another_shape_are_refused(value: object, message: str) -> None:
     with pytest.raises(ProfileError, match=message):
         parse_profile(MINIMAL | {"known_deviations": value})
+
+
+@pytest.mark.parametrize(
+    ("table", "typo", "where", "known"),
+    [
+        ({"min_intervall": 1.0}, "min_intervall", "top level", "min_interval"),
+        ({"failures_per_minut": 5}, "failures_per_minut", "top level", "failures_per_minute"),
+        ({"capabilities": {"ob": False}}, "ob", "[capabilities]", "oob"),
+        ({"user": {"usename": "bob"}}, "usename", "[user]", "username"),
+        ({"endpoints": {"tokens": "/t"}}, "tokens", "[endpoints]", "token"),
+        ({"scopes": {"tags": "mb:tag"}}, "tags", "[scopes]", "tag"),
+        ({"consent": {"drvier": "manual"}}, "drvier", "[consent]", "driver"),
+        ({"consent": {"browser": {"headles": True}}}, "headles", "[consent.browser]", "headless"),
+        ({"consent": {"manual": {"timeout": 5}}}, "timeout", "[consent.manual]", "takes none"),
+        ({"clients": {"mobile": {}}}, "mobile", "[clients]", "other_web"),
+    ],
+)
+def test_a_key_no_table_knows_is_refused_with_the_known_ones(
+    table: dict[str, object], typo: str, where: str, known: str
+) -> None:
+    """A typo must not be ignored: a misspelt min_interval would mean an unpaced live run."""
+    data = MINIMAL | table
+    if "user" in table:
+        data["user"] = MINIMAL["user"] | table["user"]  # type: ignore[operator]
+    with pytest.raises(ProfileError) as refused:
+        parse_profile(data)
+    message = str(refused.value)
+    assert typo in message and where in message and known in message, message
+
+
+def test_a_typo_in_an_application_table_is_refused() -> None:
+    web = MINIMAL["clients"]["web"] | {"redirect_url": "https://c/cb"}
+    with pytest.raises(ProfileError, match=r"\[clients.web\]: redirect_url .*redirect_uri"):
+        parse_profile(MINIMAL | {"clients": {"web": web}})
+
+
+def test_a_table_where_a_value_was_expected_is_refused_plainly() -> None:
+    with pytest.raises(ProfileError, match="capabilities must be a table"):
+        parse_profile(MINIMAL | {"capabilities": "oob"})
+
+
+@pytest.mark.parametrize("url", ["http://mb.example", "HTTP://mb.example:8080/"])
+def test_a_plain_http_base_url_is_refused_as_https_only(url: str) -> None:
+    with pytest.raises(ProfileError, match="HTTPS-only"):
+        parse_profile(MINIMAL | {"base_url": url})
+    with pytest.raises(ProfileError, match="must be an https:// URL"):
+        parse_profile(MINIMAL | {"base_url": "mb.example"})
+
+
+def test_an_http_target_on_the_command_line_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('base_url = "https://mb.example"\n[user]\nusername = "bob"\n')
+    with pytest.raises(ProfileError, match="HTTPS-only"):
+        load_profile(path, target="http://mb.example")
+
+
+def test_known_deviations_may_be_a_list_or_a_table_of_reasons() -> None:
+    listed = parse_profile(MINIMAL | {"known_deviations": ["PKCE-DOWNGRADE"]})
+    assert listed.known_deviations == ("PKCE-DOWNGRADE",) and listed.deviation_reasons == {}
+    reasons = {"PKCE-DOWNGRADE": "the verifier is ignored", "TOKEN-CODE-LIFETIME": "1 hour"}
+    tabled = parse_profile(MINIMAL | {"known_deviations": reasons})
+    assert tabled.known_deviations == ("PKCE-DOWNGRADE", "TOKEN-CODE-LIFETIME")
+    assert tabled.deviation_reasons == reasons
+    with pytest.raises(ProfileError, match="a table of rule id"):
+        parse_profile(MINIMAL | {"known_deviations": "PKCE-DOWNGRADE"})

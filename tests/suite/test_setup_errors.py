@@ -270,3 +270,28 @@ def test_a_fixture_that_fails_makes_its_scenarios_unchecked_not_failed(
         assert scenario["outcome"] == "unchecked"
         assert "No module named 'no_such'" in scenario["message"]
         assert scenario["message"].startswith("could not be checked")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("failures_per_minute = ", "min_intervall = 1\nfailures_per_minute = ", ("min_intervall",)),
+        ("failures_per_minute = ", "failures_per_minut = ", ("failures_per_minut", "known:")),
+        ("oob = true", "ob = true", ("[capabilities]: ob", "known: test_clock, oob")),
+    ],
+)
+def test_a_typo_in_the_profile_stops_the_run_and_lists_the_known_keys(
+    target: Target, tmp_path: Path, old: str, new: str, words: tuple[str, ...]
+) -> None:
+    """Issue 19: each of these ran to CONFORMS, the typo ignored."""
+    broken = profile(target, tmp_path, typo=(old, new))
+    run = run_conformance(["--profile", str(broken)], tmp_path / "reports")
+    setup_error(run, "unknown key", *words)
+
+
+def test_a_plain_http_base_url_is_a_setup_error_that_says_https(
+    target: Target, tmp_path: Path
+) -> None:
+    broken = profile(target, tmp_path, scheme=('base_url = "https://', 'base_url = "http://'))
+    run = run_conformance(["--profile", str(broken)], tmp_path / "reports")
+    setup_error(run, "HTTPS-only", "https://")

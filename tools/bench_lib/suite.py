@@ -4,7 +4,7 @@ Wall time of the whole command (it starts and provisions the server itself), HTT
 and consent approvals counted from the evidence in its results.json (secrets are masked there;
 the consent decision is not a secret). Then a second full run (with --run-lasting) with the
 `manual` driver, a scripted person answering in-process: the prompts a person would be shown,
-as the run itself counts them.
+as the run itself counts them, and the run's own estimate of them.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def _is_approval(exchange: dict) -> bool:
 
 def count(results: dict) -> dict:
     scenarios = results.get("scenarios", [])
-    evidence = [e for s in scenarios for e in (s.get("evidence") or [])]
+    # Exchanges a scenario shows but an earlier one made (a shared grant's, a twin's) are
+    # marked `reused`: counted once, where they were made.
+    evidence = [e for s in scenarios for e in (s.get("evidence") or []) if not e.get("reused")]
     outcomes: dict[str, int] = {}
     for s in scenarios:
         outcomes[s.get("outcome", "?")] = outcomes.get(s.get("outcome", "?"), 0) + 1
@@ -53,7 +55,7 @@ def count(results: dict) -> dict:
         "consent_approvals": sum(1 for e in evidence if _is_approval(e)),
     }
     # Figures the runner may record itself one day (preferred over our counting).
-    for key in ("http_requests", "consent_approvals", "approvals", "approvals_estimate"):
+    for key in ("http_requests", "consent_approvals", "approvals", "prompts_estimate"):
         for where in (results, results.get("statistics") or {}, results.get("counts") or {}):
             if isinstance(where.get(key), int):
                 found[f"runner_{key}"] = where[key]
@@ -106,7 +108,7 @@ def run(short: bool, notes: list[str]) -> dict:
         shutil.rmtree(report_dir, ignore_errors=True)
 
 
-SAID = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^\]]*)\]")
+SAID = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^\];]*)")
 
 
 def manual_prompts(command: list[str]) -> dict:
@@ -123,7 +125,8 @@ def manual_prompts(command: list[str]) -> dict:
             person = 'driver = "tests.suite.manual_person:driver"'
             profile.write_text(text.replace('driver = "form"', person), encoding="utf-8")
             log_file = work / "person.log"
-            env = os.environ | {"MB_PERSON_LOG": str(log_file)}
+            # The runner loads the person's driver in its preflight: it must find `tests`.
+            env = os.environ | {"MB_PERSON_LOG": str(log_file), "PYTHONPATH": str(ROOT)}
             args = [
                 "--profile",
                 str(profile),
@@ -142,6 +145,10 @@ def manual_prompts(command: list[str]) -> dict:
                 check=False,
             )
         lines = log_file.read_text(encoding="utf-8").splitlines() if log_file.exists() else []
+        results = work / "report" / "results.json"
+        estimate = (
+            json.loads(results.read_text()).get("prompts_estimate") if results.exists() else None
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     said = next((m for line in lines if (m := SAID.search(line))), None)
@@ -152,5 +159,6 @@ def manual_prompts(command: list[str]) -> dict:
         "manual_prompts": int(said.group(1)),
         "manual_prompts_by_kind": kinds,
         "manual_prompts_answered": sum(1 for line in lines if line.startswith("answered ")),
+        "manual_prompts_estimate": estimate,
         "manual_exit_status": done.returncode,
     }

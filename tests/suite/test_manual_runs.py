@@ -1,0 +1,118 @@
+"""Whole runs with the `manual` driver against the bundled server, a scripted person answering
+in-process (tests/suite/manual_person.py): a person's slips never become verdicts, and a full
+run asks a person no more than the project's figure, as its estimate said."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.suite.target import Target, bundled_target
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNNER = Path(sys.executable).parent / "mb-oauth-conformance"
+PERSON = 'driver = "tests.suite.manual_person:driver"'
+SAID = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^;\]]*)(?:; (\d+) answer)?")
+#: The most prompts a full run with --run-lasting may ask against the bundled server (the README's
+#: figure, "The manual driver"). Issue 19 asked for 50: the README says why the suite does not go
+#: below this without sharing state between scenarios that did not ask for it. Asking more fails.
+MAX_PROMPTS = 109
+#: Rules whose scenarios share grants, visit the authorization page with states of their own,
+#: exchange codes and take one out of band: a stale paste anywhere would show in them.
+SLIP_RULES = (
+    "AUTHZ-STATE-ECHO",
+    "CODE-IN-REDIRECT",
+    "TOKEN-CODE-EXCHANGE",
+    "TOKEN-RESPONSE-ACCESS-TOKEN",
+    "USERINFO-HEADER",
+    "DESKTOP-OOB",
+)
+
+
+@dataclass
+class ManualRun:
+    """What a run with the scripted person left: exit status, the run's own prompt count, the
+    person's log and the verdicts."""
+
+    exit_code: int
+    prompts: int
+    asked_again: int
+    estimate: int | None
+    log: list[str]
+    verdicts: dict[str, str]
+    output: str
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    with bundled_target(tmp_path_factory.mktemp("manual-runs")) as running:
+        yield running
+
+
+def manual_run(target: Target, work: Path, *args: str, slips: int = 0) -> ManualRun:
+    """mb-oauth-conformance with the manual driver, answered by the scripted person."""
+    profile = work / "manual.toml"
+    text = target.profile_path.read_text(encoding="utf-8")
+    profile.write_text(text.replace('driver = "form"', PERSON), encoding="utf-8")
+    log, report = work / "person.log", work / "report"
+    env = os.environ | {
+        "PYTHONPATH": str(ROOT),
+        "MB_PERSON_LOG": str(log),
+        "MB_PERSON_SLIPS": str(slips),
+    }
+    command = [str(RUNNER), "--profile", str(profile), "--report-dir", str(report), *args]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    said = next((m for line in lines if (m := SAID.search(line))), None)
+    assert said is not None, done.stdout[-3000:] + done.stderr[-2000:]
+    verdicts_file = report / "verdicts.json"
+    rules = json.loads(verdicts_file.read_text())["rules"] if verdicts_file.exists() else []
+    results = report / "results.json"
+    estimate = json.loads(results.read_text()).get("prompts_estimate") if results.exists() else None
+    return ManualRun(
+        exit_code=done.returncode,
+        prompts=int(said.group(1)),
+        asked_again=int(said.group(3) or 0),
+        estimate=estimate,
+        log=lines,
+        verdicts={entry["id"]: entry["verdict"] for entry in rules},
+        output=done.stdout,
+    )
+
+
+def test_a_person_who_pastes_a_stale_address_changes_no_verdict(
+    target: Target, tmp_path: Path
+) -> None:
+    """Issue 19: one stale paste gave 23 spec failures against a conforming server. Here the
+    person pastes their previous answer on every second prompt, then the right one."""
+    selection = [arg for rule in SLIP_RULES for arg in ("--rule", rule)]
+    run = manual_run(target, tmp_path, *selection, slips=2)
+    assert run.exit_code == 0, run.output[-3000:]
+    checked = {rule: verdict for rule, verdict in run.verdicts.items() if verdict != "not run"}
+    assert set(SLIP_RULES) <= set(checked)
+    assert set(checked.values()) <= {"pass", "observed"}, checked
+    slipped = [line for line in run.log if line.startswith("again ")]
+    assert slipped, run.log
+    assert run.asked_again == len(slipped)
+
+
+def test_a_full_run_asks_no_more_than_the_figure_and_as_many_as_it_said(
+    target: Target, tmp_path: Path
+) -> None:
+    """Every prompt showed "n of about N": N is the estimate, and it must be the count."""
+    run = manual_run(target, tmp_path, "--run-lasting")
+    assert run.exit_code == 0, run.output[-3000:]
+    assert run.prompts <= MAX_PROMPTS, f"{run.prompts} prompts, more than {MAX_PROMPTS}"
+    assert run.estimate is not None and run.estimate <= MAX_PROMPTS
+    assert run.estimate == run.prompts, (run.estimate, run.prompts)
+    assert run.asked_again == 0
