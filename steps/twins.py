@@ -31,7 +31,7 @@ from steps.evidence import Exchange
 from steps.isolation import isolation
 from steps.kinds import REPLAY
 from steps.selection import META_KEY
-from steps.twin_keys import Twin, twin_of
+from steps.twin_keys import TWIN_NOTE, Twin, twin_of
 from steps.writers import is_writer
 
 #: Per-scenario fixtures whose objects the premise changes in place (restored field by field).
@@ -129,7 +129,7 @@ def _replay(request: pytest.FixtureRequest, state: Twins, found: Recording) -> N
         http.record(exchange, reused=True)
     for note in found.notes:
         http.note(note)
-    http.note(f"the steps before its first check were taken once for its twins: {found.recorder}")
+    http.note(f"{TWIN_NOTE}: {found.recorder}")
     meta = request.node.stash[META_KEY]
     isolation(request.config).writer = is_writer(state.twin.tail(meta.steps))
     found.used = not state.twin.pure

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from steps.twin_keys import TWIN_NOTE
 from steps.verdicts import (
     deviation_reasons,
     CONCLUSIONS,
@@ -46,6 +47,11 @@ def skip_reasons(verdicts: list[RuleVerdict]) -> dict[str, int]:
     return dict(sorted(reasons.items(), key=lambda item: -item[1]))
 
 
+def _kind_of_note(note: str) -> str:
+    """A twin's note names its recorder; the run's summary counts the twins as one kind."""
+    return TWIN_NOTE if note.startswith(TWIN_NOTE) else note
+
+
 def readings(verdicts: list[RuleVerdict]) -> list[dict[str, Any]]:
     """How the run read answers where it did not read them as strictly as a rule (premises
     read leniently, each naming the rule that judges it) and the samples it took: each note
@@ -54,7 +60,7 @@ def readings(verdicts: list[RuleVerdict]) -> list[dict[str, Any]]:
     seen: set[tuple[str, str]] = set()
     for verdict in verdicts:
         for scenario in verdict.scenarios:
-            for note in scenario.notes:
+            for note in map(_kind_of_note, scenario.notes):
                 if (scenario.nodeid, note) not in seen:
                     seen.add((scenario.nodeid, note))
                     counts[note] = counts.get(note, 0) + 1
