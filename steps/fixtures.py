@@ -70,7 +70,7 @@ def driver(
     consent = make_driver(profile, http, Console(suspend, worker=worker))
     suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
-    consent.expected_prompts = suite.approvals_estimate
+    consent.expected_prompts = consent.prompts_for(suite.approvals_estimate)
     consent.serving = suite.serving
     suite.consent_driver = consent  # its counters reach the reports
     yield consent

@@ -95,7 +95,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Tell the run how many prompts a person will see, the scenarios in the order they run
     (after steps/isolation.py ordered them)."""
     state = suite_state(session.config)
-    pages = state.profile is None or state.profile.consent.driver != "manual"
+    consent = state.profile.consent if state.profile is not None else None
+    pages = (
+        consent is None
+        or consent.driver != "manual"
+        or bool(consent.manual.get("hand_over_session"))
+    )
     running = [
         item.stash[META_KEY]
         for item in session.items

@@ -37,7 +37,7 @@ ENDPOINTS = ("authorize", "token", "revoke", "userinfo")
 CONSENT = ("driver", "preset", "form", "browser", "manual")
 BROWSER = ("executable_path", "headless")
 #: The manual driver takes no settings: a key there is a typo or belongs elsewhere.
-MANUAL: tuple[str, ...] = ()
+MANUAL: tuple[str, ...] = ("hand_over_session",)
 
 
 class UnknownKeys(ValueError):

@@ -109,8 +109,16 @@ class Results:
             "observations": observations,
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
-            "prompts_estimate": state.approvals_estimate,
+            "prompts_estimate": prompts_estimate(state),
         }
+
+
+def prompts_estimate(state: SuiteState) -> int | None:
+    """The prompts the run expected to ask a person (the driver's count of its visits)."""
+    driver, visits = state.consent_driver, state.approvals_estimate
+    if driver is None or visits is None:
+        return visits
+    return int(driver.prompts_for(visits))
 
 
 def known_deviations(profile: Profile | None) -> dict[str, str]:

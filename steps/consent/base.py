@@ -12,7 +12,7 @@ import httpx
 from steps.outcomes import NotChecked
 
 #: What a person may be asked by the manual driver, the keys of `ConsentDriver.stats`.
-PROMPT_KINDS = ("approve", "deny", "open", "revoke")
+PROMPT_KINDS = ("approve", "deny", "open", "revoke", "session")
 #: Prompts of the drivers closed in this process (the run's figure for its reports: the
 #: session's driver is closed before pytest_sessionfinish).
 RUN_PROMPTS: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
@@ -21,6 +21,10 @@ RUN_PROMPTS: dict[str, int] = dict.fromkeys(PROMPT_KINDS, 0)
 class DriverError(NotChecked, RuntimeError):
     """The driver could not get through the pages (login refused, form not found, ...): the
     scenario's premise was not established, so its rule could not be checked."""
+
+
+class SessionEnded(DriverError):
+    """A handed-over browser session no longer logs the driver in (it met a login form)."""
 
 
 class UnrecognisedPage(DriverError):
@@ -153,6 +157,11 @@ class ConsentDriver:
         """Preflight, once before any scenario: log the user in (e.g. by opening the URL,
         deciding nothing) and raise DriverError when the login is refused. The default checks
         nothing (a driver that cannot log in without a person must not ask one here)."""
+
+    def prompts_for(self, visits: int) -> int:
+        """Prompts a person will see for this many consent-page visits (none, for a driver
+        that asks nobody)."""
+        return visits if self.name == "manual" else 0
 
     def close(self) -> None:
         """Release whatever the driver holds (sessions, browsers)."""

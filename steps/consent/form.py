@@ -13,6 +13,7 @@ from steps.consent.base import (
     Outcome,
     RedirectResult,
     ServicePage,
+    SessionEnded,
     UnrecognisedPage,
     page_headers,
     redirect_target,
@@ -47,6 +48,9 @@ class FormDriver(ConsentDriver):
         self.client = http.new_client(cookies=True)
         parts = urlsplit(profile.base_url)
         self._origin = (parts.scheme, parts.netloc)
+        #: Whether the driver logs in with the profile's password when a page asks; a driver
+        #: on a session a person handed over (steps/consent/handover.py) never does.
+        self.signs_in = True
 
     def open(self, authorize_url: str) -> Outcome:
         """What the logged-in user sees: a redirect, an error page or the consent page."""
@@ -78,6 +82,10 @@ class FormDriver(ConsentDriver):
             raise DriverError(f"no revoke form for client {client_id} on {page.url}")
         for form in forms:
             self._submit(form, page.url, "")
+
+    def log_in(self) -> None:
+        """Log in at the preset's login page (as a person does in their own browser)."""
+        self._walk("GET", self.profile.base_url + self.preset.login_path)
 
     def check_login(self, authorize_url: str) -> None:
         """Preflight: open the authorization page once; a refused login raises DriverError."""
@@ -149,6 +157,8 @@ class FormDriver(ConsentDriver):
             login = find_form(response.text, self.preset.login_form)
             if login is None:
                 return self._page(response)
+            if not self.signs_in:
+                raise SessionEnded(f"the handed-over session no longer logs in at {url}")
             if logged_in:
                 raise DriverError(f"login as {self.profile.user.username!r} was refused")
             method, url, data = "POST", self._action(login, response), self._credentials(login)

@@ -22,6 +22,7 @@ from steps.consent.base import (
     ServicePage,
 )
 from steps.consent.console import Console, NoTerminal
+from steps.consent.handover import Handover
 from steps.consent.presets import Preset
 from steps.html import text_of
 from steps.http import HttpLayer
@@ -58,10 +59,32 @@ class ManualDriver(ConsentDriver):
         self.pasted_codes: set[str] = set()
         #: Answers that did not fit their prompt and were asked for again.
         self.asked_again = 0
+        self.handover = self._handover(profile, http, preset)
+        if self.handover is not None:  # the form driver answers the pages: cheap, readable
+            self.observes_pages = self.visits_are_cheap = True
         console.check()
+
+    def _handover(
+        self, profile: Profile, http: HttpLayer | None, preset: Preset | None
+    ) -> Handover | None:
+        """The person's session handed over once (`[consent.manual] hand_over_session`)."""
+        if not profile.consent.manual.get("hand_over_session"):
+            return None
+        if http is None or preset is None:
+            raise ValueError(
+                "[consent.manual] hand_over_session needs a preset for the service's pages "
+                '([consent] preset = "bundled" or "musicbrainz", or [consent.form])'
+            )
+        return Handover(profile, http, preset, lambda text: self._ask("session", text))
+
+    def prompts_for(self, visits: int) -> int:
+        """Each visit is a prompt; with a session handed over, the one handover."""
+        return 1 if self.handover is not None else visits
 
     def open(self, authorize_url: str) -> Outcome:
         """Ask what the browser shows without the operator deciding anything."""
+        if self.handover is not None:
+            return self.handover.run(lambda pages: pages.open(authorize_url))
         if (seen := self._anonymous(authorize_url)) is not None:
             return seen
         return self._answer(
@@ -74,14 +97,21 @@ class ManualDriver(ConsentDriver):
 
     def approve(self, authorize_url: str) -> Outcome:
         """Ask the operator to approve."""
+        if self.handover is not None:
+            return self.handover.run(lambda pages: pages.approve(authorize_url))
         return self._decide(authorize_url, "approve", "APPROVE")
 
     def deny(self, authorize_url: str) -> Outcome:
         """Ask the operator to refuse."""
+        if self.handover is not None:
+            return self.handover.run(lambda pages: pages.deny(authorize_url))
         return self._decide(authorize_url, "deny", "DENY (cancel)")
 
     def revoke_manually(self, client_id: str, scope: str | None = None) -> None:
         """Ask the operator to revoke the application on the website."""
+        if self.handover is not None:
+            self.handover.run(lambda pages: pages.revoke_manually(client_id, scope))
+            return
         scope_text = f" (scopes: {scope})" if scope else ""
         self._ask(
             "revoke",
@@ -92,6 +122,8 @@ class ManualDriver(ConsentDriver):
     def close(self) -> None:
         """Say how many times the person was asked (the run's own count), and add it to the
         run's figure (`RUN_PROMPTS`)."""
+        if self.handover is not None:
+            self.handover.close()
         for kind, count in self.stats.items():
             RUN_PROMPTS[kind] += count
         if self.prompts:

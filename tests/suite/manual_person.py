@@ -56,6 +56,8 @@ class Person:
     def _answer(self, prompt: str) -> str:
         if "revoke the access" in prompt:
             return self._revoke(prompt)
+        if "paste the Cookie header" in prompt:
+            return self._hand_over()
         urls = URL.findall(prompt)
         if not urls:
             raise AssertionError(f"a prompt without a URL: {prompt!r}")
@@ -65,6 +67,13 @@ class Person:
         if "DENY" in prompt:
             return self._note("deny", self._say(self.browser.deny(url)))
         return self._note("open", self._say(self.browser.open(url)))
+
+    def _hand_over(self) -> str:
+        """Log in in their own browser and copy the Cookie header it sends to the service."""
+        assert isinstance(self.browser, FormDriver)
+        self.browser.log_in()
+        jar = self.browser.client.cookies.jar
+        return self._note("session", "; ".join(f"{c.name}={c.value}" for c in jar))
 
     def _revoke(self, prompt: str) -> str:
         match = REVOKE.search(prompt)

@@ -6,13 +6,17 @@ from __future__ import annotations
 import os
 import pty
 import select
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from steps.consent import RedirectResult, ServicePage, make_driver
+from steps.consent import DriverError, RedirectResult, ServicePage, make_driver
 from steps.consent.base import RUN_PROMPTS
+from steps.consent.form import FormDriver
+from steps.consent.handover import cookie_pairs
 from steps.consent.manual import Console, ManualDriver, NoTerminal
+from steps.consent.presets import resolve_preset
 from steps.http import HttpLayer
 from steps.outcomes import NotChecked
 from steps.profile import Profile
@@ -49,7 +53,7 @@ def test_the_manual_driver_reads_a_pasted_redirect_and_numbers_its_prompts(
     driver.deny("https://mb.example/oauth2/authorize?x=2")
     assert "[prompt 2: deny]" in console.prompts[1]
     assert "left" not in " ".join(console.prompts)  # no estimate that can be wrong
-    assert driver.stats == {"approve": 1, "deny": 1, "open": 0, "revoke": 0}
+    assert driver.stats == {"approve": 1, "deny": 1, "open": 0, "revoke": 0, "session": 0}
 
 
 def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile: Profile) -> None:
@@ -62,7 +66,7 @@ def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile:
     assert isinstance(consent, ServicePage) and consent.consent
     driver.revoke_manually("client-1", "profile")
     assert driver.observes_pages is False
-    assert driver.stats == {"approve": 1, "deny": 1, "open": 1, "revoke": 1}
+    assert driver.stats == {"approve": 1, "deny": 1, "open": 1, "revoke": 1, "session": 0}
     assert driver.prompts == 4
     assert "4 prompt(s)" in driver.summary()
     before = dict(RUN_PROMPTS)
@@ -144,7 +148,7 @@ def test_the_manual_driver_asks_only_when_the_service_wants_its_user(target: Tar
 
     approved = driver.approve(authorize_url(service, profile, "web"))
     assert isinstance(approved, RedirectResult) and approved.code == "from-the-person"
-    assert driver.stats == {"approve": 1, "deny": 0, "open": 0, "revoke": 0}
+    assert driver.stats == {"approve": 1, "deny": 0, "open": 0, "revoke": 0, "session": 0}
 
 
 AUTHORIZE = "https://mb.example/oauth2/authorize"
@@ -237,3 +241,43 @@ def test_each_prompt_shows_its_number_of_about_the_estimate_and_the_rule_it_serv
         "\n[prompt 1 of about 1: approve] for AUTHZ-STATE-ECHO (The state comes back unchanged)\n"
     )
     assert "[prompt 2 of about 2: approve]" in console.prompts[1]  # never "2 of about 1"
+
+
+def test_a_handed_over_session_answers_the_pages_and_is_asked_for_again_when_it_ends(
+    target: Target,
+) -> None:
+    """`[consent.manual] hand_over_session`: one prompt for the person's Cookie header, then
+    the form driver answers as them; a session that no longer logs in is asked for again, and
+    its cookies are secrets of the run."""
+    profile = driver_profile(target, "manual")
+    profile = replace(profile, consent=replace(profile.consent, manual={"hand_over_session": True}))
+    http = HttpLayer(profile.ca_file)
+    service = Service(profile, http)
+    person = FormDriver(profile, HttpLayer(profile.ca_file), resolve_preset("bundled", {}))
+    person.log_in()
+    header = "; ".join(f"{c.name}={c.value}" for c in person.client.cookies.jar)
+    console = ScriptedConsole(["stale=session-value-1", header])
+    driver = make_driver(profile, http, console)
+    approved = driver.approve(authorize_url(service, profile, "installed"))
+    assert isinstance(approved, RedirectResult) and approved.code
+    assert driver.stats["session"] == 2 and driver.prompts == 2  # the stale one, then the right
+    assert "Cookie header" in console.prompts[0]
+    assert driver.prompts_for(100) == 1 and driver.observes_pages
+    value = header.split("=", 1)[1].split(";")[0]
+    assert value not in http.secrets.scrub(f"message with {value}")
+
+
+@pytest.mark.parametrize(
+    ("header", "cookies"),
+    [
+        ("a=1; b=two", {"a": "1", "b": "two"}),
+        ("Cookie: session=abc.def", {"session": "abc.def"}),
+    ],
+)
+def test_a_pasted_cookie_header_is_read_as_its_cookies(header: str, cookies: dict) -> None:
+    assert cookie_pairs(header) == cookies
+
+
+def test_a_paste_that_is_no_cookie_header_is_refused() -> None:
+    with pytest.raises(DriverError, match="not a Cookie header"):
+        cookie_pairs("just some words")
