@@ -141,7 +141,12 @@ def test_known_deviations_of_another_shape_are_refused(value: object, message: s
         ({"scopes": {"tags": "mb:tag"}}, "tags", "[scopes]", "tag"),
         ({"consent": {"drvier": "manual"}}, "drvier", "[consent]", "driver"),
         ({"consent": {"browser": {"headles": True}}}, "headles", "[consent.browser]", "headless"),
-        ({"consent": {"manual": {"timeout": 5}}}, "timeout", "[consent.manual]", "takes none"),
+        (
+            {"consent": {"manual": {"timeout": 5}}},
+            "timeout",
+            "[consent.manual]",
+            "hand_over_session",
+        ),
         ({"clients": {"mobile": {}}}, "mobile", "[clients]", "other_web"),
     ],
 )
