@@ -9,7 +9,7 @@ tests/server/test_layering.py checks every import against this table.
 
     layer      web  modules
     rules      -    errors scopes pkce redirects credentials clock limits
-    storage    -    storage schema migrate checkpoint
+    storage    -    storage schema migrate checkpoint groupcommit
     domain     -    accounts grants guard purge
     state      -    state
     http       web  inbound

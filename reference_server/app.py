@@ -121,7 +121,7 @@ def create_app(
     # out of the collector's sight, so that its full collections, pauses that grow with the
     # heap, only walk what requests leave behind.
     gc.freeze()
-    return HotPaths(app, hot, ERROR_HANDLERS, state.store.settled)
+    return HotPaths(app, hot, ERROR_HANDLERS)
 
 
 def app_from_environment() -> HotPaths:

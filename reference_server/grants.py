@@ -179,7 +179,7 @@ def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> TokenSet:
     """Redeem a code once; a replay revokes what the first redemption issued (RFC 6749 4.1.2)."""
-    with store.unit():
+    with store.transaction():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
     # Raised only after the commit: a replay's revocation must stick.
     if isinstance(outcome, OAuthError):
@@ -256,7 +256,7 @@ def refresh(
     store: Store, now: int, app: Application, refresh_token: str, scope: str | None
 ) -> TokenSet:
     """A new access token; the refresh token stays valid and the previous access token ends."""
-    with store.unit():
+    with store.transaction():
         grant = _LIVE_GRANT.find(store, refresh_token)
         if grant is None or grant["application_id"] != app.id:
             raise invalid_grant("the refresh token is unknown, revoked or another client's")
@@ -284,7 +284,7 @@ def _narrowed(scope: str, granted: frozenset[str]) -> frozenset[str]:
 
 def revoke(store: Store, now: int, app: Application, token: str) -> None:
     """RFC 7009 with the effects of spec section 3; other clients' tokens stay untouched."""
-    with store.unit():
+    with store.transaction():
         access = _ACCESS.find(store, token)
         if access is not None:
             if access["application_id"] != app.id:

@@ -8,9 +8,7 @@ is the same function the router would call, with the same Request. What the midd
 is done here: the security headers are added (replies.py builds them in), an exception is
 rendered by the handler the app registered for its class (app.ERROR_HANDLERS, the one
 place errors are rendered), and any other exception goes up to uvicorn, which answers 500
-and logs it as Starlette's error middleware would. The token endpoints' writes
-join the event loop turn's shared transaction (storage.Store.unit): nothing is answered
-before it is committed. Other paths and methods (HEAD,
+and logs it as Starlette's error middleware would. Other paths and methods (HEAD,
 a wrong method, a trailing slash) go to the Starlette app unchanged.
 """
 
@@ -25,12 +23,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .inbound import SERVER_STATE
-from .storage import group_commit
 from .web.security import SECURITY_HEADERS
 
 Handler = Callable[[Request], Awaitable[Response]]
 Renderer = Callable[[Request, Exception], Awaitable[Response]]
-Settle = Callable[[], Awaitable[None]]
 
 
 def secured(response: Response) -> Response:
@@ -53,12 +49,10 @@ class HotPaths:
         app: Starlette,
         table: Mapping[tuple[str, str], Handler],
         renderers: Mapping[type[Exception], Renderer],
-        settle: Settle,
     ) -> None:
         self.app = app
         self.table = table
         self.renderers = renderers
-        self.settle = settle  # until the request's writes are committed (Store.settled)
         self.server = app.state.server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -68,13 +62,10 @@ class HotPaths:
             if handler is not None:
                 scope["app"] = self.app
                 request = Request(scope, receive, send)
-                group_commit.set(True)  # this task's context only: we settle before answering
                 try:
                     response = await handler(request)
                 except Exception as error:
                     response = await self._render(request, error)
-                finally:
-                    await self.settle()
                 await secured(response)(scope, receive, send)
                 return
         await self.app(scope, receive, send)

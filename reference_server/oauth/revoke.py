@@ -16,7 +16,12 @@ async def revoke(request: Request) -> Response:
     params = await read_parameters(request)
     token = required(params, "token")
     client_id, secret = clients.client_credentials(request, params)
-    app = state.guard.authenticate(inbound.peer(request), client_id, secret)
-    grants.revoke(state.store, state.now(), app, token)
+    source = inbound.peer(request)
+
+    def unit() -> None:  # run by group commit: authentication and revocation in one transaction
+        app = state.guard.authenticate(source, client_id, secret)
+        grants.revoke(state.store, state.now(), app, token)
+
+    await state.store.group_commit(unit)
     # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
     return EmptyReply()

@@ -8,6 +8,7 @@ and rendered by `responses.render_oauth_error`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -49,21 +50,39 @@ async def read_parameters(request: Request) -> dict[str, str]:
 async def token(request: Request) -> Response:
     state = inbound.server(request)
     params = await read_parameters(request)
-    client_id, secret = clients.client_credentials(request, params)
+    client = clients.client_credentials(request, params)
     grant_type = required(params, "grant_type")
     source = inbound.peer(request)
+    tokens = await state.store.group_commit(
+        lambda: _token_unit(state, source, client, grant_type, params)
+    )
+    return JSONReply.encoded(token_body(tokens))
+
+
+def _token_unit(
+    state: ServerState,
+    source: str,
+    client: tuple[str, str],
+    grant_type: str,
+    params: dict[str, str],
+) -> grants.TokenSet:
+    """The request's work on the database, run by group commit: the client's authentication
+    and its throttle counts, then the grant, both read and written in one transaction."""
+    client_id, secret = client
     app, guessed_before = state.guard.authenticate_for(source, client_id, secret)
     check_token_type(params)
+    grant = _grant(state, app, grant_type, params)
+    guesses = guard.grant_key_of(source, client_id)
     try:
-        tokens = _grant(state, app, grant_type, params)
+        tokens = grant()
     except OAuthError as error:
         if error.error == "invalid_grant":
             # guessing codes or refresh tokens: counted apart from bad secrets
-            state.guard.record_failure(guard.grant_key_of(source, client_id))
+            state.guard.record_failure(guesses)
         raise
     if guessed_before:
-        state.guard.release(guard.grant_key_of(source, client_id))
-    return JSONReply.encoded(token_body(tokens))
+        state.guard.release(guesses)
+    return tokens
 
 
 def token_body(tokens: grants.TokenSet) -> bytes:
@@ -80,18 +99,14 @@ def token_body(tokens: grants.TokenSet) -> bytes:
 
 def _grant(
     state: ServerState, app: Application, grant_type: str, params: dict[str, str]
-) -> grants.TokenSet:
-    now = state.now()
+) -> Callable[[], grants.TokenSet]:
+    """The unit of work of the grant asked for, checked for its parameters."""
+    store, now = state.store, state.now()
     if grant_type == "authorization_code":
-        return grants.exchange_code(
-            state.store,
-            now,
-            app,
-            required(params, "code"),
-            required(params, "redirect_uri"),
-            params.get("code_verifier"),
-        )
+        code, redirect_uri = required(params, "code"), required(params, "redirect_uri")
+        verifier = params.get("code_verifier")
+        return lambda: grants.exchange_code(store, now, app, code, redirect_uri, verifier)
     if grant_type == "refresh_token":
-        refresh_token = required(params, "refresh_token")
-        return grants.refresh(state.store, now, app, refresh_token, params.get("scope"))
+        presented, scope = required(params, "refresh_token"), params.get("scope")
+        return lambda: grants.refresh(store, now, app, presented, scope)
     raise OAuthError("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
