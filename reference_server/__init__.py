@@ -14,7 +14,7 @@ tests/server/test_layering.py checks every import against this table.
     state      -    state
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
-    app        web  app hotpath
+    app        web  app
     process    -    protocol tls serve launcher cli __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.

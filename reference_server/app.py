@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -18,7 +19,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .errors import BearerError, LoginRequired, OAuthError, PageError, RedirectError
-from .hotpath import HotPaths, Renderer
 from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
@@ -35,11 +35,12 @@ DATABASE_NAME = "server.sqlite3"
 
 
 def routes(test_clock: bool) -> list[Route]:
+    # The router tries the routes in turn: the endpoints clients call most come first.
     table = [
-        Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
         Route("/oauth2/token", token, methods=["POST"]),
-        Route("/oauth2/revoke", revoke, methods=["POST"]),
         Route("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
+        Route("/oauth2/revoke", revoke, methods=["POST"]),
+        Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
         Route("/oauth2/oob", out_of_band, methods=["GET"]),
         Route("/", pages.home, methods=["GET"]),
         Route("/login", pages.login_page, methods=["GET"]),
@@ -77,19 +78,17 @@ async def _client_gone(request: Request, _: Exception) -> Response:
     return Response(status_code=400)  # nobody reads it: the connection is gone
 
 
-ERROR_HANDLERS: dict[type[Exception], Renderer] = {
+Renderer = Callable[[Request, Exception], Awaitable[Response]]
+
+EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
     ClientDisconnect: _client_gone,
     OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
     LoginRequired: render_login_required,
+    404: pages.not_found,  # a page of the site, not a bare "Not Found"
 }
-# Starlette's table also takes status codes; the hot paths raise errors, never statuses.
-EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
-    key: handler for key, handler in ERROR_HANDLERS.items()
-}
-EXCEPTION_HANDLERS[404] = pages.not_found  # a page of the site, not a bare "Not Found"
 
 
 def create_app(
@@ -97,7 +96,7 @@ def create_app(
     test_clock: bool = False,
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
-) -> HotPaths:
+) -> Starlette:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
         test_clock=test_clock,
@@ -111,20 +110,14 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = state
-    hot = {
-        ("/oauth2/token", "POST"): token,
-        ("/oauth2/revoke", "POST"): revoke,
-        ("/oauth2/userinfo", "GET"): userinfo,
-        ("/oauth2/userinfo", "POST"): userinfo,
-    }
     # What start-up made (modules, routes, compiled queries) lives as long as the process:
     # out of the collector's sight, so that its full collections, pauses that grow with the
     # heap, only walk what requests leave behind.
     gc.freeze()
-    return HotPaths(app, hot, ERROR_HANDLERS)
+    return app
 
 
-def app_from_environment() -> HotPaths:
+def app_from_environment() -> Starlette:
     """Factory for uvicorn's worker processes, which get their settings from the environment."""
     return create_app(
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),

@@ -56,7 +56,7 @@ async def token(request: Request) -> Response:
     tokens = await state.store.group_commit(
         lambda: _token_unit(state, source, client, grant_type, params)
     )
-    return JSONReply.encoded(token_body(tokens))
+    return JSONReply(token_body(tokens))
 
 
 def _token_unit(
@@ -86,7 +86,7 @@ def _token_unit(
 
 
 def token_body(tokens: grants.TokenSet) -> bytes:
-    """`tokens.as_json()` encoded as JSONReply would, byte for byte, without the encoder: the
+    """`tokens.as_json()` encoded as `encode_json` would, byte for byte, without the encoder: the
     tokens are base64url (nothing to escape; checked) and the lifetime an integer."""
     if not _plain(tokens.access_token) or not _plain(tokens.refresh_token or ""):
         return encode_json(tokens.as_json())

@@ -66,7 +66,7 @@ async def userinfo(request: Request) -> Response:
         raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         raise BearerError(401, "invalid_token", "the token's user no longer exists")
-    return JSONReply.encoded(_profile_body(user, state.public_url, "email" in grant.scope))
+    return JSONReply(_profile_body(user, state.public_url, "email" in grant.scope))
 
 
 @functools.lru_cache(maxsize=1024)
