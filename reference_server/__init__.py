@@ -10,7 +10,7 @@ tests/server/test_layering.py checks every import against this table.
     layer      web  modules
     rules      -    errors scopes pkce redirects credentials clock limits
     storage    -    storage schema migrate checkpoint groupcommit
-    domain     -    accounts grants guard purge
+    domain     -    accounts grants/ guard purge
     state      -    state
     http       web  inbound
     endpoints  web  oauth/ web/ testclock

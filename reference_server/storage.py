@@ -1,7 +1,7 @@
 """The server's one SQLite file: connection settings, units of work and data access.
 
 Only data access lives here (the tables are in schema.py); the rules of the spec live in
-`grants.py` and the endpoints. Every write that depends on a read runs inside `transaction()`
+`grants/` and the endpoints. Every write that depends on a read runs inside `transaction()`
 (BEGIN IMMEDIATE), so two workers on the same file cannot both redeem one code or both revoke
 and refresh one grant. The token endpoints hand their units to `group_commit`, which runs
 them in a transaction shared by one turn of the event loop (groupcommit.py).

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import grants, guard, inbound
+from .. import guard, inbound
 from ..accounts import Application
 from ..errors import OAuthError, ParameterError, invalid_request
+from ..grants import TokenSet, authorization_code, refresh_token
 from ..state import ServerState
 from . import clients
 from .replies import JSONReply, encode_json
@@ -65,7 +66,7 @@ def _token_unit(
     client: tuple[str, str],
     grant_type: str,
     params: dict[str, str],
-) -> grants.TokenSet:
+) -> TokenSet:
     """The request's work on the database, run by group commit: the client's authentication
     and its throttle counts, then the grant, both read and written in one transaction."""
     client_id, secret = client
@@ -85,7 +86,7 @@ def _token_unit(
     return tokens
 
 
-def token_body(tokens: grants.TokenSet) -> bytes:
+def token_body(tokens: TokenSet) -> bytes:
     """`tokens.as_json()` encoded as `encode_json` would, byte for byte, without the encoder: the
     tokens are base64url (nothing to escape; checked) and the lifetime an integer."""
     if not _plain(tokens.access_token) or not _plain(tokens.refresh_token or ""):
@@ -99,14 +100,16 @@ def token_body(tokens: grants.TokenSet) -> bytes:
 
 def _grant(
     state: ServerState, app: Application, grant_type: str, params: dict[str, str]
-) -> Callable[[], grants.TokenSet]:
+) -> Callable[[], TokenSet]:
     """The unit of work of the grant asked for, checked for its parameters."""
     store, now = state.store, state.now()
     if grant_type == "authorization_code":
         code, redirect_uri = required(params, "code"), required(params, "redirect_uri")
         verifier = params.get("code_verifier")
-        return lambda: grants.exchange_code(store, now, app, code, redirect_uri, verifier)
+        return lambda: authorization_code.exchange_code(
+            store, now, app, code, redirect_uri, verifier
+        )
     if grant_type == "refresh_token":
         presented, scope = required(params, "refresh_token"), params.get("scope")
-        return lambda: grants.refresh(store, now, app, presented, scope)
+        return lambda: refresh_token.refresh(store, now, app, presented, scope)
     raise OAuthError("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")

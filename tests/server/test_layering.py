@@ -143,8 +143,13 @@ def test_no_module_imports_a_layer_above_it_nor_across_oauth_and_web() -> None:
 @pytest.mark.parametrize(
     ("module", "source", "expected"),
     [
-        ("grants", "from .web import pages\n", "layer domain imports layer endpoints"),
-        ("groupcommit", "from .grants import issue_code\n", "layer storage imports layer domain"),
+        (
+            "grants.refresh_token",
+            "from ..web import pages\n",
+            "layer domain imports layer endpoints",
+        ),
+        ("groupcommit", "from .grants import base\n", "layer storage imports layer domain"),
+        ("grants", "from ..app import create_app\n", "layer domain imports layer app"),
         ("oauth.token", "from ..web.html import page\n", "oauth/ and web/ import each other"),
         ("state", "from starlette.requests import Request\n", "Starlette outside"),
         ("web.pages", "from reference_server import oauth\n", "oauth/ and web/ import each"),
