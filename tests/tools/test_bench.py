@@ -114,3 +114,16 @@ def test_targets_are_reported_not_enforced(run) -> None:
     for target in targets:
         assert set(target) == {"target", "goal", "value", "met"}
         assert target["met"] in (True, False, None)
+
+
+def test_the_manual_prompts_are_counted() -> None:
+    """The bench's manual run (a scripted person answering the `manual` driver) reports its
+    count: the runner finds the person's driver in the checkout."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from bench_lib import suite
+
+    runner = suite._runner()
+    assert runner is not None
+    found = suite.manual_prompts(runner)
+    assert found.get("manual_prompts", 0) > 0, found
+    assert found["manual_prompts"] == sum(found["manual_prompts_by_kind"].values())
