@@ -15,7 +15,7 @@ tests/server/test_layering.py checks every import against this table.
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
     app        web  app
-    process    -    protocol tls serve launcher cli __main__
+    process    -    protocol writes tls serve launcher cli __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.
 state: what a request handler needs (store, clock, guard). http: reading requests, shared by

@@ -32,6 +32,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from .limits import Limits
+from .writes import HeadWithBody
 
 IDLE, HEAD, BODY, BUSY = "idle", "head", "body", "busy"
 _WAITING = (IDLE, HEAD)  # no request in the application: may be evicted at the cap
@@ -208,6 +209,10 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._reject(400, "A request carries one Authorization header at most (RFC 6750 3.1).")
         self._phase, self._since, self._head_bytes = BODY, self.loop.time(), 0
         super().on_headers_complete()
+        written: object = self.cycle.transport if self.cycle is not None else None
+        if written is self.transport:  # a new request's: its head and body in one write
+            held = HeadWithBody(self.transport, self.scope["method"])
+            self.cycle.transport = held  # type: ignore[assignment]
 
     def on_message_complete(self) -> None:
         answered = self.cycle is not None and self.cycle.response_complete
