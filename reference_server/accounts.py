@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import zoneinfo
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -64,7 +64,7 @@ class Application:
     def from_row(cls, row: Row) -> Application:
         """The application of a row, kept like `User.from_row`'s (the token endpoints read the
         same few applications again and again); any changed column is another key."""
-        return _application(*(row[name] for name in _APPLICATION_COLUMNS))
+        return _application(*_application_columns(row))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -72,7 +72,7 @@ def _user(*values: Any) -> User:
     return User(*values)
 
 
-_APPLICATION_COLUMNS = tuple(Application.__dataclass_fields__)
+_application_columns = operator.itemgetter(*Application.__dataclass_fields__)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -136,7 +136,7 @@ def _same_name(store: Store, sql: str, args: tuple[object, ...], name: str) -> s
     return next((r["name"] for r in store.all(sql, *args) if r["name"].casefold() == wanted), None)
 
 
-@cache
+@functools.cache
 def _time_zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones()) | {"UTC"}
 

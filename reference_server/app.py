@@ -16,7 +16,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from .errors import BearerError, LoginRequired, OAuthError, PageError, RedirectError
 from .oauth.responses import render_challenge, render_oauth_error
@@ -34,36 +35,52 @@ from .web.security import SecurityHeaders
 DATABASE_NAME = "server.sqlite3"
 
 
+class FixedRoute(Route):
+    """A route whose path has no parameters, matched as Starlette's Route matches it, by
+    comparing the path as a string rather than with the route's regular expression (the
+    router tries every route in turn, on every request)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if self.param_convertors or scope["type"] != "http" or scope.get("root_path"):
+            return super().matches(scope)
+        if scope["path"] != self.path:
+            return Match.NONE, {}
+        child = {"endpoint": self.endpoint, "path_params": dict(scope.get("path_params", {}))}
+        if self.methods and scope["method"] not in self.methods:
+            return Match.PARTIAL, child
+        return Match.FULL, child
+
+
 def routes(test_clock: bool) -> list[Route]:
     # The router tries the routes in turn: the endpoints clients call most come first.
-    table = [
-        Route("/oauth2/token", token, methods=["POST"]),
-        Route("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
-        Route("/oauth2/revoke", revoke, methods=["POST"]),
-        Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
-        Route("/oauth2/oob", out_of_band, methods=["GET"]),
-        Route("/", pages.home, methods=["GET"]),
-        Route("/login", pages.login_page, methods=["GET"]),
-        Route("/login", pages.login, methods=["POST"]),
-        Route("/logout", pages.logout, methods=["POST"]),
+    table: list[Route] = [
+        FixedRoute("/oauth2/token", token, methods=["POST"]),
+        FixedRoute("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
+        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),
+        FixedRoute("/oauth2/authorize", authorize, methods=["GET", "POST"]),
+        FixedRoute("/oauth2/oob", out_of_band, methods=["GET"]),
+        FixedRoute("/", pages.home, methods=["GET"]),
+        FixedRoute("/login", pages.login_page, methods=["GET"]),
+        FixedRoute("/login", pages.login, methods=["POST"]),
+        FixedRoute("/logout", pages.logout, methods=["POST"]),
         Route("/user/{name}", pages.user_profile, methods=["GET"]),
-        Route("/account/authorized", account.authorized, methods=["GET"]),
-        Route("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
-        Route("/account/applications", applications.registered, methods=["GET"]),
-        Route("/account/applications", applications.register, methods=["POST"]),
-        Route(
+        FixedRoute("/account/authorized", account.authorized, methods=["GET"]),
+        FixedRoute("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
+        FixedRoute("/account/applications", applications.registered, methods=["GET"]),
+        FixedRoute("/account/applications", applications.register, methods=["POST"]),
+        FixedRoute(
             "/account/applications/reset-secret",
             applications.reset_application_secret,
             methods=["POST"],
         ),
-        Route("/account/applications/delete", applications.delete, methods=["POST"]),
+        FixedRoute("/account/applications/delete", applications.delete, methods=["POST"]),
         Route("/account/applications/{client_id}/edit", applications.edit_page, methods=["GET"]),
         Route("/account/applications/{client_id}/edit", applications.edit, methods=["POST"]),
-        Route("/static/site.css", stylesheet, methods=["GET"]),
-        Route("/favicon.ico", favicon, methods=["GET"]),
+        FixedRoute("/static/site.css", stylesheet, methods=["GET"]),
+        FixedRoute("/favicon.ico", favicon, methods=["GET"]),
     ]
     if test_clock:
-        table.append(Route("/_test/clock", clock, methods=["GET", "POST"]))
+        table.append(FixedRoute("/_test/clock", clock, methods=["GET", "POST"]))
     return table
 
 

@@ -7,10 +7,9 @@ kept on the application, the peer address the guard counts by, the Authorization
 
 from __future__ import annotations
 
-from contextlib import aclosing
 from urllib.parse import unquote_to_bytes
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from . import guard
 from .errors import ParameterError
@@ -118,7 +117,11 @@ def is_form(request: Request) -> bool:
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    """The request body, refused once it passes `limit` bytes (without reading the rest)."""
+    """The request body, refused once it passes `limit` bytes (without reading the rest).
+
+    Read once, from the request's ASGI messages: every body this server reads goes through
+    here, once per request (no `Request.stream()`, an async generator per request).
+    """
     declared = header(request, b"content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -127,13 +130,19 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
             raise ParameterError("the request body is too large", status=413)
     chunks: list[bytes] = []
     size = 0
-    async with aclosing(request.stream()) as stream:
-        async for chunk in stream:
-            size += len(chunk)
-            if size > limit:
-                raise ParameterError("the request body is too large", status=413)
-            chunks.append(chunk)
-    return b"".join(chunks)
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        if message["type"] != "http.request":
+            continue
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise ParameterError("the request body is too large", status=413)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 async def form_params(request: Request) -> dict[str, str]:

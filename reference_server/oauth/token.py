@@ -8,7 +8,6 @@ and rendered by `responses.render_oauth_error`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -72,17 +71,15 @@ def _token_unit(
     client_id, secret = client
     app, guessed_before = state.guard.authenticate_for(source, client_id, secret)
     check_token_type(params)
-    grant = _grant(state, app, grant_type, params)
-    guesses = guard.grant_key_of(source, client_id)
     try:
-        tokens = grant()
+        tokens = _grant(state, app, grant_type, params)
     except OAuthError as error:
         if error.error == "invalid_grant":
             # guessing codes or refresh tokens: counted apart from bad secrets
-            state.guard.record_failure(guesses)
+            state.guard.record_failure(guard.grant_key_of(source, client_id))
         raise
     if guessed_before:
-        state.guard.release(guesses)
+        state.guard.release(guard.grant_key_of(source, client_id))
     return tokens
 
 
@@ -100,16 +97,18 @@ def token_body(tokens: TokenSet) -> bytes:
 
 def _grant(
     state: ServerState, app: Application, grant_type: str, params: dict[str, str]
-) -> Callable[[], TokenSet]:
-    """The unit of work of the grant asked for, checked for its parameters."""
-    store, now = state.store, state.now()
+) -> TokenSet:
+    now = state.now()
     if grant_type == "authorization_code":
-        code, redirect_uri = required(params, "code"), required(params, "redirect_uri")
-        verifier = params.get("code_verifier")
-        return lambda: authorization_code.exchange_code(
-            store, now, app, code, redirect_uri, verifier
+        return authorization_code.exchange_code(
+            state.store,
+            now,
+            app,
+            required(params, "code"),
+            required(params, "redirect_uri"),
+            params.get("code_verifier"),
         )
     if grant_type == "refresh_token":
-        presented, scope = required(params, "refresh_token"), params.get("scope")
-        return lambda: refresh_token.refresh(store, now, app, presented, scope)
+        presented = required(params, "refresh_token")
+        return refresh_token.refresh(state.store, now, app, presented, params.get("scope"))
     raise OAuthError("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")
