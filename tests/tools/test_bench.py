@@ -127,3 +127,24 @@ def test_the_manual_prompts_are_counted() -> None:
     found = suite.manual_prompts(runner)
     assert found.get("manual_prompts", 0) > 0, found
     assert found["manual_prompts"] == sum(found["manual_prompts_by_kind"].values())
+
+
+def test_bench_pair_reports_each_tree_against_the_first(tmp_path: Path) -> None:
+    """tools/bench_pair on this checkout against itself, one round of one endpoint."""
+    output = tmp_path / "pair.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "bench_pair"), "--tree", f"a={ROOT}"]
+        + ["--tree", f"b={ROOT}", "--rounds", "1", "--endpoint", "revoke"]
+        + ["--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    table = json.loads(output.read_text())["table"]["revoke"]
+    assert set(table) == {"a", "b"}
+    assert table["a"]["paired_cpu_vs_first"] == 1.0
+    assert table["b"]["cpu_us_per_request"] > 0 and table["b"]["errors"] == 0
+    assert "| revoke |" in result.stdout
