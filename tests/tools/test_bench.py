@@ -132,10 +132,10 @@ def test_the_manual_prompts_are_counted() -> None:
 def test_bench_pair_reports_each_tree_against_the_first(tmp_path: Path) -> None:
     """tools/bench_pair on this checkout against itself, one round of one endpoint."""
     output = tmp_path / "pair.json"
+    trees = ["--tree", f"a={ROOT}", "--tree", f"b={ROOT}"]
+    options = ["--rounds", "1", "--endpoint", "revoke", "--output", str(output)]
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "bench_pair"), "--tree", f"a={ROOT}"]
-        + ["--tree", f"b={ROOT}", "--rounds", "1", "--endpoint", "revoke"]
-        + ["--output", str(output)],
+        [sys.executable, str(ROOT / "tools" / "bench_pair"), *trees, *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
