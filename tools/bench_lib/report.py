@@ -69,9 +69,16 @@ def targets(doc: dict) -> list[dict]:
             continue
         errors = sum(row["errors"] for row in table.values())
         add(f"errors under load (keep-alive, {workers})", "0", errors, errors == 0)
-        worst = max((r["p99_over_p50"] or 0.0) for r in table.values())
+        # One worker: every row, the baselines too (issue 10). Two workers share both cores
+        # with wrk, unpinned: there the baselines' own tails measure the machine, and the
+        # target (issue 21) is about the server's endpoints.
+        rows = (
+            table.values() if workers == "1 worker" else [table[e] for e in TARGETS if e in table]
+        )
+        worst = max((r["p99_over_p50"] or 0.0) for r in rows)
+        scope = "" if workers == "1 worker" else " of the server's endpoints"
         add(
-            f"worst p99 / p50 (keep-alive, {workers})",
+            f"worst p99 / p50{scope} (keep-alive, {workers})",
             f"<= {P99_OVER_P50}",
             worst,
             worst <= P99_OVER_P50,
