@@ -9,13 +9,13 @@ tests/server/test_layering.py checks every import against this table.
 
     layer      web  modules
     rules      -    errors scopes pkce redirects credentials clock limits names account_rules
-    storage    -    storage schema migrate checkpoint
-    domain     -    accounts grants guard purge
+    storage    -    storage schema migrate checkpoint groupcommit
+    domain     -    accounts grants/ guard purge
     state      -    state
     http       web  inbound
     endpoints  web  oauth/ web/ testclock
-    app        web  app hotpath
-    process    -    descriptors connections protocol tls tlsgate
+    app        web  app
+    process    -    descriptors connections protocol writes tls tlsgate
     command    -    serve launcher run_options cli password_prompt __main__
 
 rules: framework-free rules and errors (no I/O). domain: the spec's effects on the database.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,7 @@ class Application:
     def from_row(cls, row: Row) -> Application:
         """The application of a row, kept like `User.from_row`'s (the token endpoints read the
         same few applications again and again); any changed column is another key."""
-        return _application(*(row[name] for name in _APPLICATION_COLUMNS))
+        return _application(*_application_columns(row))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -68,7 +69,7 @@ def _user(*values: Any) -> User:
     return User(*values)
 
 
-_APPLICATION_COLUMNS = tuple(Application.__dataclass_fields__)
+_application_columns = operator.itemgetter(*Application.__dataclass_fields__)
 
 
 @functools.lru_cache(maxsize=1024)

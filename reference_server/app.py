@@ -9,16 +9,17 @@ from __future__ import annotations
 import gc
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from .errors import BearerError, LoginRequired, OAuthError, PageError, RedirectError
-from .hotpath import HotPaths, Renderer
 from .oauth.responses import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
@@ -34,35 +35,52 @@ from .web.security import SecurityHeaders
 DATABASE_NAME = "server.sqlite3"
 
 
+class FixedRoute(Route):
+    """A route whose path has no parameters, matched as Starlette's Route matches it, by
+    comparing the path as a string rather than with the route's regular expression (the
+    router tries every route in turn, on every request)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if self.param_convertors or scope["type"] != "http" or scope.get("root_path"):
+            return super().matches(scope)
+        if scope["path"] != self.path:
+            return Match.NONE, {}
+        child = {"endpoint": self.endpoint, "path_params": dict(scope.get("path_params", {}))}
+        if self.methods and scope["method"] not in self.methods:
+            return Match.PARTIAL, child
+        return Match.FULL, child
+
+
 def routes(test_clock: bool) -> list[Route]:
-    table = [
-        Route("/oauth2/authorize", authorize, methods=["GET", "POST"]),
-        Route("/oauth2/token", token, methods=["POST"]),
-        Route("/oauth2/revoke", revoke, methods=["POST"]),
-        Route("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
-        Route("/oauth2/oob", out_of_band, methods=["GET"]),
-        Route("/", pages.home, methods=["GET"]),
-        Route("/login", pages.login_page, methods=["GET"]),
-        Route("/login", pages.login, methods=["POST"]),
-        Route("/logout", pages.logout, methods=["POST"]),
+    # The router tries the routes in turn: the endpoints clients call most come first.
+    table: list[Route] = [
+        FixedRoute("/oauth2/token", token, methods=["POST"]),
+        FixedRoute("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
+        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),
+        FixedRoute("/oauth2/authorize", authorize, methods=["GET", "POST"]),
+        FixedRoute("/oauth2/oob", out_of_band, methods=["GET"]),
+        FixedRoute("/", pages.home, methods=["GET"]),
+        FixedRoute("/login", pages.login_page, methods=["GET"]),
+        FixedRoute("/login", pages.login, methods=["POST"]),
+        FixedRoute("/logout", pages.logout, methods=["POST"]),
         Route("/user/{name}", pages.user_profile, methods=["GET"]),
-        Route("/account/authorized", account.authorized, methods=["GET"]),
-        Route("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
-        Route("/account/applications", applications.registered, methods=["GET"]),
-        Route("/account/applications", applications.register, methods=["POST"]),
-        Route(
+        FixedRoute("/account/authorized", account.authorized, methods=["GET"]),
+        FixedRoute("/account/authorized/revoke", account.revoke_authorization, methods=["POST"]),
+        FixedRoute("/account/applications", applications.registered, methods=["GET"]),
+        FixedRoute("/account/applications", applications.register, methods=["POST"]),
+        FixedRoute(
             "/account/applications/reset-secret",
             applications.reset_application_secret,
             methods=["POST"],
         ),
-        Route("/account/applications/delete", applications.delete, methods=["POST"]),
+        FixedRoute("/account/applications/delete", applications.delete, methods=["POST"]),
         Route("/account/applications/{client_id}/edit", applications.edit_page, methods=["GET"]),
         Route("/account/applications/{client_id}/edit", applications.edit, methods=["POST"]),
-        Route("/static/site.css", stylesheet, methods=["GET"]),
-        Route("/favicon.ico", favicon, methods=["GET"]),
+        FixedRoute("/static/site.css", stylesheet, methods=["GET"]),
+        FixedRoute("/favicon.ico", favicon, methods=["GET"]),
     ]
     if test_clock:
-        table.append(Route("/_test/clock", clock, methods=["GET", "POST"]))
+        table.append(FixedRoute("/_test/clock", clock, methods=["GET", "POST"]))
     return table
 
 
@@ -77,19 +95,17 @@ async def _client_gone(request: Request, _: Exception) -> Response:
     return Response(status_code=400)  # nobody reads it: the connection is gone
 
 
-ERROR_HANDLERS: dict[type[Exception], Renderer] = {
+Renderer = Callable[[Request, Exception], Awaitable[Response]]
+
+EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
     ClientDisconnect: _client_gone,
     OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
     LoginRequired: render_login_required,
+    404: pages.not_found,  # a page of the site, not a bare "Not Found"
 }
-# Starlette's table also takes status codes; the hot paths raise errors, never statuses.
-EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
-    key: handler for key, handler in ERROR_HANDLERS.items()
-}
-EXCEPTION_HANDLERS[404] = pages.not_found  # a page of the site, not a bare "Not Found"
 
 
 def create_app(
@@ -98,7 +114,7 @@ def create_app(
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
     durability: str = "normal",
-) -> HotPaths:
+) -> Starlette:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
         test_clock=test_clock,
@@ -113,20 +129,14 @@ def create_app(
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.server = state
-    hot = {
-        ("/oauth2/token", "POST"): token,
-        ("/oauth2/revoke", "POST"): revoke,
-        ("/oauth2/userinfo", "GET"): userinfo,
-        ("/oauth2/userinfo", "POST"): userinfo,
-    }
     # What start-up made (modules, routes, compiled queries) lives as long as the process:
     # out of the collector's sight, so that its full collections, pauses that grow with the
     # heap, only walk what requests leave behind.
     gc.freeze()
-    return HotPaths(app, hot, ERROR_HANDLERS, state.store.settled)
+    return app
 
 
-def app_from_environment() -> HotPaths:
+def app_from_environment() -> Starlette:
     """Factory for uvicorn's worker processes, which get their settings from the environment."""
     return create_app(
         Path(os.environ["MB_OAUTH_SERVER_DATA_DIR"]),

@@ -20,20 +20,15 @@ MAX_QUERY = 8 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
 
 
-#: Where hotpath.py puts the server's state in every request's ASGI scope: a dict lookup, not
-#: three attribute lookups through Starlette's `State`.
-SERVER_STATE = "reference_server.state"
-
-
 def server(request: Request) -> ServerState:
-    """The state `app.create_app` made, as hotpath.py hands it to every request."""
-    state: ServerState = request.scope[SERVER_STATE]
+    """The state `app.create_app` keeps on the application."""
+    state: ServerState = request.app.state.server
     return state
 
 
 def header(request: Request, name: bytes) -> str | None:
-    """The first value of a header, `name` in lower case: what `request.headers.get` gives,
-    read from the scope without building Starlette's `Headers` (ASGI names are lower case)."""
+    """The first value of a header, `name` in lower case (as ASGI gives every name): what
+    `request.headers.get` gives, read from the scope."""
     for key, value in request.scope["headers"]:
         if key == name:
             decoded: str = value.decode("latin-1")
@@ -122,22 +117,22 @@ def is_form(request: Request) -> bool:
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    """The request body, refused once it passes `limit` bytes (without reading the rest)."""
+    """The request body, refused once it passes `limit` bytes (without reading the rest).
+
+    Read once, from the request's ASGI messages: every body this server reads goes through
+    here, once per request (no `Request.stream()`, an async generator per request).
+    """
     declared = header(request, b"content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ParameterError("the Content-Length header is not a number")
         if int(declared) > limit:
             raise ParameterError("the request body is too large", status=413)
-    if hasattr(request, "_body") or request._stream_consumed:
-        return await _read_stream(request, limit)
-    # What Request.stream() does, without an async generator per request (the hot path).
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await request.receive()
         if message["type"] == "http.disconnect":
-            request._is_disconnected = True
             raise ClientDisconnect()
         if message["type"] != "http.request":
             continue
@@ -147,19 +142,7 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
             raise ParameterError("the request body is too large", status=413)
         chunks.append(chunk)
         if not message.get("more_body", False):
-            request._stream_consumed = True
             return b"".join(chunks)
-
-
-async def _read_stream(request: Request, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ParameterError("the request body is too large", status=413)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 async def form_params(request: Request) -> dict[str, str]:

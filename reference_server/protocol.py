@@ -35,6 +35,7 @@ from uvicorn.server import ServerState
 
 from .connections import SENDING_BODY, WAITING, roster
 from .limits import Limits
+from .writes import HeadWithBody
 
 HANDSHAKE, IDLE, HEAD, BODY, BUSY = "handshake", "idle", "head", "body", "busy"
 _WAITING = (HANDSHAKE, IDLE, HEAD)  # no request in the application: evicted first at the cap
@@ -269,6 +270,10 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._reject(400, "A request carries one Authorization header at most (RFC 6750 3.1).")
         self._phase, self.since, self._head_bytes = BODY, self.loop.time(), 0
         super().on_headers_complete()
+        written: object = self.cycle.transport if self.cycle is not None else None
+        if written is self.transport:  # a new request's: its head and body in one write
+            held = HeadWithBody(self.transport, self.scope["method"])
+            self.cycle.transport = held  # type: ignore[assignment]
 
     def on_message_complete(self) -> None:
         answered = self.cycle is not None and self.cycle.response_complete

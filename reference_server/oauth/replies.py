@@ -1,10 +1,8 @@
-"""Answers of the hot endpoints (token, revoke, userinfo), built with their headers ready-made.
+"""Success answers of the token, revoke and userinfo endpoints: JSON with no-store, or empty.
 
-Starlette's JSONResponse makes a JSON encoder per call (json.dumps with options), then a
-header list, then the security-headers middleware copies that list to extend it. Here the
-encoder is made once and the header list is a constant plus Content-Length; hotpath.py appends
-the security headers without looking for them first (`bare`). The bytes on the wire are the
-same: compact JSON, UTF-8, the same headers.
+The JSON is encoded by the endpoint (an encoder made once, or bytes kept from before: a
+profile, a token answer written out); the security headers are added by the middleware of
+web/security.py, as to every answer.
 """
 
 from __future__ import annotations
@@ -18,52 +16,27 @@ _encode = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
 ).encode
 
+_NO_STORE = ((b"cache-control", b"no-store"), (b"pragma", b"no-cache"))
+
 
 def encode_json(content: Mapping[str, object]) -> bytes:
-    """Compact UTF-8 JSON, as the replies send it."""
+    """Compact UTF-8 JSON, as JSONResponse would send it."""
     return _encode(content).encode("utf-8")
 
 
-_JSON_NO_STORE = [
-    (b"cache-control", b"no-store"),
-    (b"pragma", b"no-cache"),
-    (b"content-type", b"application/json"),
-]
-
-
 class JSONReply(Response):
-    """A JSON response with no-store; hotpath.py (or the middleware) adds the security headers."""
+    """A JSON answer, its body encoded already, that no cache keeps (RFC 6749 5.1)."""
 
-    bare = True  # no security headers yet, nor any other header they would duplicate
+    media_type = "application/json"
 
-    def __init__(self, content: Mapping[str, object], status_code: int = 200) -> None:
-        self._set(encode_json(content), status_code)
-
-    @classmethod
-    def encoded(cls, body: bytes, status_code: int = 200) -> JSONReply:
-        """The reply for a body already encoded (compact, UTF-8): one that was kept."""
-        reply = cls.__new__(cls)
-        reply._set(body, status_code)
-        return reply
-
-    def _set(self, body: bytes, status_code: int) -> None:
-        self.status_code = status_code
-        self.background = None
-        self.body = body
-        self.raw_headers = [*_JSON_NO_STORE, (b"content-length", str(len(body)).encode("latin-1"))]
+    def __init__(self, body: bytes, status_code: int = 200) -> None:
+        super().__init__(body, status_code)
+        self.raw_headers.extend(_NO_STORE)
 
 
 class EmptyReply(Response):
     """200 with an empty body and no content type (RFC 7009 2.2: the revocation answer)."""
 
-    bare = True
-
     def __init__(self) -> None:
-        self.status_code = 200
-        self.background = None
-        self.body = b""
-        self.raw_headers = [
-            (b"cache-control", b"no-store"),
-            (b"pragma", b"no-cache"),
-            (b"content-length", b"0"),
-        ]
+        super().__init__()
+        self.raw_headers.extend(_NO_STORE)

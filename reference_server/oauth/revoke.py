@@ -5,7 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import grants, inbound
+from .. import inbound
+from ..grants import revocation
 from . import clients
 from .replies import EmptyReply
 from .token import read_parameters, required
@@ -16,7 +17,12 @@ async def revoke(request: Request) -> Response:
     params = await read_parameters(request)
     token = required(params, "token")
     client_id, secret = clients.client_credentials(request, params)
-    app = state.guard.authenticate(inbound.peer(request), client_id, secret)
-    grants.revoke(state.store, state.now(), app, token)
+    source = inbound.peer(request)
+
+    def unit() -> None:  # run by group commit: authentication and revocation in one transaction
+        app = state.guard.authenticate(source, client_id, secret)
+        revocation.revoke(state.store, state.now(), app, token)
+
+    await state.store.group_commit(unit)
     # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
     return EmptyReply()

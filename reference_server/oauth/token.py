@@ -12,9 +12,10 @@ import re
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import grants, guard, inbound
+from .. import guard, inbound
 from ..accounts import Application
 from ..errors import OAuthError, ParameterError, invalid_request
+from ..grants import TokenSet, authorization_code, refresh_token
 from ..state import ServerState
 from . import clients
 from .replies import JSONReply, encode_json
@@ -49,9 +50,25 @@ async def read_parameters(request: Request) -> dict[str, str]:
 async def token(request: Request) -> Response:
     state = inbound.server(request)
     params = await read_parameters(request)
-    client_id, secret = clients.client_credentials(request, params)
+    client = clients.client_credentials(request, params)
     grant_type = required(params, "grant_type")
     source = inbound.peer(request)
+    tokens = await state.store.group_commit(
+        lambda: _token_unit(state, source, client, grant_type, params)
+    )
+    return JSONReply(token_body(tokens))
+
+
+def _token_unit(
+    state: ServerState,
+    source: str,
+    client: tuple[str, str],
+    grant_type: str,
+    params: dict[str, str],
+) -> TokenSet:
+    """The request's work on the database, run by group commit: the client's authentication
+    and its throttle counts, then the grant, both read and written in one transaction."""
+    client_id, secret = client
     app, guessed_before = state.guard.authenticate_for(source, client_id, secret)
     check_token_type(params)
     try:
@@ -63,11 +80,11 @@ async def token(request: Request) -> Response:
         raise
     if guessed_before:
         state.guard.release(guard.grant_key_of(source, client_id))
-    return JSONReply.encoded(token_body(tokens))
+    return tokens
 
 
-def token_body(tokens: grants.TokenSet) -> bytes:
-    """`tokens.as_json()` encoded as JSONReply would, byte for byte, without the encoder: the
+def token_body(tokens: TokenSet) -> bytes:
+    """`tokens.as_json()` encoded as `encode_json` would, byte for byte, without the encoder: the
     tokens are base64url (nothing to escape; checked) and the lifetime an integer."""
     if not _plain(tokens.access_token) or not _plain(tokens.refresh_token or ""):
         return encode_json(tokens.as_json())
@@ -80,10 +97,10 @@ def token_body(tokens: grants.TokenSet) -> bytes:
 
 def _grant(
     state: ServerState, app: Application, grant_type: str, params: dict[str, str]
-) -> grants.TokenSet:
+) -> TokenSet:
     now = state.now()
     if grant_type == "authorization_code":
-        return grants.exchange_code(
+        return authorization_code.exchange_code(
             state.store,
             now,
             app,
@@ -92,6 +109,6 @@ def _grant(
             params.get("code_verifier"),
         )
     if grant_type == "refresh_token":
-        refresh_token = required(params, "refresh_token")
-        return grants.refresh(state.store, now, app, refresh_token, params.get("scope"))
+        presented = required(params, "refresh_token")
+        return refresh_token.refresh(state.store, now, app, presented, params.get("scope"))
     raise OAuthError("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")

@@ -8,9 +8,10 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import grants, inbound
+from .. import inbound
 from ..accounts import User
 from ..errors import BearerError, ParameterError
+from ..grants.bearer import access_grant_and_user
 from .replies import JSONReply, encode_json
 
 
@@ -58,7 +59,7 @@ async def userinfo(request: Request) -> Response:
         raise BearerError(400, "invalid_request", "send the access token one way only")
     if not tokens:
         raise BearerError(401)
-    found = grants.access_grant_and_user(state.store, state.now(), tokens[0])
+    found = access_grant_and_user(state.store, state.now(), tokens[0])
     if found is None:
         raise BearerError(401, "invalid_token", "the access token is unknown, revoked or expired")
     grant, user = found
@@ -66,7 +67,7 @@ async def userinfo(request: Request) -> Response:
         raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         raise BearerError(401, "invalid_token", "the token's user no longer exists")
-    return JSONReply.encoded(_profile_body(user, state.public_url, "email" in grant.scope))
+    return JSONReply(_profile_body(user, state.public_url, "email" in grant.scope))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -31,7 +31,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                headers += [h for h in SECURITY_HEADERS if h[0] not in present]
                 if b"cache-control" not in present:
                     headers.append(_NO_STORE)
                 message["headers"] = headers

@@ -1,4 +1,5 @@
-"""The server's imports follow the layering written in reference_server/__init__.py.
+"""The server's imports follow the layering written in reference_server/__init__.py, and
+every request takes the one pipeline Starlette gives it.
 
 Imports are read with `ast` (nothing is imported), so a violation anywhere, even inside a
 function or under TYPE_CHECKING, is found. The rules between packages and the file-size rule
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import starlette
 
 import reference_server
 
@@ -141,7 +143,13 @@ def test_no_module_imports_a_layer_above_it_nor_across_oauth_and_web() -> None:
 @pytest.mark.parametrize(
     ("module", "source", "expected"),
     [
-        ("grants", "from .web import pages\n", "layer domain imports layer endpoints"),
+        (
+            "grants.refresh_token",
+            "from ..web import pages\n",
+            "layer domain imports layer endpoints",
+        ),
+        ("groupcommit", "from .grants import base\n", "layer storage imports layer domain"),
+        ("grants", "from ..app import create_app\n", "layer domain imports layer app"),
         ("oauth.token", "from ..web.html import page\n", "oauth/ and web/ import each other"),
         ("state", "from starlette.requests import Request\n", "Starlette outside"),
         ("web.pages", "from reference_server import oauth\n", "oauth/ and web/ import each"),
@@ -151,4 +159,86 @@ def test_the_check_finds_a_violation(module: str, source: str, expected: str) ->
     """The check can fail: a planted import of each kind is reported."""
     known = set(module_names())
     found = violations(module, imports_of(module, source), layers(), known)
+    assert any(expected in p for p in found), found
+
+
+# One pipeline ------------------------------------------------------------------------------
+
+
+def starlette_private_names() -> set[str]:
+    """Attributes Starlette's classes keep for themselves: `self._name = ...` in its source."""
+    names: set[str] = set()
+    for path in Path(starlette.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                names.add(node.attr)
+    return names
+
+
+def pipeline_problems(module: str, source: str, private: set[str]) -> list[str]:
+    """Starlette's private attributes read on another object, responses made past their
+    __init__, context variables (a layer deciding for another through the request's
+    context): each a second pipeline beside Starlette's."""
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"{module}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Attribute) and node.attr in private:
+            owner = node.value
+            if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                problems.append(f"{where} reads Starlette's private attribute {node.attr}")
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("getattr", "hasattr"):
+            named = node.args[1] if len(node.args) > 1 else None
+            if isinstance(named, ast.Constant) and named.value in private:
+                problems.append(f"{where} reads Starlette's private attribute {named.value}")
+        if isinstance(node, ast.Attribute) and node.attr == "__new__":
+            problems.append(f"{where} builds an object past its __init__")
+        if isinstance(node, ast.ClassDef) and _skips_response_init(node):
+            problems.append(f"{where} {node.name}.__init__ does not call Response's")
+        if isinstance(node, ast.Name | ast.Attribute) and "ContextVar" in ast.unparse(node):
+            problems.append(f"{where} uses a ContextVar")
+    return problems
+
+
+def _skips_response_init(node: ast.ClassDef) -> bool:
+    """A Response subclass whose own __init__ never calls super().__init__."""
+    if not any(ast.unparse(base).endswith("Response") for base in node.bases):
+        return False
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            return "super().__init__(" not in ast.unparse(item)
+    return False
+
+
+def test_every_request_takes_starlettes_pipeline() -> None:
+    private = starlette_private_names()
+    assert {"_body", "_stream_consumed", "_receive"} <= private  # Starlette's source was read
+    problems = [
+        problem
+        for module in module_names()
+        for problem in pipeline_problems(module, source_of(module).read_text(), private)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(request):\n    return request._body\n", "private attribute _body"),
+        ("def f(cls):\n    return cls.__new__(cls)\n", "past its __init__"),
+        ("def f(request):\n    return hasattr(request, '_body')\n", "private attribute _body"),
+        (
+            "class Reply(Response):\n    def __init__(self):\n        self.body = b''\n",
+            "Reply.__init__ does not call Response's",
+        ),
+        ("from contextvars import ContextVar\nflag = ContextVar('flag')\n", "ContextVar"),
+    ],
+)
+def test_the_pipeline_check_finds_a_second_pipeline(source: str, expected: str) -> None:
+    found = pipeline_problems("inbound", source, starlette_private_names())
     assert any(expected in p for p in found), found

@@ -114,3 +114,37 @@ def test_targets_are_reported_not_enforced(run) -> None:
     for target in targets:
         assert set(target) == {"target", "goal", "value", "met"}
         assert target["met"] in (True, False, None)
+
+
+def test_the_manual_prompts_are_counted() -> None:
+    """The bench's manual run (a scripted person answering the `manual` driver) reports its
+    count: the runner finds the person's driver in the checkout."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from bench_lib import suite
+
+    runner = suite._runner()
+    assert runner is not None
+    found = suite.manual_prompts(runner)
+    assert found.get("manual_prompts", 0) > 0, found
+    assert found["manual_prompts"] == sum(found["manual_prompts_by_kind"].values())
+
+
+def test_bench_pair_reports_each_tree_against_the_first(tmp_path: Path) -> None:
+    """tools/bench_pair on this checkout against itself, one round of one endpoint."""
+    output = tmp_path / "pair.json"
+    trees = ["--tree", f"a={ROOT}", "--tree", f"b={ROOT}"]
+    options = ["--rounds", "1", "--endpoint", "revoke", "--output", str(output)]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "bench_pair"), *trees, *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    table = json.loads(output.read_text())["table"]["revoke"]
+    assert set(table) == {"a", "b"}
+    assert table["a"]["paired_cpu_vs_first"] == 1.0
+    assert table["b"]["cpu_us_per_request"] > 0 and table["b"]["errors"] == 0
+    assert "| revoke |" in result.stdout

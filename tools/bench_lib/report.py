@@ -1,4 +1,4 @@
-"""The targets of issues 6 and 10 and the markdown table printed at the end of a run."""
+"""The targets of issues 6, 10 and 21 and the markdown table printed at the end of a run."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ TARGETS = {
     "revoke": 0.4,
 }
 P99_OVER_P50 = 4.0
+# Two workers (issue 21): every endpoint serves at least what one worker does in the same run,
+# and userinfo (reads only) gains from the second worker what the baseline gains, within 10%:
+# its req/s ratio to the baseline holds, so with N workers on N free cores it nears N times one.
+TWO_WORKER_GAIN = 1.0
+USERINFO_SCALING = 0.9
 KIT_TOKEN_RATIO = 1.3
 SCALING_RATIO = 1.2
 LABELS = {
@@ -23,9 +28,12 @@ LABELS = {
 }
 
 
-def _kinds(kinds: dict | None) -> str:
-    """Prompts per kind in a phrase: "approve 56, deny 2, ..."."""
-    return ", ".join(f"{k} {v}" for k, v in (kinds or {}).items()) or "not measured"
+def _manual(suite: dict) -> str:
+    """Prompts, and per kind in a phrase: "106 (approve 97, deny 2, ...)"; or why none."""
+    kinds = suite.get("manual_prompts_by_kind")
+    if suite.get("manual_prompts") is None or not kinds:
+        return f"not measured: {suite.get('manual_reason') or 'the run did not report a count'}"
+    return f"{suite['manual_prompts']} (" + ", ".join(f"{k} {v}" for k, v in kinds.items()) + ")"
 
 
 def _fmt(value, digits: int = 2, suffix: str = "") -> str:
@@ -45,7 +53,8 @@ def targets(doc: dict) -> list[dict]:
         found.append({"target": name, "goal": goal, "value": value, "met": met})
 
     server = doc.get("server", {})
-    one = server.get("keepalive", {}).get("workers_1", {}) if server.get("available") else {}
+    keep = server.get("keepalive", {}) if server.get("available") else {}
+    one, two = keep.get("workers_1", {}), keep.get("workers_2", {})
     for endpoint, least in TARGETS.items():
         row = one.get(endpoint)
         ratio = row.get("cpu_ratio") if row else None
@@ -55,16 +64,27 @@ def targets(doc: dict) -> list[dict]:
             ratio,
             None if ratio is None else ratio >= least,
         )
-    if one:
-        errors = sum(row["errors"] for row in one.values())
-        add("errors under load (keep-alive, 1 worker)", "0", errors, errors == 0)
-        worst = max((r["p99_over_p50"] or 0.0) for r in one.values())
+    for workers, table in (("1 worker", one), ("2 workers", two)):
+        if not table:
+            continue
+        errors = sum(row["errors"] for row in table.values())
+        add(f"errors under load (keep-alive, {workers})", "0", errors, errors == 0)
+        # One worker: every row, the baselines too (issue 10). Two workers share both cores
+        # with wrk, unpinned: there the baselines' own tails measure the machine, and the
+        # target (issue 21) is about the server's endpoints.
+        rows = (
+            table.values() if workers == "1 worker" else [table[e] for e in TARGETS if e in table]
+        )
+        worst = max((r["p99_over_p50"] or 0.0) for r in rows)
+        scope = "" if workers == "1 worker" else " of the server's endpoints"
         add(
-            "worst p99 / p50 (keep-alive, 1 worker)",
+            f"worst p99 / p50{scope} (keep-alive, {workers})",
             f"<= {P99_OVER_P50}",
             worst,
             worst <= P99_OVER_P50,
         )
+    if one and two:
+        _two_worker_targets(one, two, add)
     kit = doc.get("kit", {})
     token = kit.get("token", {}).get("ratio") if kit.get("available") else None
     add(
@@ -102,6 +122,33 @@ def targets(doc: dict) -> list[dict]:
             None,
         )
     return found
+
+
+def _two_worker_targets(one: dict, two: dict, add) -> None:
+    for endpoint in TARGETS:
+        if endpoint not in one or endpoint not in two:
+            continue
+        gain = _quotient(two[endpoint]["rps"], one[endpoint]["rps"])
+        add(
+            f"{endpoint} req/s, 2 workers / 1 worker (keep-alive, same run)",
+            f">= {TWO_WORKER_GAIN}",
+            gain,
+            None if gain is None else gain >= TWO_WORKER_GAIN,
+        )
+    if "userinfo" in one and "userinfo" in two:
+        # (userinfo/baseline req/s, 2 workers) / (the same, 1 worker) = userinfo's gain from
+        # the second worker / the baseline's, both from pairs measured back to back
+        held = _quotient(two["userinfo"]["ratio"], one["userinfo"]["ratio"])
+        add(
+            "userinfo's gain from a 2nd worker / the baseline's (req/s ratios, keep-alive)",
+            f">= {USERINFO_SCALING}",
+            held,
+            None if held is None else held >= USERINFO_SCALING,
+        )
+
+
+def _quotient(numerator: float | None, denominator: float | None) -> float | None:
+    return numerator / denominator if numerator and denominator else None
 
 
 def _server_table(title: str, tables: dict, lines: list[str]) -> None:
@@ -202,8 +249,8 @@ def render(doc: dict) -> str:
             f" {_fmt(suite.get('http_requests'))} | {_fmt(suite.get('consent_approvals'))} |"
             f" {_fmt(suite.get('exit_status'))} |",
             "",
-            f"Manual prompts per full run (--run-lasting, counted by the run itself): "
-            f"{_fmt(suite.get('manual_prompts'))} ({_kinds(suite.get('manual_prompts_by_kind'))})",
+            "Manual prompts per full run (--run-lasting, counted by the run itself): "
+            + _manual(suite),
             "",
         ]
     else:

@@ -125,8 +125,10 @@ def manual_prompts(command: list[str]) -> dict:
             person = 'driver = "tests.suite.manual_person:driver"'
             profile.write_text(text.replace('driver = "form"', person), encoding="utf-8")
             log_file = work / "person.log"
-            # The runner loads the person's driver in its preflight: it must find `tests`.
-            env = os.environ | {"MB_PERSON_LOG": str(log_file), "PYTHONPATH": str(ROOT)}
+            # The runner imports the person's driver by name (tests.suite.manual_person): the
+            # checkout must be on its path (the console script's own path holds only the venv).
+            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+            env = os.environ | {"MB_PERSON_LOG": str(log_file), "PYTHONPATH": path}
             args = [
                 "--profile",
                 str(profile),
@@ -153,7 +155,12 @@ def manual_prompts(command: list[str]) -> dict:
         shutil.rmtree(work, ignore_errors=True)
     said = next((m for line in lines if (m := SAID.search(line))), None)
     if said is None:
-        return {"manual_available": False, "manual_exit_status": done.returncode}
+        why = (done.stdout + done.stderr).strip().splitlines()[-1:] or ["no output"]
+        return {
+            "manual_available": False,
+            "manual_exit_status": done.returncode,
+            "manual_reason": f"the manual run said no count (exit {done.returncode}): {why[0]}",
+        }
     kinds = {k: int(v) for k, v in (pair.split(" ") for pair in said.group(2).split(", "))}
     return {
         "manual_prompts": int(said.group(1)),

@@ -1,12 +1,19 @@
-"""The token, revoke and userinfo endpoints served past Starlette's router (hotpath.py).
+"""Every request, the token, revoke and userinfo endpoints' too, takes Starlette's one
+pipeline: its router, the security-headers middleware, the error handlers of app.py.
 
-Their answers must carry what the middlewares would have added, once: the security headers,
-no-store; and what they do not serve (HEAD, a wrong method) still reaches the router.
+Their answers carry the security headers and no-store, once each; a wrong method gets the
+router's 405, HEAD the GET route's answer.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from reference_server.app import create_app, routes
 
 from .flows import exchange, obtain_code, revoke
 
@@ -35,7 +42,7 @@ def test_answers_carry_the_security_headers_once(world, user, http) -> None:
     _once_each(revoked)
 
 
-def test_other_methods_still_reach_the_router(world, user, http) -> None:
+def test_the_router_answers_other_methods(world, user, http) -> None:
     assert http.get("/oauth2/token").status_code == 405
     tokens = exchange(http, world.installed, obtain_code(user, world.installed)).json()
     head = http.head(
@@ -43,3 +50,24 @@ def test_other_methods_still_reach_the_router(world, user, http) -> None:
     )
     assert head.status_code == 200
     _once_each(head)
+
+
+def test_the_application_is_starlettes(tmp_path: Path) -> None:
+    """What uvicorn serves is the Starlette application itself: no router in front of it."""
+    app = create_app(tmp_path)
+    try:
+        assert type(app) is Starlette
+    finally:
+        app.state.server.store.close()
+
+
+def test_fixed_routes_match_as_starlettes_routes_do() -> None:
+    """FixedRoute compares the path as a string: the same answer as the route's pattern, for
+    every route of the table, every method, and paths beside each one."""
+    for route in routes(test_clock=True):
+        for path in (route.path, route.path + "/", route.path + "x", "/nowhere", "/oauth2/"):
+            for method in ("GET", "POST", "HEAD", "DELETE"):
+                for root_path in ("", "/mounted"):
+                    scope = {"type": "http", "path": root_path + path, "method": method}
+                    scope["root_path"] = root_path
+                    assert route.matches(dict(scope)) == Route.matches(route, dict(scope)), scope

@@ -1,0 +1,48 @@
+"""The refresh token grant (spec 4.3, RFC 6749 6): a new access token for a live grant."""
+
+from __future__ import annotations
+
+from .. import scopes
+from ..accounts import Application
+from ..errors import OAuthError, invalid_grant
+from ..storage import Store
+from .base import Lookup, TokenSet, end_access_tokens, new_access_token
+
+_LIVE_GRANT = Lookup("SELECT * FROM grants WHERE", "id", "refresh_hash", " AND revoked_at IS NULL")
+
+#: REFRESH-SAME-TOKEN (spec 2.3): the answer repeats the refresh token that was sent in (RFC
+#: 6749 6 lets a server leave it out, and the client then keeps the one it has). Either way
+#: REFRESH-TOKEN-STAYS-VALID (spec 3): the grant keeps its one refresh token, never rotated.
+SAME_REFRESH_TOKEN = True
+#: This server's choice (spec 3 leaves it open): a refresh ends the grant's earlier access
+#: tokens, so that a grant has one valid access token at a time.
+ONE_ACCESS_TOKEN_PER_GRANT = True
+
+
+def refresh(
+    store: Store, now: int, app: Application, refresh_token: str, scope: str | None
+) -> TokenSet:
+    """REFRESH-NEW-ACCESS-TOKEN: a new access token of the grant, for the same client."""
+    with store.transaction():
+        grant = _LIVE_GRANT.find(store, refresh_token)  # LIFETIME-REFRESH-PERSISTS: until revoked
+        if grant is None or grant["application_id"] != app.id:  # REFRESH-CROSS-CLIENT
+            raise invalid_grant("the refresh token is unknown, revoked or another client's")
+        granted = frozenset(grant["scope"].split())
+        asked = granted if scope is None else _narrowed(scope, granted)
+        if ONE_ACCESS_TOKEN_PER_GRANT:
+            end_access_tokens(store, now, grant["id"])
+        access = new_access_token(store, now, grant["id"], scopes.canonical(asked))
+    return TokenSet(
+        access_token=access, refresh_token=refresh_token if SAME_REFRESH_TOKEN else None
+    )
+
+
+def _narrowed(scope: str, granted: frozenset[str]) -> frozenset[str]:
+    """RFC 6749 6: a refresh may ask for fewer scopes, never for more."""
+    try:
+        asked = scopes.parse_scope(scope)
+    except scopes.ScopeError as error:
+        raise OAuthError("invalid_scope", str(error)) from None
+    if not asked <= granted:
+        raise OAuthError("invalid_scope", "a refresh cannot add scopes to the grant")
+    return asked
