@@ -97,10 +97,10 @@ def test_no_file_is_over_300_lines_without_a_reason_at_its_top() -> None:
     ("relative", "source", "expected"),
     [
         ("reference_server/state.py", "from client_kit import errors\n", "imports client_kit"),
-        ("reference_server/app.py", "def f():\n    import steps.http\n", "imports steps"),
+        ("reference_server/app.py", "def f():\n    import steps.http.layer\n", "imports steps"),
         ("client_kit/session.py", "import reference_server.launcher\n", "reference_server"),
         ("client_kit/cli.py", "from steps.reports import redact\n", "imports steps"),
-        ("steps/http.py", "from reference_server.launcher import X\n", "reference_server"),
+        ("steps/http/layer.py", "from reference_server.launcher import X\n", "reference_server"),
         ("steps/plugin.py", "from tests.support import world\n", "imports tests"),
     ],
 )
@@ -114,7 +114,7 @@ def test_a_planted_import_is_found(relative: str, source: str, expected: str) ->
     ("relative", "source"),
     [
         ("steps/profiles/bundled.py", "from reference_server.launcher import ServerProcess\n"),
-        ("steps/http.py", "from client_kit import redaction\n"),
+        ("steps/http/layer.py", "from client_kit import redaction\n"),
         ("tools/bench_lib/run.py", "import reference_server, steps, client_kit\n"),
     ],
 )

@@ -13,8 +13,8 @@ import importlib
 from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
 from steps.consent.manual import Console
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 __all__ = [
     "ConsentDriver",

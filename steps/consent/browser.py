@@ -17,10 +17,10 @@ from steps.consent.base import (
     UnrecognisedPage,
 )
 from steps.consent.presets import Preset, app_name
-from steps.evidence import Exchange
-from steps.html import describe_forms, revoke_links, text_of
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.evidence import Exchange
+from steps.http.html import describe_forms, revoke_links, text_of
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

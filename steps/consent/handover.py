@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from steps.consent.base import DriverError, SessionEnded
 from steps.consent.form import FormDriver
 from steps.consent.presets import Preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 T = TypeVar("T")
 #: A session that ends this many times in a run is given up (the person is asked each time).

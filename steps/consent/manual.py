@@ -24,9 +24,9 @@ from steps.consent.base import (
 from steps.consent.console import Console, NoTerminal
 from steps.consent.handover import Handover
 from steps.consent.presets import Preset
-from steps.html import text_of
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.html import text_of
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
 ANY_CODE = "code"

@@ -44,8 +44,8 @@ from steps.consent.react_props import (
     login_errors,
     recognise,
 )
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 MAX_HOPS = 12
 LOGIN_PATH = "/login"

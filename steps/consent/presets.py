@@ -11,14 +11,14 @@ from typing import Any
 from soupsieve import SelectorSyntaxError
 
 from steps.consent.base import DriverError
-from steps.html import check_selector
-from steps.profile import Profile
+from steps.http.html import check_selector
+from steps.profiles.profile import Profile
 
 
 @dataclass(frozen=True)
 class Preset:
     """Page facts a driver needs. Forms, buttons, the out-of-band code's element and revoke
-    links are CSS selectors, read alike by the form driver (`steps.html`) and by Chromium;
+    links are CSS selectors, read alike by the form driver (`steps.http.html`) and by Chromium;
     `*_field` are field names.
 
     Manual revocation comes in two shapes: a form per grant on the list page (`revoke_form`,

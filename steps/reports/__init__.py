@@ -20,7 +20,7 @@ from typing import Any
 from steps.reports import html, json_report, terminal
 from steps.reports.description import describe
 from steps.reports.redact import harvest_tokens, mask_text, mask_tree, profile_secrets
-from steps.verdicts import RuleVerdict, compute_verdicts
+from steps.reports.verdicts import RuleVerdict, compute_verdicts
 
 RESULTS = "results.json"
 VERDICTS = "verdicts.json"

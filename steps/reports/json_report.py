@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from steps.twin_keys import TWIN_NOTE
-from steps.verdicts import (
+from steps.scenario.twin_keys import TWIN_NOTE
+from steps.reports.verdicts import (
     deviation_reasons,
     CONCLUSIONS,
     RuleVerdict,

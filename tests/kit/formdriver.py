@@ -10,8 +10,8 @@ from __future__ import annotations
 from steps.consent.base import RedirectResult
 from steps.consent.form import FormDriver as ConsentFormDriver
 from steps.consent.presets import BUNDLED
-from steps.http import HttpLayer
-from steps.profile import Profile, User
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile, User
 
 
 class FormDriver:

@@ -11,9 +11,9 @@ from typing import Any
 
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.manual import Console
-from steps.http import HttpLayer
-from steps.profile import Profile, load_profile
-from steps.service import Service
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile, load_profile
+from steps.scenario.service import Service
 from tests.suite.target import Target
 
 

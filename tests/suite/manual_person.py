@@ -18,8 +18,8 @@ from steps.consent.base import ConsentDriver, RedirectResult, ServicePage
 from steps.consent.form import FormDriver
 from steps.consent.manual import Console, ManualDriver
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Profile
 
 URL = re.compile(r"^\s+(https?://\S+)\s*$", re.MULTILINE)
 AGAIN = re.compile(r"\[prompt \d+, again\]")

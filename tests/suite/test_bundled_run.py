@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from steps.catalogue import load_catalogue
+from steps.rules.catalogue import load_catalogue
 from tests.suite.target import Target, bundled_target
 from tests.support.matrix_artefact import keep_run
 

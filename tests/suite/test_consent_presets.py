@@ -12,9 +12,9 @@ import pytest
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.anonymous import AnonymousLook
 from steps.consent.presets import PRESETS, resolve_preset
-from steps.html import find_form, parse_forms
-from steps.http import HttpLayer
-from steps.profile import ConsentSettings, Profile
+from steps.http.html import find_form, parse_forms
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import ConsentSettings, Profile
 from tests.suite.consent_support import (
     minimal_profile_at,
 )

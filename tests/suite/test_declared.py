@@ -17,15 +17,20 @@ from typing import Any
 import httpx
 import pytest
 
-from steps.application import Application
 from steps.consent.base import DriverError
-from steps.exchange import exchange_other_valid_uri
+from steps.definitions.exchange import exchange_other_valid_uri
+from steps.definitions.revocation import (
+    Revocations,
+    WebsiteRevocations,
+    refresh_dead,
+    revoke_manually,
+)
 from steps.outcomes import NotChecked
-from steps.profile import Client, Profile, parse_profile
+from steps.profiles.profile import Client, Profile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.revocation import Revocations, WebsiteRevocations, refresh_dead, revoke_manually
-from steps.scene import IssuedCode, Scene
-from steps.service import TokenSet
+from steps.scenario.application import Application
+from steps.scenario.scene import IssuedCode, Scene
+from steps.scenario.service import TokenSet
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,

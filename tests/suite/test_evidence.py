@@ -10,8 +10,8 @@ import pytest
 
 from client_kit.redaction import Secrets
 from client_kit.redaction import hint as mask
-from steps.evidence import Exchange, mask_body, mask_headers, mask_url
-from steps.http import HttpLayer, Pacer
+from steps.http.evidence import Exchange, mask_body, mask_headers, mask_url
+from steps.http.layer import HttpLayer, Pacer
 
 TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 

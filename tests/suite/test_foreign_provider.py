@@ -14,10 +14,10 @@ import pytest
 from steps.consent import RedirectResult, ServicePage
 from steps.consent.metabrainz import MetaBrainzDriver
 from steps.consent.react_props import page_props
-from steps.http import HttpLayer
-from steps.profile import Profile, load_profile
-from steps.readers import json_body
-from steps.service import Service
+from steps.http.layer import HttpLayer
+from steps.http.readers import json_body
+from steps.profiles.profile import Profile, load_profile
+from steps.scenario.service import Service
 from tests.suite.foreign.target import ForeignTarget, foreign_target
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share one provider.

@@ -1,6 +1,6 @@
 """Isolation by design: no verdict depends on what another scenario did.
 
-The unit tests pin the two rules of steps/isolation.py (writers own their grants; a shared
+The unit tests pin the two rules of steps/scenario/isolation.py (writers own their grants; a shared
 grant lives one epoch). The proof runs the suite against a target that revokes whole token
 families, as metabrainz.org does: one run with the rules' scenarios in the order they are
 written (readers and family-revoking writers interleaved), one in the suite's own order, and
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from pytest_bdd.parser import FeatureParser
 
-from steps.catalogue import FEATURES_DIR
-from steps.grants import GrantCache
-from steps.isolation import ORDER_ENV, Isolation, is_writer
-from steps.profile import Client
-from steps.service import TokenSet
+from steps.profiles.profile import Client
+from steps.rules.catalogue import FEATURES_DIR
+from steps.scenario.grants import GrantCache
+from steps.scenario.isolation import ORDER_ENV, Isolation, is_writer
+from steps.scenario.service import TokenSet
 from tests.suite.broken.harness import ProxyHandle, bundled_profile, run_against, running_proxy
 from tests.suite.broken.mutations import MUTATIONS
 

@@ -17,10 +17,10 @@ from steps.consent.form import FormDriver
 from steps.consent.handover import cookie_pairs
 from steps.consent.manual import Console, ManualDriver, NoTerminal
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
 from steps.outcomes import NotChecked
-from steps.profile import Profile
-from steps.service import Service
+from steps.profiles.profile import Profile
+from steps.scenario.service import Service
 from tests.suite.consent_support import (
     ScriptedConsole,
     authorize_url,

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from steps.catalogue import load_catalogue
+from steps.rules.catalogue import load_catalogue
 from tests.suite.target import bundled_target
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share the two runs.

@@ -7,8 +7,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from steps.preflight import PreflightError, check_ca_file, check_client, credentials_verdict
-from steps.profile import Client, parse_profile
+from steps.profiles.profile import Client, parse_profile
+from steps.run.preflight import PreflightError, check_ca_file, check_client, credentials_verdict
 
 
 def answer(status: int, body: str = "") -> httpx.Response:

@@ -1,15 +1,15 @@
-"""Twins (steps/twin_keys.py, steps/twins.py): which scenarios share the steps before their
-first check, and the copies each replaying twin gets. Whole runs prove the rest: the bundled
+"""Twins (steps/scenario/twin_keys.py, steps/run/twins.py): which scenarios share the steps before
+their first check, and the copies each replaying twin gets. Whole runs prove the rest: the bundled
 run, the broken targets, and the family-revoking target in any order (test_isolation.py)."""
 
 from __future__ import annotations
 
 from steps.consent.base import RedirectResult
-from steps.profile import Client
-from steps.scene import AuthRequest, Scene
-from steps.service import TokenSet
-from steps.twin_keys import twin_of
-from steps.twins import clone
+from steps.profiles.profile import Client
+from steps.run.twins import clone
+from steps.scenario.scene import AuthRequest, Scene
+from steps.scenario.service import TokenSet
+from steps.scenario.twin_keys import twin_of
 
 GRANT = 'the user has just granted the web application offline access to "profile email"'
 REFRESH = "the application refreshes the access token"

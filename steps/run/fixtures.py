@@ -1,0 +1,167 @@
+"""Session fixtures of the suite: the target and the tools that talk to it, built once per run
+(per pytest-xdist worker) so TLS connections, the login session and shared grants are reused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from steps.consent import ConsentDriver, make_driver
+from steps.consent.manual import Console
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import Client, Profile
+from steps.run.approvals import estimate_prompts
+from steps.run.selection import META_KEY
+from steps.run.suite import SuiteState, suite_state
+from steps.scenario.application import Application
+from steps.scenario.clock import Clock
+from steps.scenario.grants import Authorizer, GrantCache
+from steps.scenario.isolation import isolation
+from steps.scenario.observations import Observations
+from steps.scenario.scene import AuthRequest, IssuedCode, Scene
+from steps.scenario.service import Service, TokenSet
+
+
+@pytest.fixture(scope="session")
+def suite(pytestconfig: pytest.Config) -> SuiteState:
+    """The run's shared state (profile, HTTP layer, observations)."""
+    state = suite_state(pytestconfig)
+    if state.profile is None:
+        pytest.fail("the conformance scenarios need a deployment profile: --profile FILE")
+    return state
+
+
+@pytest.fixture(scope="session")
+def profile(suite: SuiteState) -> Profile:
+    """The deployment under test."""
+    assert suite.profile is not None
+    return suite.profile
+
+
+@pytest.fixture(scope="session")
+def http(suite: SuiteState) -> HttpLayer:
+    """The recording, pacing HTTP layer."""
+    return suite.http()
+
+
+@pytest.fixture(scope="session")
+def observations(suite: SuiteState) -> Observations:
+    """Facts observed about the target."""
+    return suite.observations
+
+
+@pytest.fixture(scope="session")
+def service(profile: Profile, http: HttpLayer) -> Service:
+    """The target's endpoints."""
+    return Service(profile, http)
+
+
+@pytest.fixture(scope="session")
+def driver(
+    pytestconfig: pytest.Config, suite: SuiteState, profile: Profile, http: HttpLayer
+) -> Iterator[ConsentDriver]:
+    """The consent driver the profile names, told how many prompts the run is expected to ask
+    (for its own way of visiting: whether it reads pages) and, per scenario, the rule it
+    serves."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    suspend = capture.global_and_fixture_disabled if capture is not None else None
+    worker = hasattr(pytestconfig, "workerinput")
+    consent = make_driver(profile, http, Console(suspend, worker=worker))
+    suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
+    consent.remaining = suite.approvals_estimate
+    consent.expected_prompts = consent.prompts_for(suite.approvals_estimate)
+    consent.serving = suite.serving
+    suite.consent_driver = consent  # its counters reach the reports
+    yield consent
+    consent.close()
+
+
+@pytest.fixture(scope="session")
+def clock(pytestconfig: pytest.Config, profile: Profile, http: HttpLayer) -> Clock:
+    """Time on the target (test clock, or real waits with --run-slow)."""
+    return Clock(profile, http, real_waits=bool(pytestconfig.getoption("run_slow")))
+
+
+@pytest.fixture(scope="session")
+def authorizer(
+    profile: Profile,
+    service: Service,
+    driver: ConsentDriver,
+    clock: Clock,
+    observations: Observations,
+) -> Authorizer:
+    """Runs authorizations for scenarios that need codes or grants of their own."""
+    return Authorizer(profile, service, driver, clock, observations)
+
+
+@pytest.fixture(scope="session")
+def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) -> GrantCache:
+    """Grants shared by reader scenarios (steps/scenario/isolation.py)."""
+    return GrantCache(authorizer, clock, isolation(pytestconfig))
+
+
+@pytest.fixture
+def scenario_rules(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The rules the running scenario is tagged with (a check fails only for its own)."""
+    meta = request.node.stash.get(META_KEY, None)
+    return meta.rules if meta is not None else ()
+
+
+@pytest.fixture
+def scenario_steps(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The running scenario's step texts (a step that visits may depend on what follows)."""
+    meta = request.node.stash.get(META_KEY, None)
+    return meta.steps if meta is not None else ()
+
+
+@pytest.fixture
+def scene() -> Scene:
+    """A fresh scenario state."""
+    return Scene()
+
+
+@pytest.fixture
+def application(
+    request: pytest.FixtureRequest,
+    scene: Scene,
+    profile: Profile,
+    service: Service,
+    clock: Clock,
+    observations: Observations,
+) -> Application:
+    """The application the scenario plays, with what its steps need (the consent driver only
+    once a step sends the user to the authorization page: a manual driver asks a person)."""
+
+    def consent() -> ConsentDriver:
+        driver: ConsentDriver = request.getfixturevalue("driver")
+        return driver
+
+    return Application(scene, profile, service, consent, clock, observations)
+
+
+# --- what a step hands to the steps after it (`target_fixture`); until then: -----------------
+
+
+@pytest.fixture
+def code() -> IssuedCode | None:
+    """The code to exchange: none until a Given issues one or the user's visit brings one."""
+    return None
+
+
+@pytest.fixture
+def grant() -> TokenSet:
+    """The grant a Given issued."""
+    raise AssertionError("no grant from an earlier step")
+
+
+@pytest.fixture
+def auth_request() -> AuthRequest:
+    """The authorization request a step started."""
+    raise AssertionError("no authorization request was started")
+
+
+@pytest.fixture
+def other_client() -> Client:
+    """The other application a Given chose."""
+    raise AssertionError("no other application chosen by an earlier step")

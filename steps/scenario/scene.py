@@ -1,0 +1,118 @@
+"""What a scenario has seen so far: the application in play, where the browser ended, the
+grant's tokens and the answers to its requests. One per scenario (fixture `scene`).
+
+The rest of a scenario's state lives where pytest-bdd puts it: the authorization request
+being built, the code and the grant of a Given are fixtures (`target_fixture`), the refresh
+tokens sent are kept by the application (steps/scenario/application.py), its revocations by the
+revocation steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from steps.consent.base import Outcome, RedirectResult
+from steps.profiles.profile import Client
+from steps.scenario.kinds import PremiseFailed
+from steps.scenario.service import TokenSet
+
+
+@dataclass
+class AuthRequest:
+    """An authorization request being put together by the scenario's steps."""
+
+    client: Client
+    params: dict[str, str | None]
+    verifier: str | None = None
+    challenge: str | None = None
+
+    @property
+    def redirect_uri(self) -> str | None:
+        """The redirect URI the request carries."""
+        return self.params.get("redirect_uri")
+
+
+@dataclass(frozen=True)
+class IssuedCode:
+    """A code, the redirect URI it was issued for, and the PKCE pair of its request."""
+
+    client: Client
+    code: str
+    redirect_uri: str
+    verifier: str | None = None
+    challenge: str | None = None
+
+
+@dataclass
+class TokenHistory:
+    """The tokens of the scenario's first exchange and the refresh tokens it sent."""
+
+    first_tokens: TokenSet | None = None
+    #: The refresh token the latest refresh sent.
+    sent_refresh_token: str | None = None
+    #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
+    first_refresh_token: str | None = None
+
+
+@dataclass
+class Scene:
+    """Per-scenario state shared by the step modules."""
+
+    client: Client | None = None
+    #: Where the browser ended after the user's last visit to the authorization page.
+    outcome: Outcome | None = None
+    tokens: TokenSet | None = None
+    responses: list[httpx.Response] = field(default_factory=list)
+    transport_error: Exception | None = None
+    #: The authorization request of the user's last visit (what its code was asked for).
+    request: AuthRequest | None = None
+    #: The same visit again (further samples of a check, or a control without the variation).
+    revisit: Callable[[AuthRequest], Outcome] | None = None
+    #: The spec rule that requires the last request to be refused: the checks of the error's
+    #: shape (rfc) take the refusal as their premise, and a request let through is that
+    #: rule's failure, not theirs.
+    refusal_rule: str = ""
+    #: How the last user-information request passed the token (header, body, query, ...).
+    delivery: str = ""
+    #: What the user did on the authorization page last ("approves", "denies", "opens").
+    act: str = ""
+
+    @property
+    def response(self) -> httpx.Response | None:
+        """The latest response a step kept."""
+        return self.responses[-1] if self.responses else None
+
+    def app(self) -> Client:
+        """The application in play (a step before must have chosen one)."""
+        assert self.client is not None, "no application chosen by an earlier step"
+        return self.client
+
+    def last(self) -> httpx.Response:
+        """The last response a step kept."""
+        assert self.response is not None, "no request was made by an earlier step"
+        return self.response
+
+    def keep(self, response: httpx.Response) -> httpx.Response:
+        """Remember a response as the scenario's latest."""
+        self.responses.append(response)
+        return response
+
+    def grant(self) -> TokenSet:
+        """The grant's tokens (from a Given or an exchange)."""
+        assert self.tokens is not None, "no grant from an earlier step"
+        return self.tokens
+
+    def require_refusal(self, refused: bool, what: str) -> None:
+        """The premise of a check of an error's shape: the request was refused, as the spec
+        rule that `refusal_rule` names requires (a request let through is that rule's fail)."""
+        if self.refusal_rule and not refused:
+            raise PremiseFailed(f"the request was let through ({what})", see=self.refusal_rule)
+
+    def redirect(self) -> RedirectResult:
+        """The redirect the browser ended on; fails the step clearly when it did not."""
+        assert isinstance(self.outcome, RedirectResult), (
+            f"the browser was not sent back to the application; it ended on {self.outcome}"
+        )
+        return self.outcome
