@@ -25,8 +25,9 @@ from steps.run.options import add_markers, add_options
 from steps.run.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, PROPERTY, attach
 from steps.run.preflight import PreflightError, run_preflight
 from steps.run.results import Results, ResultsWriter
-from steps.run.selection import META_KEY, is_skipped, scenario_meta, selected, skip_unless_asked
+from steps.run.selection import is_skipped, scenario_meta, selected, skip_unless_asked
 from steps.run.suite import STATE_KEY, build_state, suite_state
+from steps.scenario.meta import META_KEY
 
 pytest_plugins = [
     # first: steps.scenario.grants imports it, and a plugin must not be pre-imported

@@ -20,16 +20,15 @@ from pytest_bdd import parsers, step, then
 from steps.consent import ServicePage
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.readers import LENIENCIES, lenient_note
-from steps.outcomes import NotChecked
-from steps.run.approvals import Visits, visits_consent
+from steps.outcomes import NotChecked, PremiseFailed
 from steps.scenario.application import Application
 from steps.scenario.authorization import code_rule
 from steps.scenario.controls import blame, code_owner
-from steps.scenario.kinds import PremiseFailed, check, premise
+from steps.scenario.kinds import check, premise
 from steps.scenario.probes import new_scope_set
 from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
-from steps.scenario.visit_rules import act_visit, needs_pages
+from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
 
 FIRST_APPROVAL_TRIES = 5
 #: The rule that says each kind of authorization error is redirected to the application.

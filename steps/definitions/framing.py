@@ -11,8 +11,9 @@ from pytest_bdd import then
 from steps.consent import ConsentDriver, ServicePage
 from steps.consent.base import redirect_target
 from steps.http.layer import HttpLayer
+from steps.outcomes import require
 from steps.profiles.profile import Profile
-from steps.scenario.kinds import check, require
+from steps.scenario.kinds import check
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
 

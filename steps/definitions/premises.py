@@ -9,13 +9,13 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, then
 
 from steps.profiles.profile import Client, Profile
-from steps.run.approvals import Visit, Visits, visits_consent
 from steps.scenario.application import Application
 from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import APPS
 from steps.scenario.scene import IssuedCode, Scene
 from steps.scenario.service import TokenSet
+from steps.scenario.visits import Visit, Visits, visits_consent
 
 
 @given("a web application registered with the service")

@@ -10,16 +10,16 @@ from pytest_bdd import given, parsers, then, when
 from steps.consent import ConsentDriver
 from steps.consent.base import DriverError, UnrecognisedPage
 from steps.http.readers import granted, issued_tokens
-from steps.outcomes import NotChecked
+from steps.outcomes import NotChecked, require
 from steps.profiles.profile import Profile
-from steps.run.approvals import Visits, visits_consent
 from steps.scenario.application import refresh_rule
 from steps.scenario.clock import Clock
-from steps.scenario.kinds import check, premise, require
+from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
 from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scenario.visits import Visits, visits_consent
 
 
 def _token(scene: Scene, which: str) -> str:

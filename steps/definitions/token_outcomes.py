@@ -15,9 +15,10 @@ from steps.http.readers import (
     require_granted,
     strict_json,
 )
+from steps.outcomes import require
 from steps.scenario.application import Application, refresh_rule
 from steps.scenario.controls import blame, exchange_owner
-from steps.scenario.kinds import check, require
+from steps.scenario.kinds import check
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 

@@ -12,9 +12,10 @@ from pytest_bdd import parsers, then, when
 
 from steps.http.layer import HttpLayer
 from steps.http.readers import auth_param, challenges, json_body, strict_json
+from steps.outcomes import require
 from steps.profiles.profile import Profile
 from steps.scenario.grants import GrantCache
-from steps.scenario.kinds import check, premise, require
+from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
 from steps.scenario.probes import NEAR_MISSES, NEVER_ISSUED, near_miss
 from steps.scenario.sampling import SAMPLES, samples, sampling_note

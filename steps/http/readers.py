@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from steps.scenario.kinds import PremiseFailed
+from steps.outcomes import PremiseFailed
 
 #: Leniency -> the rule whose check reads the same answer strictly (and fails on it).
 LENIENCIES = {

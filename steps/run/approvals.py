@@ -2,13 +2,13 @@
 definitions' own metadata and the run's order.
 
 A step that sends the user to the authorization page (or to the website) says so with
-`@visits_consent(rule)`; the rule, given the step's arguments and the scenario's step texts,
-says how that visit adds up (`Visits`). The estimate then walks the scenarios in the order they
-run, as the run itself shares: grants shared by readers within an isolation epoch, taken over by
-the first writer that needs a grant of its own (GrantCache.take), and twins that replay another
-twin's premise (steps/run/twins.py) counting only the visits after it. It assumes a conforming
-target: the control requests a check makes before it fails (steps/scenario/controls.py) are not
-counted.
+`@visits_consent(rule)` (steps/scenario/visits.py); the rule, given the step's arguments and the
+scenario's step texts, says how that visit adds up (`Visits`). The estimate then walks the
+scenarios in the order they run, as the run itself shares: grants shared by readers within an
+isolation epoch, taken over by the first writer that needs a grant of its own
+(GrantCache.take), and twins that replay another twin's premise (steps/run/twins.py) counting
+only the visits after it. It assumes a conforming target: the control requests a check makes
+before it fails (steps/scenario/controls.py) are not counted.
 """
 
 from __future__ import annotations
@@ -16,52 +16,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import TypeVar
 
 from steps.run.bdd_registry import step_definitions
 from steps.scenario.twin_keys import twin_of
+from steps.scenario.visits import ATTRIBUTE, Visit, Visits
 from steps.scenario.writers import is_writer
-
-F = TypeVar("F", bound=Callable[..., object])
-ATTRIBUTE = "consent_visits"
-
-
-class Visits(Enum):
-    """How a step's visits add up over a run."""
-
-    #: A visit each time the step runs.
-    EACH = "each"
-    #: The shared grant of its epoch: one visit per epoch for readers (a writer's own grant).
-    SHARED = "shared"
-    #: A grant of the scenario's own: one visit, unless a writer takes the epoch's shared one.
-    FRESH = "fresh"
-    #: No person is asked (the service refuses before any login, or the check cannot be made).
-    NONE = "none"
-
-
-@dataclass(frozen=True)
-class Visit:
-    """How one step visits, and the shared grant it stands for (SHARED and FRESH)."""
-
-    kind: Visits
-    key: tuple[object, ...] = field(default=())
-
-
-#: How a step visits: always the same way, or decided by the step's arguments, with `steps=`
-#: the scenario's step texts and `pages=` whether the driver reads the service's pages.
-VisitRule = Visits | Callable[..., Visit | Visits]
-
-
-def visits_consent(visits: VisitRule) -> Callable[[F], F]:
-    """Mark a step function as one that sends the user to the authorization page or the
-    website (`visits` may be a function of the step's arguments and of the scenario)."""
-
-    def mark(function: F) -> F:
-        setattr(function, ATTRIBUTE, visits)
-        return function
-
-    return mark
 
 
 @dataclass

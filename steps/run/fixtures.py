@@ -12,12 +12,12 @@ from steps.consent.manual import Console
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import Client, Profile
 from steps.run.approvals import estimate_prompts
-from steps.run.selection import META_KEY
 from steps.run.suite import SuiteState, suite_state
 from steps.scenario.application import Application
 from steps.scenario.clock import Clock
 from steps.scenario.grants import Authorizer, GrantCache
 from steps.scenario.isolation import isolation
+from steps.scenario.meta import META_KEY
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.service import Service, TokenSet

@@ -13,8 +13,8 @@ import pytest
 
 from steps.outcomes import NotChecked
 from steps.reports.verdicts import UNCHECKED
-from steps.run.selection import ScenarioMeta
 from steps.run.suite import SuiteState
+from steps.scenario.meta import ScenarioMeta
 
 PROPERTY = "mb_oauth_scenario"
 FAILED_STEP_KEY = pytest.StashKey[str]()

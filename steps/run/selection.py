@@ -5,7 +5,6 @@ scenarios that were not asked for."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import pytest
 from pytest_bdd.parser import Scenario
@@ -13,29 +12,10 @@ from pytest_bdd.parser import Scenario
 from steps.rules.catalogue import LEVELS
 from steps.run.collection import in_filter
 from steps.run.suite import SuiteState
+from steps.scenario.meta import ScenarioMeta
 
 #: A marker name shaped like a rule id (one the catalogue may not know).
 RULE_ID = re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+")
-
-
-@dataclass(frozen=True)
-class ScenarioMeta:
-    """What the suite knows of a collected scenario."""
-
-    nodeid: str
-    feature: str
-    feature_file: str
-    name: str
-    rules: tuple[str, ...]
-    level: str
-    slow: bool
-    lasting: bool
-    steps: tuple[str, ...]
-    #: Each step's keyword type ("given", "when", "then"), in the order of `steps`.
-    types: tuple[str, ...] = ()
-
-
-META_KEY = pytest.StashKey[ScenarioMeta]()
 
 
 def scenario_meta(item: pytest.Item, scenario: Scenario, state: SuiteState) -> ScenarioMeta:

@@ -27,11 +27,12 @@ from pytest_bdd.compat import inject_fixture
 from pytest_bdd.parser import Feature, Scenario, Step
 
 from steps.http.evidence import Exchange
+from steps.reports.json_report import TWIN_NOTE
 from steps.run.bdd_registry import target_fixture
-from steps.run.selection import META_KEY
 from steps.scenario.isolation import isolation
 from steps.scenario.kinds import REPLAY
-from steps.scenario.twin_keys import TWIN_NOTE, Twin, twin_of
+from steps.scenario.meta import META_KEY
+from steps.scenario.twin_keys import Twin, twin_of
 from steps.scenario.writers import is_writer
 
 #: Per-scenario fixtures whose objects the premise changes in place (restored field by field).

@@ -12,10 +12,10 @@ import httpx
 
 from steps.consent.base import ConsentDriver, Outcome
 from steps.http.layer import HttpLayer
+from steps.outcomes import PremiseFailed, require
 from steps.profiles.profile import Client, Profile
 from steps.scenario.authorization import code_of, code_rule
 from steps.scenario.clock import Clock
-from steps.scenario.kinds import PremiseFailed, require
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene, TokenHistory
 from steps.scenario.service import Service, TokenSet

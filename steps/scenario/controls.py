@@ -20,6 +20,7 @@ The controls cost visits only when a check is about to fail.
 from __future__ import annotations
 
 from steps.http.readers import granted
+from steps.outcomes import PremiseFailed
 from steps.scenario.application import Application
 from steps.scenario.authorization import (
     bare_request,
@@ -28,7 +29,6 @@ from steps.scenario.authorization import (
     exchange_rule,
     redirect_code,
 )
-from steps.scenario.kinds import PremiseFailed
 from steps.scenario.scene import AuthRequest
 
 CONTROL_SCOPE = "profile"

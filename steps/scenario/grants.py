@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from steps.consent.base import ConsentDriver
 from steps.http.readers import granted
-from steps.outcomes import CASCADE
+from steps.outcomes import CASCADE, PremiseFailed
 from steps.profiles.profile import Profile
 from steps.scenario.authorization import client_request, code_rule, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
-from steps.scenario.kinds import PremiseFailed
 from steps.scenario.observations import Observations
 from steps.scenario.scene import IssuedCode
 from steps.scenario.service import Service, TokenSet

@@ -51,6 +51,7 @@ from typing import Any
 
 import pytest
 
+from steps.scenario.meta import META_KEY
 from steps.scenario.twin_keys import twin_of
 from steps.scenario.writers import WRITER_STEP, is_writer, writes
 
@@ -97,8 +98,6 @@ def isolation(config: pytest.Config) -> Isolation:
 
 
 def _steps(item: pytest.Item) -> list[str] | None:
-    from steps.run.selection import META_KEY  # selection stashes each scenario's steps
-
     meta = item.stash.get(META_KEY, None)
     return None if meta is None else list(meta.steps)
 
@@ -114,8 +113,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def run_order(items: list[pytest.Item]) -> list[pytest.Item]:
     """The suite's order of the items (see pytest_collection_modifyitems)."""
-    from steps.run.selection import META_KEY
-
     first: dict[tuple[str, ...], int] = {}
 
     def key(pair: tuple[int, pytest.Item]) -> tuple[bool, int, bool]:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from steps.outcomes import NotChecked
+from steps.outcomes import NotChecked, PremiseFailed
 
 F = TypeVar("F", bound=Callable[..., Any])
 KIND = "step_kind"
@@ -45,21 +45,6 @@ class Replay:
 
 
 REPLAY = Replay()
-
-
-class PremiseFailed(NotChecked):
-    """A premise did not hold; `see` is the rule whose check judges what went wrong."""
-
-    def __init__(self, what: str, *, see: str, cause: str = "") -> None:
-        super().__init__(f"{what}, see {see}" if see else what, cause=cause)
-        self.what = what
-        self.see = see
-
-
-def require(holds: object, what: str, *, see: str) -> None:
-    """Go on when the premise holds; otherwise the scenario could not be checked."""
-    if not holds:
-        raise PremiseFailed(what, see=see)
 
 
 def premise(see: See = "") -> Callable[[F], F]:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from steps.consent.base import Outcome, RedirectResult
+from steps.outcomes import PremiseFailed
 from steps.profiles.profile import Client
-from steps.scenario.kinds import PremiseFailed
 from steps.scenario.service import TokenSet
 
 

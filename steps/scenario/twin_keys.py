@@ -15,9 +15,6 @@ from dataclasses import dataclass
 
 from steps.scenario.writers import writes
 
-#: The start of the note a twin's scenario carries (the reports count them as one reading).
-TWIN_NOTE = "the steps before its first check were taken once for its twins"
-
 
 @dataclass(frozen=True)
 class Twin:

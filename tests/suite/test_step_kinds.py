@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from steps.outcomes import PremiseFailed
 from steps.rules.catalogue import FEATURES_DIR
 from steps.rules.coverage import rendered_scenarios
 from steps.run.bdd_registry import STEP_MODULES, step_definitions
-from steps.scenario.kinds import CHECK, PREMISE, PremiseFailed, kind_of, premise
+from steps.scenario.kinds import CHECK, PREMISE, kind_of, premise
 
 KIND_OF_KEYWORD = {"given": PREMISE, "when": PREMISE, "then": CHECK}
 
