@@ -22,9 +22,9 @@ from steps.run.bdd_registry import STEP_MODULES, scenario_of
 from steps.run.clock_lock import clock_lock
 from steps.run.collection import redirect_collection
 from steps.run.options import add_markers, add_options
-from steps.run.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, PROPERTY, attach
+from steps.run.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, attach
 from steps.run.preflight import PreflightError, run_preflight
-from steps.run.results import Results, ResultsWriter
+from steps.run.results import ResultsWriter
 from steps.run.selection import is_skipped, scenario_meta, selected, skip_unless_asked
 from steps.run.suite import STATE_KEY, build_state, suite_state
 from steps.scenario.meta import META_KEY
@@ -37,7 +37,6 @@ pytest_plugins = [
     *STEP_MODULES,
 ]
 
-__all__ = ["PROPERTY", "Results", "estimate_prompts"]
 #: Characters of a rule's title shown in a prompt.
 SERVING_TITLE = 90
 

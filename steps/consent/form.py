@@ -30,7 +30,7 @@ from steps.http.html import (
     text_of,
 )
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 
 MAX_HOPS = 12
 
@@ -40,7 +40,7 @@ class FormDriver(ConsentDriver):
 
     name = "form"
 
-    def __init__(self, profile: Profile, http: HttpLayer, preset: Preset) -> None:
+    def __init__(self, profile: TargetProfile, http: HttpLayer, preset: Preset) -> None:
         super().__init__()
         self.profile = profile
         self.http = http

@@ -19,7 +19,7 @@ from steps.consent.base import DriverError, SessionEnded
 from steps.consent.form import FormDriver
 from steps.consent.presets import Preset
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 
 T = TypeVar("T")
 #: A session that ends this many times in a run is given up (the person is asked each time).
@@ -31,7 +31,7 @@ class Handover:
     it ended) through `ask`."""
 
     def __init__(
-        self, profile: Profile, http: HttpLayer, preset: Preset, ask: Callable[[str], str]
+        self, profile: TargetProfile, http: HttpLayer, preset: Preset, ask: Callable[[str], str]
     ) -> None:
         self.profile, self.http, self.preset, self.ask = profile, http, preset, ask
         self._driver: FormDriver | None = None

@@ -26,7 +26,7 @@ from steps.consent.handover import Handover
 from steps.consent.presets import Preset
 from steps.http.html import text_of
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
 ANY_CODE = "code"
@@ -42,7 +42,7 @@ class ManualDriver(ConsentDriver):
 
     def __init__(
         self,
-        profile: Profile,
+        profile: TargetProfile,
         console: Console,
         http: HttpLayer | None = None,
         preset: Preset | None = None,
@@ -65,7 +65,7 @@ class ManualDriver(ConsentDriver):
         console.check()
 
     def _handover(
-        self, profile: Profile, http: HttpLayer | None, preset: Preset | None
+        self, profile: TargetProfile, http: HttpLayer | None, preset: Preset | None
     ) -> Handover | None:
         """The person's session handed over once (`[consent.manual] hand_over_session`)."""
         if not profile.consent.manual.get("hand_over_session"):

@@ -12,7 +12,7 @@ from soupsieve import SelectorSyntaxError
 
 from steps.consent.base import DriverError
 from steps.http.html import check_selector
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ def _old_css(key: str, selector: str) -> str | None:
     return None
 
 
-def app_name(profile: Profile, preset: Preset, client_id: str) -> str:
+def app_name(profile: TargetProfile, preset: Preset, client_id: str) -> str:
     """The display name the user's page shows for an application (by role or client id), for
     presets that revoke by name: that page names no client id."""
     role = next((c.role for c in profile.clients.values() if c.client_id == client_id), "")

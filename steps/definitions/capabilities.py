@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from pytest_bdd import then
 
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.kinds import check
 
 
 @then("the deployment offers out-of-band delivery")
 @check
-def offers_oob(profile: Profile) -> None:
+def offers_oob(profile: TargetProfile) -> None:
     """Spec 4.1, 2.2: installed applications may use urn:ietf:wg:oauth:2.0:oob."""
     assert profile.capabilities.oob, "the profile declares no out-of-band support"
 
 
 @then("the deployment names every scope as the spec does")
 @check
-def spec_scope_names(profile: Profile) -> None:
+def spec_scope_names(profile: TargetProfile) -> None:
     """Spec 2.4: scope identifiers are given exactly."""
     renamed = profile.renamed_scopes()
     assert not renamed, "; ".join(

@@ -12,7 +12,7 @@ from steps.consent import ConsentDriver, ServicePage
 from steps.consent.base import redirect_target
 from steps.http.layer import HttpLayer
 from steps.outcomes import require
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.kinds import check
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
@@ -63,7 +63,7 @@ def consent_page_unframeable(scene: Scene, driver: ConsentDriver) -> None:
 @then("the page a logged-out user sees forbids framing")
 @check
 def landing_page_unframeable(
-    auth_request: AuthRequest, service: Service, http: HttpLayer, profile: Profile
+    auth_request: AuthRequest, service: Service, http: HttpLayer, profile: TargetProfile
 ) -> None:
     """The first page of the flow (usually the login page) without a session."""
     url = service.authorize_url(auth_request.params)

@@ -8,47 +8,47 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then
 
-from steps.profiles.profile import Client, Profile
+from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.scenario.application import Application
 from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import APPS
 from steps.scenario.scene import IssuedCode, Scene
-from steps.scenario.service import TokenSet
+from steps.scenario.service import HeldGrant
 from steps.scenario.visits import Visit, Visits, visits_consent
 
 
 @given("a web application registered with the service")
 @premise()
-def web_application(scene: Scene, profile: Profile) -> None:
+def web_application(scene: Scene, profile: TargetProfile) -> None:
     """The confidential web application of the profile."""
     scene.client = profile.client("web")
 
 
 @given("an installed application registered with the service")
 @premise()
-def installed_application(scene: Scene, profile: Profile) -> None:
+def installed_application(scene: Scene, profile: TargetProfile) -> None:
     """The public installed application of the profile."""
     scene.client = profile.client("installed")
 
 
 @given("another web application registered with the service", target_fixture="other_client")
 @premise()
-def other_application(profile: Profile) -> Client:
+def other_application(profile: TargetProfile) -> RegisteredApp:
     """The second confidential application, for cross-client checks."""
     return profile.client("other_web")
 
 
 @then("the two applications have different Client IDs")
 @check
-def different_client_ids(scene: Scene, other_client: Client) -> None:
+def different_client_ids(scene: Scene, other_client: RegisteredApp) -> None:
     """Client IDs identify applications."""
     assert scene.app().client_id != other_client.client_id
 
 
 @then("every registered application has a Client ID of its own")
 @check
-def unique_client_ids(profile: Profile) -> None:
+def unique_client_ids(profile: TargetProfile) -> None:
     """Spec 2.1: unique, whatever the application type."""
     ids = [client.client_id for client in profile.clients.values()]
     assert len(set(ids)) == len(ids), f"{len(ids)} applications share {len(set(ids))} Client IDs"
@@ -95,7 +95,7 @@ def granted(
     kind: str,
     offline: str | None,
     scope: str,
-) -> TokenSet:
+) -> HeldGrant:
     """A grant: shared among read-only scenarios (steps/scenario/isolation.py), or ("just") one of
     the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take)."""
     issue = grants.take if fresh else grants.get

@@ -11,7 +11,7 @@ from steps.consent import ConsentDriver
 from steps.consent.base import DriverError, UnrecognisedPage
 from steps.http.readers import granted, issued_tokens
 from steps.outcomes import NotChecked, require
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.application import refresh_rule
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
@@ -136,7 +136,7 @@ def revoke_wrong_secret(scene: Scene, service: Service) -> None:
 
 @when("another web application revokes the refresh token with its own credentials")
 @premise()
-def revoke_by_other(scene: Scene, service: Service, profile: Profile) -> None:
+def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile) -> None:
     """Another application tries to revoke this one's grant."""
     scene.keep(service.revoke(profile.client("other_web"), _token(scene, "refresh")))
 
@@ -154,7 +154,7 @@ def revoke_in_query(scene: Scene, service: Service) -> None:
 def revoke_manually(
     scene: Scene,
     driver: ConsentDriver,
-    profile: Profile,
+    profile: TargetProfile,
     revocations: Revocations,
     website_revocations: WebsiteRevocations,
 ) -> None:
@@ -225,7 +225,7 @@ def access_token_state(scene: Scene, service: Service, still: str) -> None:
 @then("the refresh token no longer works")
 @check
 def refresh_dead(
-    scene: Scene, service: Service, profile: Profile, revocations: Revocations
+    scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
 ) -> None:
     """A refresh with the token fails."""
     note = revocations.website_note

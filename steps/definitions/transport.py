@@ -6,7 +6,7 @@ import httpx
 from pytest_bdd import parsers, then, when
 
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.kinds import check, premise
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
@@ -46,7 +46,7 @@ def _probe(
 @when(parsers.parse("the application calls the {endpoint} endpoint over plain HTTP"))
 @premise()
 def call_plain_http(
-    scene: Scene, http: HttpLayer, service: Service, profile: Profile, endpoint: str
+    scene: Scene, http: HttpLayer, service: Service, profile: TargetProfile, endpoint: str
 ) -> None:
     """The same request over HTTPS (for comparison) and then over http://."""
     scene.keep(_probe(scene, http, service, profile.base_url, endpoint))

@@ -13,7 +13,7 @@ from pytest_bdd import parsers, then, when
 from steps.http.layer import HttpLayer
 from steps.http.readers import auth_param, challenges, json_body, strict_json
 from steps.outcomes import require
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
@@ -102,7 +102,7 @@ def ask_profile_unknown(scene: Scene, service: Service) -> None:
 )
 @premise()
 def ask_profile_plain_http(
-    scene: Scene, service: Service, profile: Profile, way: str | None
+    scene: Scene, service: Service, profile: TargetProfile, way: str | None
 ) -> None:
     """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear)."""
     token = scene.grant().access_token
@@ -134,7 +134,7 @@ def _accepted(scene: Scene) -> httpx.Response:
 
 @then("the service returns the user's profile")
 @check
-def returns_profile(scene: Scene, profile: Profile) -> None:
+def returns_profile(scene: Scene, profile: TargetProfile) -> None:
     """2xx with the user's name in the answer (among a JSON document's values; the spec does
     not show the shape, so in the text of any other answer)."""
     response = scene.last()
@@ -144,7 +144,7 @@ def returns_profile(scene: Scene, profile: Profile) -> None:
 
 @then("the service does not return the user's profile")
 @check
-def no_profile(scene: Scene, profile: Profile) -> None:
+def no_profile(scene: Scene, profile: TargetProfile) -> None:
     """The user's profile is not in the answer (or there was no connection at all). Spec 7.2
     does not show the answers for a missing, refused or ignored token, so the status is not
     part of the check: a 200 without the user's data passes, a 401 with it fails."""
@@ -156,7 +156,7 @@ def no_profile(scene: Scene, profile: Profile) -> None:
     )
 
 
-def _email(profile: Profile) -> str:
+def _email(profile: TargetProfile) -> str:
     if not profile.user.email:
         pytest.skip("the profile does not name the user's email")
     return str(profile.user.email)
@@ -164,7 +164,7 @@ def _email(profile: Profile) -> str:
 
 @then("the user's email is not revealed")
 @check
-def email_not_revealed(scene: Scene, profile: Profile) -> None:
+def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
     """Whatever the answer (granted or refused, JSON or not), the user's email is not in it: a
     refusal withholds it too."""
     email = _email(profile)
@@ -176,7 +176,7 @@ def email_not_revealed(scene: Scene, profile: Profile) -> None:
 
 @then("the user's email is included")
 @check
-def email_included(scene: Scene, profile: Profile) -> None:
+def email_included(scene: Scene, profile: TargetProfile) -> None:
     """The user's email address is in the granted answer."""
     email = _email(profile)
     response = _accepted(scene)
@@ -193,7 +193,7 @@ def _challenge(response: httpx.Response) -> str:
 
 @then(parsers.parse("the service answers {status:d} with a Bearer challenge without an error code"))
 @check
-def challenge_no_error(scene: Scene, profile: Profile, http: HttpLayer, status: int) -> None:
+def challenge_no_error(scene: Scene, profile: TargetProfile, http: HttpLayer, status: int) -> None:
     """RFC 6750 3.1: no error attribute when no credentials were sent (sampled)."""
     for response in _sampled(scene, profile, http):
         assert response.status_code == status, f"status {response.status_code}"
@@ -207,7 +207,7 @@ def challenge_no_error(scene: Scene, profile: Profile, http: HttpLayer, status: 
 @check
 def challenge_error(
     scene: Scene,
-    profile: Profile,
+    profile: TargetProfile,
     http: HttpLayer,
     request: pytest.FixtureRequest,
     status: int,
@@ -228,7 +228,9 @@ def challenge_error(
 
 @then(parsers.parse('the service answers {status:d} with the error "{error}"'))
 @check
-def plain_error(scene: Scene, profile: Profile, http: HttpLayer, status: int, error: str) -> None:
+def plain_error(
+    scene: Scene, profile: TargetProfile, http: HttpLayer, status: int, error: str
+) -> None:
     """An error named in a JSON document (application/json) or in the challenge (sampled)."""
     for response in _sampled(scene, profile, http):
         assert response.status_code == status, f"status {response.status_code}"
@@ -251,7 +253,7 @@ def _require_delivery_read(scene: Scene, request: pytest.FixtureRequest) -> None
     require(control.is_success, f"the service reads no token from {where}", see=see)
 
 
-def _sampled(scene: Scene, profile: Profile, http: HttpLayer) -> Iterator[httpx.Response]:
+def _sampled(scene: Scene, profile: TargetProfile, http: HttpLayer) -> Iterator[httpx.Response]:
     """The answer and SAMPLES - 1 more to the same request: a user-information request asks no
     person and trips no guard, so an answer that varies between tries is found (noted)."""
     response = _refused(scene, profile)
@@ -259,7 +261,7 @@ def _sampled(scene: Scene, profile: Profile, http: HttpLayer) -> Iterator[httpx.
     return samples(response, lambda: http.resend(response), SAMPLES)
 
 
-def _refused(scene: Scene, profile: Profile) -> httpx.Response:
+def _refused(scene: Scene, profile: TargetProfile) -> httpx.Response:
     """The premise of a check of an error's shape: the user's data was not returned (where a
     spec rule requires that, a request let through is that rule's failure)."""
     response = scene.last()

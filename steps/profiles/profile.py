@@ -23,7 +23,7 @@ class ProfileError(ValueError):
 
 
 @dataclass(frozen=True)
-class Client:
+class RegisteredApp:
     """A registered application the suite may use."""
 
     role: str
@@ -75,13 +75,13 @@ class ConsentSettings:
 
 
 @dataclass(frozen=True)
-class Profile:
+class TargetProfile:
     """A deployment under test."""
 
     name: str
     base_url: str
     user: User
-    clients: dict[str, Client]
+    clients: dict[str, RegisteredApp]
     ca_file: str | None = None
     known_deviations: tuple[str, ...] = ()
     #: Why each known deviation is one (`[known_deviations]` as id = "reason"; the list form
@@ -128,7 +128,7 @@ class Profile:
         parts = urlsplit(self.base_url)
         return urlunsplit(("http", parts.netloc, parts.path, "", "")).rstrip("/")
 
-    def client(self, role: str) -> Client:
+    def client(self, role: str) -> RegisteredApp:
         """The registered application playing a role; a clear error when the profile lacks it."""
         try:
             return self.clients[role]
@@ -136,10 +136,12 @@ class Profile:
             raise ProfileError(f"profile {self.name!r} has no [clients.{role}]") from None
 
 
-def _client(role: str, table: dict[str, Any]) -> Client:
+def _client(role: str, table: dict[str, Any]) -> RegisteredApp:
     try:
         more = tuple(str(uri) for uri in table.get("more_redirect_uris", ()))
-        return Client(role, table["client_id"], table["client_secret"], table["redirect_uri"], more)
+        return RegisteredApp(
+            role, table["client_id"], table["client_secret"], table["redirect_uri"], more
+        )
     except KeyError as exc:
         raise ProfileError(f"[clients.{role}] lacks {exc}") from None
 
@@ -223,8 +225,8 @@ def _deviations(value: Any) -> dict[str, str]:
     )
 
 
-def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
-    """Build a Profile from parsed TOML, resolving a relative CA path against the file. Keys
+def parse_profile(data: dict[str, Any], source: Path | None = None) -> TargetProfile:
+    """Build a TargetProfile from parsed TOML, resolving a relative CA path against the file. Keys
     the suite does not know are refused (a typo must not go unnoticed)."""
     try:
         check_keys(data)
@@ -239,7 +241,7 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
     if ca_file and source is not None and not Path(ca_file).is_absolute():
         ca_file = str(source.parent / ca_file)
     deviations = _deviations(data.get("known_deviations", ()))
-    return Profile(
+    return TargetProfile(
         name=str(data.get("name", data["base_url"])),
         base_url=_base_url(data["base_url"]),
         user=User(user["username"], user.get("password", ""), user.get("email")),
@@ -258,7 +260,7 @@ def parse_profile(data: dict[str, Any], source: Path | None = None) -> Profile:
 
 def load_profile(
     path: str | Path, *, target: str | None = None, min_interval: float | None = None
-) -> Profile:
+) -> TargetProfile:
     """Read a profile file; --target and --min-interval on the command line win over it."""
     path = Path(path)
     with path.open("rb") as fh:

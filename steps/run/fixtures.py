@@ -10,7 +10,7 @@ import pytest
 from steps.consent import ConsentDriver, make_driver
 from steps.consent.manual import Console
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Client, Profile
+from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.approvals import estimate_prompts
 from steps.run.suite import SuiteState, suite_state
 from steps.scenario.application import Application
@@ -20,7 +20,7 @@ from steps.scenario.isolation import isolation
 from steps.scenario.meta import META_KEY
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
-from steps.scenario.service import Service, TokenSet
+from steps.scenario.service import HeldGrant, Service
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +33,7 @@ def suite(pytestconfig: pytest.Config) -> SuiteState:
 
 
 @pytest.fixture(scope="session")
-def profile(suite: SuiteState) -> Profile:
+def profile(suite: SuiteState) -> TargetProfile:
     """The deployment under test."""
     assert suite.profile is not None
     return suite.profile
@@ -52,14 +52,14 @@ def observations(suite: SuiteState) -> Observations:
 
 
 @pytest.fixture(scope="session")
-def service(profile: Profile, http: HttpLayer) -> Service:
+def service(profile: TargetProfile, http: HttpLayer) -> Service:
     """The target's endpoints."""
     return Service(profile, http)
 
 
 @pytest.fixture(scope="session")
 def driver(
-    pytestconfig: pytest.Config, suite: SuiteState, profile: Profile, http: HttpLayer
+    pytestconfig: pytest.Config, suite: SuiteState, profile: TargetProfile, http: HttpLayer
 ) -> Iterator[ConsentDriver]:
     """The consent driver the profile names, told how many prompts the run is expected to ask
     (for its own way of visiting: whether it reads pages) and, per scenario, the rule it
@@ -78,14 +78,14 @@ def driver(
 
 
 @pytest.fixture(scope="session")
-def clock(pytestconfig: pytest.Config, profile: Profile, http: HttpLayer) -> Clock:
+def clock(pytestconfig: pytest.Config, profile: TargetProfile, http: HttpLayer) -> Clock:
     """Time on the target (test clock, or real waits with --run-slow)."""
     return Clock(profile, http, real_waits=bool(pytestconfig.getoption("run_slow")))
 
 
 @pytest.fixture(scope="session")
 def authorizer(
-    profile: Profile,
+    profile: TargetProfile,
     service: Service,
     driver: ConsentDriver,
     clock: Clock,
@@ -125,7 +125,7 @@ def scene() -> Scene:
 def application(
     request: pytest.FixtureRequest,
     scene: Scene,
-    profile: Profile,
+    profile: TargetProfile,
     service: Service,
     clock: Clock,
     observations: Observations,
@@ -150,7 +150,7 @@ def code() -> IssuedCode | None:
 
 
 @pytest.fixture
-def grant() -> TokenSet:
+def grant() -> HeldGrant:
     """The grant a Given issued."""
     raise AssertionError("no grant from an earlier step")
 
@@ -162,6 +162,6 @@ def auth_request() -> AuthRequest:
 
 
 @pytest.fixture
-def other_client() -> Client:
+def other_client() -> RegisteredApp:
     """The other application a Given chose."""
     raise AssertionError("no other application chosen by an earlier step")

@@ -22,7 +22,7 @@ import httpx
 from steps.http.layer import HttpLayer
 from steps.http.readers import json_body
 from steps.outcomes import NotChecked
-from steps.profiles.profile import Client, Profile
+from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.suite import failures_per_minute
 from steps.scenario.service import Service
 
@@ -41,7 +41,7 @@ class Preflight:
     notes: list[str] = field(default_factory=list)
 
 
-def check_ca_file(profile: Profile) -> None:
+def check_ca_file(profile: TargetProfile) -> None:
     """A ca_file that is missing or not a CA certificate."""
     if not profile.ca_file:
         return
@@ -57,7 +57,7 @@ def check_ca_file(profile: Profile) -> None:
         raise PreflightError(f"ca_file {path} is not a PEM CA certificate: {error}") from None
 
 
-def check_reachable(profile: Profile, http: HttpLayer) -> None:
+def check_reachable(profile: TargetProfile, http: HttpLayer) -> None:
     """The base URL answers over TLS that verifies (any HTTP status will do)."""
     url = profile.base_url + "/"
     try:
@@ -96,7 +96,7 @@ def credentials_verdict(response: httpx.Response) -> bool | None:
     return None
 
 
-def check_client(role: str, client: Client, service: Service) -> bool | None:
+def check_client(role: str, client: RegisteredApp, service: Service) -> bool | None:
     """Whether the target accepts a client's credentials: a revocation of a made-up token
     (RFC 7009: 200 for an unknown token); if that cannot tell or refuses, a refresh with a
     made-up token (invalid_grant once the client is authenticated), in the form body and then
@@ -122,7 +122,7 @@ def check_client(role: str, client: Client, service: Service) -> bool | None:
     return None
 
 
-def refresh_with_basic(service: Service, client: Client, token: str) -> httpx.Response:
+def refresh_with_basic(service: Service, client: RegisteredApp, token: str) -> httpx.Response:
     """A refresh with a made-up token, the client authenticated by HTTP Basic (RFC 6749 2.3.1)."""
     pair = f"{quote_plus(client.client_id)}:{quote_plus(client.client_secret)}"
     basic = base64.b64encode(pair.encode()).decode()
@@ -134,7 +134,7 @@ def refresh_with_basic(service: Service, client: Client, token: str) -> httpx.Re
     )
 
 
-def check_login(profile: Profile, service: Service, driver: object) -> None:
+def check_login(profile: TargetProfile, service: Service, driver: object) -> None:
     """The consent driver logs the user in once (a driver without the hook is trusted)."""
     hook = getattr(driver, "check_login", None)
     if hook is None:
@@ -153,7 +153,7 @@ def check_login(profile: Profile, service: Service, driver: object) -> None:
         ) from None
 
 
-def build_driver(profile: Profile, http: HttpLayer) -> object:
+def build_driver(profile: TargetProfile, http: HttpLayer) -> object:
     """The profile's consent driver, or a clear error when it cannot be loaded or built."""
     from steps.consent import make_driver
 
@@ -166,7 +166,7 @@ def build_driver(profile: Profile, http: HttpLayer) -> object:
         ) from None
 
 
-def run_preflight(profile: Profile, http: HttpLayer | None = None) -> Preflight:
+def run_preflight(profile: TargetProfile, http: HttpLayer | None = None) -> Preflight:
     """All checks, in the order a mistake would show; PreflightError on the first one."""
     check_ca_file(profile)
     http = http or HttpLayer(
@@ -187,7 +187,7 @@ def run_preflight(profile: Profile, http: HttpLayer | None = None) -> Preflight:
     return result
 
 
-def _checks(profile: Profile, http: HttpLayer, result: Preflight) -> None:
+def _checks(profile: TargetProfile, http: HttpLayer, result: Preflight) -> None:
     """Reachability and TLS, each client's credentials, then the user's login."""
     check_reachable(profile, http)
     service = Service(profile, http)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from steps.outcomes import UNCHECKED_OUTCOME
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.run.payload import PROPERTY, Evidence, ScenarioPayload
 from steps.run.suite import SuiteState, driver_stats, suite_state
 from steps.scenario.observations import merge_observations
@@ -121,7 +121,7 @@ def prompts_estimate(state: SuiteState) -> int | None:
     return int(driver.prompts_for(visits))
 
 
-def known_deviations(profile: Profile | None) -> dict[str, str]:
+def known_deviations(profile: TargetProfile | None) -> dict[str, str]:
     """The profile's known deviations by rule id, each with its reason ("" when none given)."""
     if profile is None:
         return {}

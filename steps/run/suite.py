@@ -14,7 +14,7 @@ import pytest
 
 from steps.http.layer import HttpLayer
 from steps.http.throttle import DEFAULT_FAILURES_PER_MINUTE
-from steps.profiles.profile import Profile, load_profile
+from steps.profiles.profile import TargetProfile, load_profile
 from steps.rules.catalogue import Rule, load_catalogue
 from steps.scenario.observations import Observations
 
@@ -25,7 +25,7 @@ STATE_KEY = pytest.StashKey["SuiteState"]()
 class SuiteState:
     """The profile, catalogue and the lazily built HTTP layer of a run."""
 
-    profile: Profile | None
+    profile: TargetProfile | None
     catalogue: dict[str, Rule]
     observations: Observations = field(default_factory=Observations)
     #: Prompts a person will be asked (steps/run/approvals.py), for the driver the run uses.
@@ -61,7 +61,7 @@ class SuiteState:
             self._http.close()
 
 
-def failures_per_minute(profile: Profile) -> int:
+def failures_per_minute(profile: TargetProfile) -> int:
     """The profile's `failures_per_minute` (pacing of deliberate failures; 0 turns it off)."""
     if profile.source is None:
         return DEFAULT_FAILURES_PER_MINUTE

@@ -13,12 +13,12 @@ import httpx
 from steps.consent.base import ConsentDriver, Outcome
 from steps.http.layer import HttpLayer
 from steps.outcomes import PremiseFailed, require
-from steps.profiles.profile import Client, Profile
+from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.scenario.authorization import code_of, code_rule
 from steps.scenario.clock import Clock
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene, TokenHistory
-from steps.scenario.service import Service, TokenSet
+from steps.scenario.service import HeldGrant, Service
 from steps.scenario.token import refreshed, took_tokens
 
 
@@ -33,7 +33,7 @@ class Application:
     """The registered application in play, as the scenario's steps drive it."""
 
     scene: Scene
-    profile: Profile
+    profile: TargetProfile
     service: Service
     consent: Callable[[], ConsentDriver]
     clock: Clock
@@ -51,7 +51,7 @@ class Application:
         return self.service.http
 
     @property
-    def client(self) -> Client:
+    def client(self) -> RegisteredApp:
         """The application's registration (a step before must have chosen one)."""
         return self.scene.app()
 
@@ -59,7 +59,7 @@ class Application:
         """Remember an answer as the scenario's latest."""
         return self.scene.keep(response)
 
-    def hold(self, tokens: TokenSet) -> TokenSet:
+    def hold(self, tokens: HeldGrant) -> HeldGrant:
         """Take a grant issued outside the scenario's own requests; its code exchange goes
         into the evidence (recorded once: a fresh grant's exchange is there already)."""
         self.scene.tokens, self.scene.client = tokens, tokens.client

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, lenient_note
-from steps.profiles.profile import Client
+from steps.profiles.profile import RegisteredApp
 from steps.scenario.observations import Observations
 from steps.scenario.pkce import challenge_for, url_safe_verifier
 from steps.scenario.probes import ALL_SCOPES, OOB_URI
@@ -48,17 +48,17 @@ def redirect_code(outcome: Outcome, http: HttpLayer) -> str | None:
     return outcome.code or outcome.fragment_code
 
 
-def code_rule(request: AuthRequest | None, client: Client) -> str:
+def code_rule(request: AuthRequest | None, client: RegisteredApp) -> str:
     """The rule that says a request of this shape leads to a code."""
     return _rule_for(request, client, web="AUTHZ-RESPONSE-TYPE-CODE")
 
 
-def exchange_rule(request: AuthRequest | None, client: Client) -> str:
+def exchange_rule(request: AuthRequest | None, client: RegisteredApp) -> str:
     """The rule that says the code of such a request is exchanged for tokens."""
     return _rule_for(request, client, web="TOKEN-CODE-EXCHANGE")
 
 
-def _rule_for(request: AuthRequest | None, client: Client, *, web: str) -> str:
+def _rule_for(request: AuthRequest | None, client: RegisteredApp, *, web: str) -> str:
     params = request.params if request is not None else {}
     redirect_uri = params.get("redirect_uri") or client.redirect_uri
     if redirect_uri == OOB_URI:
@@ -78,7 +78,7 @@ def _is_loopback(uri: str) -> bool:
     return (urlsplit(uri).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
-def client_request(service: Service, client: Client, scope: str) -> AuthRequest:
+def client_request(service: Service, client: RegisteredApp, scope: str) -> AuthRequest:
     """The authorization request a real client sends: an S256 challenge and a state (spec 4.1
     recommends both), so premises hold on a deployment that demands PKCE; PKCE-OPTIONAL's
     scenarios leave the challenge out on purpose."""
@@ -93,7 +93,7 @@ def client_request(service: Service, client: Client, scope: str) -> AuthRequest:
     return request
 
 
-def bare_request(service: Service, client: Client, scope: str) -> AuthRequest:
+def bare_request(service: Service, client: RegisteredApp, scope: str) -> AuthRequest:
     """The request with the required parameters only (no PKCE, no state)."""
     return AuthRequest(client, service.authorize_params(client, scope))
 

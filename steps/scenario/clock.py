@@ -9,13 +9,13 @@ import httpx
 import pytest
 
 from steps.http.layer import HttpLayer
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 
 
 class Clock:
     """Moves time forward and tells how much of it has passed, test clock included."""
 
-    def __init__(self, profile: Profile, http: HttpLayer, real_waits: bool) -> None:
+    def __init__(self, profile: TargetProfile, http: HttpLayer, real_waits: bool) -> None:
         self.profile = profile
         self.http = http
         self.real_waits = real_waits

@@ -13,13 +13,13 @@ from __future__ import annotations
 from steps.consent.base import ConsentDriver
 from steps.http.readers import granted
 from steps.outcomes import CASCADE, PremiseFailed
-from steps.profiles.profile import Profile
+from steps.profiles.profile import TargetProfile
 from steps.scenario.authorization import client_request, code_rule, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
 from steps.scenario.observations import Observations
 from steps.scenario.scene import IssuedCode
-from steps.scenario.service import Service, TokenSet
+from steps.scenario.service import HeldGrant, Service
 
 RENEW_MARGIN = 60.0
 #: The rule that says a code of each kind of application is exchanged for tokens.
@@ -31,7 +31,7 @@ class Authorizer:
 
     def __init__(
         self,
-        profile: Profile,
+        profile: TargetProfile,
         service: Service,
         driver: ConsentDriver,
         clock: Clock,
@@ -59,7 +59,7 @@ class Authorizer:
         self.observations.token_format("code", code)
         return IssuedCode(client, code, client.redirect_uri, request.verifier, request.challenge)
 
-    def grant(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
+    def grant(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A fresh grant: a code exchanged for tokens, read as a client library reads them."""
         issued = self.code(role, scope, offline=offline)
         response = self.service.exchange(
@@ -71,7 +71,7 @@ class Authorizer:
             what = f"the code exchange for {role} answered {response.status_code} without tokens"
             raise PremiseFailed(what, see=see)
         self.observations.token_response(answer.fields)
-        return TokenSet(
+        return HeldGrant(
             client=issued.client,
             scope=scope,
             access_token=str(answer.access_token),
@@ -99,9 +99,9 @@ class GrantCache:
         self.authorizer = authorizer
         self.clock = clock
         self.isolation = isolation or Isolation()
-        self._grants: dict[tuple[str, str, bool], tuple[int, TokenSet]] = {}
+        self._grants: dict[tuple[str, str, bool], tuple[int, HeldGrant]] = {}
 
-    def get(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
+    def get(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """The shared grant (one of its own for a writer, or a new one when it may no longer
         work)."""
         if self.isolation.writer:
@@ -118,7 +118,7 @@ class GrantCache:
             self._grants[key] = held
         return held[1]
 
-    def take(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
+    def take(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A grant of a writer's own: the shared grant of the current epoch when there is one,
         else a new one (a reader gets a new one). Sound because no writer touched the shared
         grant since it was issued, readers do not change grants, and the writer is its last
@@ -132,7 +132,7 @@ class GrantCache:
         del self._grants[key]
         return held[1]
 
-    def _expiring(self, tokens: TokenSet) -> bool:
+    def _expiring(self, tokens: HeldGrant) -> bool:
         expires_in = tokens.response.get("expires_in")
         lifetime = expires_in if isinstance(expires_in, int) else 3600
         return self.clock.now() - tokens.issued_at > lifetime - RENEW_MARGIN

@@ -5,7 +5,7 @@ user when a used refresh token or a replayed code comes back, and each refresh e
 access tokens of that client and user. A scenario that shares a grant with such a scenario, or
 merely holds tokens of the same client and user while it runs, can be poisoned by it.
 
-The scenarios fall in two classes, read from their steps (`WRITER_STEP`):
+The scenarios fall in two classes, read from their steps (steps/scenario/writers.py):
 - *writers* may change the state of grants on the target: they refresh, revoke, replay a code,
   present a used, revoked or foreign token, or move the clock. Each gets grants of its own (the
   Authorizer, never the shared GrantCache: `GrantCache.get` hands a writer a fresh grant even
@@ -53,9 +53,8 @@ import pytest
 
 from steps.scenario.meta import META_KEY
 from steps.scenario.twin_keys import twin_of
-from steps.scenario.writers import WRITER_STEP, is_writer, writes
+from steps.scenario.writers import is_writer
 
-__all__ = ["WRITER_STEP", "Isolation", "is_writer", "isolation", "writes"]
 ISOLATION_KEY = pytest.StashKey["Isolation"]()
 #: `as-written` keeps the features' order (readers and writers interleaved): the isolation must
 #: hold without the ordering, and tests/suite/test_isolation.py proves it that way.

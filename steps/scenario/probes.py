@@ -9,7 +9,7 @@ from collections.abc import Callable
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from steps.profiles.keys import SPEC_SCOPES
-from steps.profiles.profile import Client
+from steps.profiles.profile import RegisteredApp
 
 ALL_SCOPES = SPEC_SCOPES
 OOB_URI = "urn:ietf:wg:oauth:2.0:oob"
@@ -52,7 +52,7 @@ def near_miss(right: str, how: str) -> str:
 WRONG_SECRETS = r"(?P<how>a wrong client secret|an empty client secret|its client secret .+)"
 
 
-def wrong_secret(client: Client, how: str) -> str:
+def wrong_secret(client: RegisteredApp, how: str) -> str:
     """A wrong client secret described in a feature's words."""
     if how == "a wrong client secret":
         return WRONG_SECRET

@@ -15,15 +15,15 @@ import httpx
 
 from steps.consent.base import Outcome, RedirectResult
 from steps.outcomes import PremiseFailed
-from steps.profiles.profile import Client
-from steps.scenario.service import TokenSet
+from steps.profiles.profile import RegisteredApp
+from steps.scenario.service import HeldGrant
 
 
 @dataclass
 class AuthRequest:
     """An authorization request being put together by the scenario's steps."""
 
-    client: Client
+    client: RegisteredApp
     params: dict[str, str | None]
     verifier: str | None = None
     challenge: str | None = None
@@ -38,7 +38,7 @@ class AuthRequest:
 class IssuedCode:
     """A code, the redirect URI it was issued for, and the PKCE pair of its request."""
 
-    client: Client
+    client: RegisteredApp
     code: str
     redirect_uri: str
     verifier: str | None = None
@@ -49,7 +49,7 @@ class IssuedCode:
 class TokenHistory:
     """The tokens of the scenario's first exchange and the refresh tokens it sent."""
 
-    first_tokens: TokenSet | None = None
+    first_tokens: HeldGrant | None = None
     #: The refresh token the latest refresh sent.
     sent_refresh_token: str | None = None
     #: The refresh token the scenario's first refresh sent (a rotating server replaces it).
@@ -60,10 +60,10 @@ class TokenHistory:
 class Scene:
     """Per-scenario state shared by the step modules."""
 
-    client: Client | None = None
+    client: RegisteredApp | None = None
     #: Where the browser ended after the user's last visit to the authorization page.
     outcome: Outcome | None = None
-    tokens: TokenSet | None = None
+    tokens: HeldGrant | None = None
     responses: list[httpx.Response] = field(default_factory=list)
     transport_error: Exception | None = None
     #: The authorization request of the user's last visit (what its code was asked for).
@@ -84,7 +84,7 @@ class Scene:
         """The latest response a step kept."""
         return self.responses[-1] if self.responses else None
 
-    def app(self) -> Client:
+    def app(self) -> RegisteredApp:
         """The application in play (a step before must have chosen one)."""
         assert self.client is not None, "no application chosen by an earlier step"
         return self.client
@@ -99,7 +99,7 @@ class Scene:
         self.responses.append(response)
         return response
 
-    def grant(self) -> TokenSet:
+    def grant(self) -> HeldGrant:
         """The grant's tokens (from a Given or an exchange)."""
         assert self.tokens is not None, "no grant from an earlier step"
         return self.tokens

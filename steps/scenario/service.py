@@ -13,10 +13,9 @@ import httpx
 from steps.http.evidence import Exchange
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, note
-from steps.profiles.profile import Client, Profile
+from steps.profiles.profile import RegisteredApp, TargetProfile
 
-#: Override value that removes a field from a request.
-OMIT = None
+#: Fields of a request as a step overrides them: a value of None removes the field.
 Fields = Mapping[str, str | None]
 
 
@@ -27,10 +26,10 @@ def merge(base: Mapping[str, str], overrides: Fields | None = None) -> dict[str,
 
 
 @dataclass
-class TokenSet:
+class HeldGrant:
     """Tokens of one grant as the application holds them (updated in place on refresh)."""
 
-    client: Client
+    client: RegisteredApp
     scope: str
     access_token: str
     refresh_token: str | None
@@ -55,7 +54,7 @@ class TokenSet:
 class Service:
     """Calls the target's endpoints through the recording HTTP layer."""
 
-    def __init__(self, profile: Profile, http: HttpLayer) -> None:
+    def __init__(self, profile: TargetProfile, http: HttpLayer) -> None:
         self.profile = profile
         self.http = http
         # What the profile configures, the layer cannot learn from the traffic by name: client
@@ -65,7 +64,7 @@ class Service:
 
     # --- authorization endpoint -------------------------------------------------------------
 
-    def authorize_params(self, client: Client, scope: str) -> dict[str, str | None]:
+    def authorize_params(self, client: RegisteredApp, scope: str) -> dict[str, str | None]:
         """The minimal valid authorization request of a client (scopes in the spec's names,
         sent in the deployment's vocabulary)."""
         return {
@@ -83,7 +82,7 @@ class Service:
     # --- token endpoint ---------------------------------------------------------------------
 
     def exchange(
-        self, client: Client, code: str, redirect_uri: str, overrides: Fields | None = None
+        self, client: RegisteredApp, code: str, redirect_uri: str, overrides: Fields | None = None
     ) -> httpx.Response:
         """POST grant_type=authorization_code."""
         base = {
@@ -96,7 +95,7 @@ class Service:
         return self.token_request(merge(base, overrides))
 
     def refresh(
-        self, client: Client, refresh_token: str, overrides: Fields | None = None
+        self, client: RegisteredApp, refresh_token: str, overrides: Fields | None = None
     ) -> httpx.Response:
         """POST grant_type=refresh_token."""
         base = {
@@ -115,7 +114,7 @@ class Service:
 
     def revoke(
         self,
-        client: Client,
+        client: RegisteredApp,
         token: str,
         *,
         method: str = "POST",

@@ -12,7 +12,7 @@ from steps.http.readers import granted, issued_tokens
 from steps.scenario.clock import Clock
 from steps.scenario.observations import Observations
 from steps.scenario.scene import Scene, TokenHistory
-from steps.scenario.service import TokenSet
+from steps.scenario.service import HeldGrant
 
 __all__ = ["issued_tokens", "refreshed", "took_tokens"]
 
@@ -30,7 +30,7 @@ def took_tokens(
     if answer is None:
         return
     observations.token_response(answer.fields)
-    tokens = TokenSet(
+    tokens = HeldGrant(
         client=scene.app(),
         scope="",
         access_token=str(answer.access_token),

@@ -26,11 +26,11 @@ from steps.definitions.revocation import (
     revoke_manually,
 )
 from steps.outcomes import NotChecked
-from steps.profiles.profile import Client, Profile, parse_profile
+from steps.profiles.profile import RegisteredApp, TargetProfile, parse_profile
 from steps.profiles.writer import write_profile
 from steps.scenario.application import Application
 from steps.scenario.scene import IssuedCode, Scene
-from steps.scenario.service import TokenSet
+from steps.scenario.service import HeldGrant
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -135,11 +135,11 @@ class GrantNotListed:
 class StillRefreshing:
     """A service whose refresh token outlives everything."""
 
-    def refresh(self, client: Client, token: str) -> httpx.Response:
+    def refresh(self, client: RegisteredApp, token: str) -> httpx.Response:
         return httpx.Response(200, json={"access_token": "new"})
 
 
-def _revoking_profile() -> Profile:
+def _revoking_profile() -> TargetProfile:
     return parse_profile(
         {
             "base_url": "https://mb.example",
@@ -150,8 +150,8 @@ def _revoking_profile() -> Profile:
 
 
 def _scene() -> Scene:
-    client = Client("installed", "id", "secret", "http://localhost/callback")
-    tokens = TokenSet(client, "profile collection", "a", "r", {}, "application/json", 0.0)
+    client = RegisteredApp("installed", "id", "secret", "http://localhost/callback")
+    tokens = HeldGrant(client, "profile collection", "a", "r", {}, "application/json", 0.0)
     return Scene(client=client, tokens=tokens)
 
 
@@ -188,7 +188,9 @@ class RecordingExchange:
         self.sent: list[str] = []
         self.http = None  # nothing is recorded
 
-    def exchange(self, client: Client, code: str, uri: str, overrides: Any) -> httpx.Response:
+    def exchange(
+        self, client: RegisteredApp, code: str, uri: str, overrides: Any
+    ) -> httpx.Response:
         self.sent.append(overrides["redirect_uri"])
         return httpx.Response(400, json={"error": "invalid_grant"})
 
@@ -204,7 +206,7 @@ class RecordingExchange:
 def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
     more: tuple[str, ...], expected: str
 ) -> None:
-    client = Client("installed", "id", "s", "http://localhost/callback", more)
+    client = RegisteredApp("installed", "id", "s", "http://localhost/callback", more)
     service = RecordingExchange()
     application = Application(Scene(client=client), None, service, None, None, None)  # type: ignore[arg-type]
     exchange_other_valid_uri(application, IssuedCode(client, "c", client.redirect_uri))

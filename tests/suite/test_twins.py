@@ -5,10 +5,10 @@ run, the broken targets, and the family-revoking target in any order (test_isola
 from __future__ import annotations
 
 from steps.consent.base import RedirectResult
-from steps.profiles.profile import Client
+from steps.profiles.profile import RegisteredApp
 from steps.run.twins import clone
 from steps.scenario.scene import AuthRequest, Scene
-from steps.scenario.service import TokenSet
+from steps.scenario.service import HeldGrant
 from steps.scenario.twin_keys import twin_of
 
 GRANT = 'the user has just granted the web application offline access to "profile email"'
@@ -36,8 +36,8 @@ def test_a_twin_whose_checks_do_more_than_read_is_not_pure() -> None:
 
 
 def test_each_replaying_twin_gets_copies_of_the_state_sharing_identity() -> None:
-    client = Client("web", "id", "secret", "https://app.example/cb")
-    tokens = TokenSet(client, "profile", "a1", "r1", {"access_token": "a1"}, "json", 0.0)
+    client = RegisteredApp("web", "id", "secret", "https://app.example/cb")
+    tokens = HeldGrant(client, "profile", "a1", "r1", {"access_token": "a1"}, "json", 0.0)
     request = AuthRequest(client, {"state": "s"})
     scene = Scene(client=client, tokens=tokens, request=request)
     scene.outcome = RedirectResult(url="https://app.example/cb?code=c")
