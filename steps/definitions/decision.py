@@ -21,13 +21,13 @@ from steps.consent import ServicePage
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.readers import LENIENCIES, lenient_note
 from steps.outcomes import NotChecked, PremiseFailed
-from steps.scenario.application import Application
-from steps.scenario.authorization import code_rule
+from steps.scenario.authorization import code_rule, visit
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import new_scope_set
 from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
+from steps.scenario.target import Target
 from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
 
 FIRST_APPROVAL_TRIES = 5
@@ -49,7 +49,8 @@ ERROR_REDIRECT_RULES = {
 )
 @premise()
 def user_acts(
-    application: Application,
+    scene: Scene,
+    target: Target,
     auth_request: AuthRequest,
     act: str,
     scenario_steps: tuple[str, ...],
@@ -57,30 +58,30 @@ def user_acts(
     """Approve (when the consent page asks), refuse on the consent page, or open the page and
     decide nothing. A visit for a check the driver cannot make (it reads no pages) is not made:
     the scenario is skipped before anyone is asked."""
-    driver = application.driver
+    driver = target.driver
     if not driver.observes_pages and needs_pages(scenario_steps):
         pytest.skip(f"the {driver.name} driver cannot read page headers")
     acts = {"approves": driver.approve, "denies": driver.deny, "opens": driver.open}
-    application.scene.act = act.split()[0]
-    return application.visit(auth_request, acts[application.scene.act])
+    scene.act = act.split()[0]
+    return visit(scene, target, auth_request, acts[scene.act])
 
 
 @visits_consent(Visits.EACH)
 @step("the user approves the request on the consent page", target_fixture="code")
 @premise(see="TOKEN-REFRESH-OFFLINE")
 def user_approves_on_consent_page(
-    application: Application, auth_request: AuthRequest
+    scene: Scene, target: Target, auth_request: AuthRequest
 ) -> IssuedCode | None:
     """Approve a scope set the user sees for the first time (spec 4.1: offline access is about
     the first code exchange for a user). A set approved before (on a long-lived deployment)
     is given up for another random one; the code issued without the page is left unused."""
-    application.scene.act = "approves"
+    scene.act = "approves"
     for _ in range(FIRST_APPROVAL_TRIES):
-        code = application.visit(auth_request, application.driver.approve)
-        outcome = application.scene.outcome
+        code = visit(scene, target, auth_request, target.driver.approve)
+        outcome = scene.outcome
         if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
             return code
-        auth_request.params["scope"] = application.profile.scope(new_scope_set())
+        auth_request.params["scope"] = target.profile.scope(new_scope_set())
     raise NotChecked("every scope set tried had been approved before: no first approval")
 
 
@@ -104,35 +105,33 @@ def _has_code(outcome: Outcome | None) -> bool:
     return isinstance(outcome, RedirectResult) and bool(outcome.code or outcome.fragment_code)
 
 
-def _blame(
-    application: Application, request: AuthRequest, failure: str, rules: tuple[str, ...]
-) -> None:
+def _blame(target: Target, request: AuthRequest, failure: str, rules: tuple[str, ...]) -> None:
     """Fail with `failure`, or, when control requests put it on another rule, could not be
     checked (steps/scenario/controls.py)."""
-    blame(code_owner(application, request), rules, failure)
+    blame(code_owner(target, request), rules, failure)
 
 
 @then("the application receives an authorization code")
 @check
 def receives_code(
-    application: Application, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
+    scene: Scene, target: Target, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
 ) -> None:
     """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
     it rides is CODE-IN-REDIRECT's check)."""
-    outcome = application.scene.outcome
+    outcome = scene.outcome
     if not _has_code(outcome):
         failure = f"no code: the browser ended on {outcome}"
-        _blame(application, auth_request, failure, scenario_rules)
+        _blame(target, auth_request, failure, scenario_rules)
     assert isinstance(outcome, RedirectResult)
     _sent_to_request(outcome, auth_request, "code")
 
 
 @then("the code comes in the query of the redirect to the redirect URI")
 @check
-def code_in_query(application: Application, auth_request: AuthRequest) -> None:
+def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
     """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
     to redirect_uri; a code in the fragment never reaches the application's server."""
-    outcome = application.scene.outcome
+    outcome = scene.outcome
     if not _has_code(outcome):
         see = code_rule(auth_request, auth_request.client)
         raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
@@ -153,13 +152,13 @@ def shown_code(scene: Scene) -> None:
     assert redirect.code, "the out-of-band page shows no code"
 
 
-def _state_of(redirect: RedirectResult, application: Application) -> str | None:
+def _state_of(redirect: RedirectResult, target: Target) -> str | None:
     """The state as the application reads it: once, in the query; from the fragment only
     where the code came there too (noted: CODE-IN-REDIRECT fails on that delivery)."""
     assert "state" not in redirect.repeated, "the query gives `state` more than once"
     if redirect.fragment_code:
         what = "a code only in the redirect's fragment"
-        application.http.note(lenient_note(what, LENIENCIES[what]))
+        target.http.note(lenient_note(what, LENIENCIES[what]))
         return redirect.fragment.get("state")
     return redirect.state
 
@@ -167,7 +166,8 @@ def _state_of(redirect: RedirectResult, application: Application) -> str | None:
 @then(parsers.parse('the redirect carries the state "{state}"'))
 @check
 def carries_state(
-    application: Application,
+    scene: Scene,
+    target: Target,
     auth_request: AuthRequest,
     scenario_rules: tuple[str, ...],
     state: str,
@@ -175,14 +175,13 @@ def carries_state(
     """state round-trips unchanged, sampled (steps/scenario/sampling.py). Premise: the visit ends on
     a success redirect; when it does not, a control without the state decides whether the state
     is to blame."""
-    scene = application.scene
-    for outcome in _sampled(application, auth_request):
+    for outcome in _sampled(scene, target, auth_request):
         if not _has_code(outcome):
             scene.outcome = outcome
             failure = f"no success redirect: the browser ended on {outcome}"
-            _blame(application, auth_request, failure, scenario_rules)
+            _blame(target, auth_request, failure, scenario_rules)
         assert isinstance(outcome, RedirectResult)
-        found = _state_of(outcome, application)
+        found = _state_of(outcome, target)
         assert found == state, f"state came back as {found!r}, sent {state!r}"
 
 
@@ -216,18 +215,20 @@ def refused_as(scene: Scene, error: str) -> None:
 
 @then(parsers.parse('the error redirect carries the state "{state}"'))
 @check
-def error_carries_state(application: Application, auth_request: AuthRequest, state: str) -> None:
+def error_carries_state(
+    scene: Scene, target: Target, auth_request: AuthRequest, state: str
+) -> None:
     """Spec 4.1: a failure redirect carries `error` and the `state` that was sent, sampled.
     Which error the service names is another rule's business; without an error redirect at all
     there is no state to check (the rule about redirecting that kind of error judges it)."""
-    for outcome in _sampled(application, auth_request):
+    for outcome in _sampled(scene, target, auth_request):
         if not (isinstance(outcome, RedirectResult) and outcome.error):
-            kind = expected_error(auth_request, application.scene.act)
+            kind = expected_error(auth_request, scene.act)
             raise PremiseFailed(
                 f"no error redirect to check the state of: {outcome}",
                 see=ERROR_REDIRECT_RULES[kind],
             )
-        found = _state_of(outcome, application)
+        found = _state_of(outcome, target)
         assert found == state, (
             f"state came back as {found!r} with error={outcome.error!r}, sent {state!r}"
         )
@@ -245,12 +246,11 @@ def expected_error(request: AuthRequest, act: str) -> str:
     return "invalid_scope"
 
 
-def _sampled(application: Application, request: AuthRequest) -> Iterator[Outcome]:
+def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
     """The visit's outcome and further samples of it (noted for the report); lazily, so a
     failing sample ends the check."""
-    scene = application.scene
-    count = sample_count(application.driver.visits_are_cheap)
-    application.http.note(sampling_note(count))
+    count = sample_count(target.driver.visits_are_cheap)
+    target.http.note(sampling_note(count))
     assert scene.outcome is not None and scene.revisit is not None, "no visit to sample"
     revisit = scene.revisit
     return samples(scene.outcome, lambda: revisit(request), count)

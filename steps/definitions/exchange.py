@@ -7,8 +7,7 @@ from urllib.parse import urlsplit
 
 from pytest_bdd import parsers, when
 
-from steps.http.readers import require_granted
-from steps.scenario.application import Application
+from steps.http.readers import issued_tokens, require_granted
 from steps.scenario.authorization import exchange_rule
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import new_verifier
@@ -21,8 +20,9 @@ from steps.scenario.probes import (
     near_miss,
     wrong_secret,
 )
-from steps.scenario.scene import IssuedCode
-from steps.scenario.token import issued_tokens
+from steps.scenario.scene import IssuedCode, Scene
+from steps.scenario.target import Target
+from steps.scenario.token import code_to_exchange, exchange
 
 #: Loopback ports for "another redirect URI it may use": the first one not issued for.
 OTHER_PORTS = (49153, 49154)
@@ -32,20 +32,22 @@ PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code v
 
 @when(parsers.re(r"the application exchanges the code(?P<again> again)?$"))
 @premise()
-def exchange(application: Application, code: IssuedCode | None, again: str | None) -> None:
+def exchanges_the_code(
+    scene: Scene, target: Target, code: IssuedCode | None, again: str | None
+) -> None:
     """The plain exchange; a second one replays the code (TOKEN-CODE-SINGLE-USE refuses it)."""
-    application.exchange(code)
+    exchange(scene, target, code)
     if again:
-        application.scene.refusal_rule = "TOKEN-CODE-SINGLE-USE"
+        scene.refusal_rule = "TOKEN-CODE-SINGLE-USE"
 
 
 @when("the application exchanges the code for tokens")
 @premise()
-def exchange_for_tokens(application: Application, code: IssuedCode | None) -> None:
+def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """An exchange that must give tokens for the scenario to go on (read leniently)."""
-    issued = application.issued(code)
-    response = application.exchange(issued)
-    see = exchange_rule(application.scene.request, issued.client)
+    issued = code_to_exchange(scene, code)
+    response = exchange(scene, target, issued)
+    see = exchange_rule(scene.request, issued.client)
     require_granted(response, "the code exchange", see=see)
 
 
@@ -55,25 +57,27 @@ def exchange_for_tokens(application: Application, code: IssuedCode | None) -> No
     )
 )
 @premise()
-def exchange_without(application: Application, code: IssuedCode | None, field: str | None) -> None:
+def exchange_without(
+    scene: Scene, target: Target, code: IssuedCode | None, field: str | None
+) -> None:
     """An exchange missing one field (or, with PKCE, missing its verifier)."""
-    application.exchange(code, **{field or "code_verifier": None})
+    exchange(scene, target, code, **{field or "code_verifier": None})
 
 
 @when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
 @premise()
-def exchange_wrong_secret(application: Application, code: IssuedCode | None, how: str) -> None:
+def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
     """Client authentication fails, also for a secret that shares all but its end."""
-    secret = wrong_secret(application.issued(code).client, how)
-    application.exchange(code, client_secret=secret)
-    application.scene.refusal_rule = "AUTH-TOKEN-CLIENT-SECRET"
+    secret = wrong_secret(code_to_exchange(scene, code).client, how)
+    exchange(scene, target, code, client_secret=secret)
+    scene.refusal_rule = "AUTH-TOKEN-CLIENT-SECRET"
 
 
 @when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
 @premise()
-def exchange_near_code(application: Application, code: IssuedCode | None, how: str) -> None:
+def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
     """A code that only resembles the issued one."""
-    application.exchange(code, code=near_miss(application.issued(code).code, how))
+    exchange(scene, target, code, code=near_miss(code_to_exchange(scene, code).code, how))
 
 
 @when(
@@ -82,34 +86,38 @@ def exchange_near_code(application: Application, code: IssuedCode | None, how: s
     )
 )
 @premise()
-def exchange_changed_uri(application: Application, code: IssuedCode | None, change: str) -> None:
+def exchange_changed_uri(
+    scene: Scene, target: Target, code: IssuedCode | None, change: str
+) -> None:
     """An exchange naming a redirect URI that is not exactly the registered one."""
-    uri = change_uri(application.issued(code).client.redirect_uri, change)
-    application.exchange(code, redirect_uri=uri)
+    uri = change_uri(code_to_exchange(scene, code).client.redirect_uri, change)
+    exchange(scene, target, code, redirect_uri=uri)
 
 
 @when(parsers.parse('the application exchanges the code with the token type "{token_type}"'))
 @premise()
-def exchange_token_type(application: Application, code: IssuedCode | None, token_type: str) -> None:
+def exchange_token_type(
+    scene: Scene, target: Target, code: IssuedCode | None, token_type: str
+) -> None:
     """token_type on the exchange (only bearer allowed)."""
-    response = application.exchange(code, token_type=token_type)
+    response = exchange(scene, target, code, token_type=token_type)
     if token_type == "mac":  # noqa: S105 - a token type name
-        application.observations.describe("token_type_mac", bool(issued_tokens(response)))
+        target.observations.describe("token_type_mac", bool(issued_tokens(response)))
 
 
 @when(parsers.parse('the application exchanges the code with the redirect URI "{uri}"'))
 @premise()
-def exchange_other_uri(application: Application, code: IssuedCode | None, uri: str) -> None:
+def exchange_other_uri(scene: Scene, target: Target, code: IssuedCode | None, uri: str) -> None:
     """An exchange naming an unregistered redirect URI."""
-    application.exchange(code, redirect_uri=uri)
+    exchange(scene, target, code, redirect_uri=uri)
 
 
 @when("the application exchanges the code with another redirect URI it may use")
 @premise()
-def exchange_other_valid_uri(application: Application, code: IssuedCode | None) -> None:
+def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """Another URI the application may use than the code was issued for: a further registered
     one where the profile names one, else its loopback URI on another port (spec 4.1)."""
-    issued = application.issued(code)
+    issued = code_to_exchange(scene, code)
     issued_for = issued.redirect_uri
     others = [uri for uri in issued.client.more_redirect_uris if uri != issued_for]
     if others:
@@ -117,40 +125,40 @@ def exchange_other_valid_uri(application: Application, code: IssuedCode | None) 
     else:
         port = next(p for p in OTHER_PORTS if urlsplit(issued_for).port != p)
         uri = loopback_uri(issued_for, port)
-    application.exchange(code, redirect_uri=uri)
+    exchange(scene, target, code, redirect_uri=uri)
 
 
 @when(parsers.re(r"the application exchanges the code with " + PKCE_VALUES))
 @premise()
-def exchange_pkce_value(application: Application, code: IssuedCode | None, which: str) -> None:
+def exchange_pkce_value(scene: Scene, target: Target, code: IssuedCode | None, which: str) -> None:
     """PKCE done right (the verifier), or the challenge itself sent as the verifier: right
     for plain, wrong for S256."""
-    issued = application.issued(code)
+    issued = code_to_exchange(scene, code)
     value = issued.verifier if which == "the matching code verifier" else issued.challenge
     assert value, "the request carried no code challenge"
-    application.exchange(code, code_verifier=value)
+    exchange(scene, target, code, code_verifier=value)
 
 
 @when("the application exchanges the code with a different code verifier")
 @premise()
-def exchange_other_verifier(application: Application, code: IssuedCode | None) -> None:
+def exchange_other_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A verifier that does not agree with the challenge."""
-    response = application.exchange(code, code_verifier=new_verifier())
-    application.observations.describe("pkce", not issued_tokens(response))
+    response = exchange(scene, target, code, code_verifier=new_verifier())
+    target.observations.describe("pkce", not issued_tokens(response))
 
 
 @when("the application exchanges the code with a code verifier of its own")
 @premise()
-def exchange_unasked_verifier(application: Application, code: IssuedCode | None) -> None:
+def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A verifier for a code issued without a challenge (PKCE downgrade)."""
-    application.exchange(code, code_verifier=new_verifier())
+    exchange(scene, target, code, code_verifier=new_verifier())
 
 
 @when("the application exchanges the code with all parameters in the URL query string")
 @premise()
-def exchange_in_query(application: Application, code: IssuedCode | None) -> None:
+def exchange_in_query(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """Credentials in the URL, which RFC 6749 forbids."""
-    issued = application.issued(code)
+    issued = code_to_exchange(scene, code)
     fields = {
         "grant_type": "authorization_code",
         "code": issued.code,
@@ -160,43 +168,41 @@ def exchange_in_query(application: Application, code: IssuedCode | None) -> None
     }
     if issued.verifier:
         fields["code_verifier"] = issued.verifier
-    application.keep(application.service.token_request(fields, in_query=True))
+    scene.keep(target.service.token_request(fields, in_query=True))
 
 
 @when("another web application exchanges the code with its own credentials")
 @premise()
-def exchange_by_other(application: Application, code: IssuedCode | None) -> None:
+def exchange_by_other(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A code stolen by another registered application."""
-    issued = application.issued(code)
-    other = application.profile.client("other_web")
+    issued = code_to_exchange(scene, code)
+    other = target.profile.client("other_web")
     verifier = {"code_verifier": issued.verifier}  # all but the client is right
-    application.keep(
-        application.service.exchange(other, issued.code, issued.redirect_uri, verifier)
-    )
+    scene.keep(target.service.exchange(other, issued.code, issued.redirect_uri, verifier))
 
 
 @when("the application exchanges a code the service never issued")
 @premise()
-def exchange_unknown_code(application: Application) -> None:
+def exchange_unknown_code(scene: Scene, target: Target) -> None:
     """A made-up code."""
-    client = application.client
-    application.keep(application.service.exchange(client, NEVER_ISSUED, client.redirect_uri))
+    client = scene.app()
+    scene.keep(target.service.exchange(client, NEVER_ISSUED, client.redirect_uri))
 
 
 @when("the application asks for tokens with an authorization code grant that has no code")
 @premise()
-def exchange_no_code(application: Application) -> None:
+def exchange_no_code(scene: Scene, target: Target) -> None:
     """A request missing a required parameter."""
-    client = application.client
-    application.keep(application.service.exchange(client, "", client.redirect_uri, {"code": None}))
-    application.scene.refusal_rule = "TOKEN-REQUIRED-PARAMS"
+    client = scene.app()
+    scene.keep(target.service.exchange(client, "", client.redirect_uri, {"code": None}))
+    scene.refusal_rule = "TOKEN-REQUIRED-PARAMS"
 
 
 @when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))
 @premise()
-def other_grant_type(application: Application, grant_type: str) -> None:
+def other_grant_type(scene: Scene, target: Target, grant_type: str) -> None:
     """A grant type the service does not offer."""
-    client, profile = application.client, application.profile
+    client, profile = scene.app(), target.profile
     fields = {
         "grant_type": grant_type,
         "client_id": client.client_id,
@@ -205,4 +211,4 @@ def other_grant_type(application: Application, grant_type: str) -> None:
         "password": "not-the-password",
         "scope": profile.scope("profile"),
     }
-    application.keep(application.service.token_request(fields))
+    scene.keep(target.service.token_request(fields))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, then
 
+from steps.http.layer import HttpLayer
 from steps.profiles.profile import RegisteredApp, TargetProfile
-from steps.scenario.application import Application
 from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import APPS
 from steps.scenario.scene import IssuedCode, Scene
 from steps.scenario.service import HeldGrant
+from steps.scenario.token import hold
 from steps.scenario.visits import Visit, Visits, visits_consent
 
 
@@ -89,7 +90,8 @@ def _grant_visit(
 )
 @premise()
 def granted(
-    application: Application,
+    scene: Scene,
+    http: HttpLayer,
     grants: GrantCache,
     fresh: str | None,
     kind: str,
@@ -99,4 +101,4 @@ def granted(
     """A grant: shared among read-only scenarios (steps/scenario/isolation.py), or ("just") one of
     the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take)."""
     issue = grants.take if fresh else grants.get
-    return application.hold(issue(APPS[kind], scope, offline=bool(offline)))
+    return hold(scene, http, issue(APPS[kind], scope, offline=bool(offline)))

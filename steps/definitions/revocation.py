@@ -12,13 +12,13 @@ from steps.consent.base import DriverError, UnrecognisedPage
 from steps.http.readers import granted, issued_tokens
 from steps.outcomes import NotChecked, require
 from steps.profiles.profile import TargetProfile
-from steps.scenario.application import refresh_rule
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
 from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scenario.token import refresh_rule
 from steps.scenario.visits import Visits, visits_consent
 
 

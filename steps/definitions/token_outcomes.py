@@ -16,11 +16,12 @@ from steps.http.readers import (
     strict_json,
 )
 from steps.outcomes import require
-from steps.scenario.application import Application, refresh_rule
 from steps.scenario.controls import blame, exchange_owner
 from steps.scenario.kinds import check
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scenario.target import Target
+from steps.scenario.token import refresh_rule
 
 #: Seconds by which a correct expires_in may fall short of 3600 (see `lasts_3600`).
 EXPIRES_IN_SLACK = 2
@@ -34,25 +35,26 @@ def _granted(response: httpx.Response) -> TokenAnswer:
     return answer
 
 
-def _answer(application: Application, which: str) -> httpx.Response:
+def _answer(scene: Scene, which: str) -> httpx.Response:
     """The answer a check reads: the grant's code exchange, or the scenario's last refresh."""
     if which == "code exchange":
-        tokens = application.scene.grant()
+        tokens = scene.grant()
         require(tokens.answer is not None, "no code exchange answer kept", see=GRANTED_BY[which])
         assert tokens.answer is not None
         return tokens.answer
-    return application.scene.last()
+    return scene.last()
 
 
 @then("the application receives an access token")
 @check
-def receives_access_token(application: Application, scenario_rules: tuple[str, ...]) -> None:
+def receives_access_token(scene: Scene, target: Target, scenario_rules: tuple[str, ...]) -> None:
     """The exchange was granted (the answer's format is TOKEN-RESPONSE-ACCESS-TOKEN's). When it
     was not, control flows decide whose failure that is (steps/scenario/controls.py)."""
-    response = application.scene.last()
+    response = scene.last()
     if granted(response) is None:
         failure = f"answered {response.status_code}: {response.text[:300]}"
-        blame(exchange_owner(application, application.scene.request), scenario_rules, failure)
+        client = scene.request.client if scene.request is not None else scene.app()
+        blame(exchange_owner(target, client), scenario_rules, failure)
 
 
 @then("the application receives a new access token")
@@ -85,10 +87,10 @@ def has_refresh_token(scene: Scene, no: str | None) -> None:
 
 @then("the response carries the same refresh token")
 @check
-def same_refresh_token(application: Application) -> None:
+def same_refresh_token(scene: Scene) -> None:
     """The refresh response returns the refresh token that was sent."""
-    answer = require_granted(application.scene.last(), "the refresh", see=GRANTED_BY["refresh"])
-    sent = application.history.sent_refresh_token
+    answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
+    sent = scene.history.sent_refresh_token
     assert sent is not None
     assert answer.refresh_token == sent, (
         "the refresh response carried no refresh token"
@@ -169,21 +171,20 @@ def no_store(scene: Scene) -> None:
 
 @then(parsers.re(r"the (?P<which>access|refresh) token from the first exchange no longer works"))
 @check
-def first_tokens_dead(application: Application, which: str) -> None:
+def first_tokens_dead(scene: Scene, service: Service, which: str) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
     tokens, and the replay was refused)."""
-    first = application.history.first_tokens
+    first = scene.history.first_tokens
     require(first, "the first exchange gave no tokens", see="TOKEN-CODE-EXCHANGE")
     assert first is not None
-    scene = application.scene
     scene.require_refusal(not issued_tokens(scene.last()), "the replayed code gave tokens")
     if which == "access":
-        assert application.service.token_refused(first.access_token), "it still works"
+        assert service.token_refused(first.access_token), "it still works"
         return
     see = refresh_rule(first.client.role)
     require(first.refresh_token, "the first exchange gave no refresh token", see=see)
     assert first.refresh_token is not None
-    response = application.service.refresh(application.client, first.refresh_token)
+    response = service.refresh(scene.app(), first.refresh_token)
     assert not issued_tokens(response), "it still yields access tokens"
 
 
@@ -197,10 +198,10 @@ def first_tokens_dead(application: Application, which: str) -> None:
     )
 )
 @check
-def answered_json(application: Application, which: str) -> None:
+def answered_json(scene: Scene, which: str) -> None:
     """Section 2.3: a JSON document (application/json, UTF-8, no member twice) carrying the
     access token as a string (premise: the request was granted at all)."""
-    response = _answer(application, which)
+    response = _answer(scene, which)
     require_granted(response, f"the {which}", see=GRANTED_BY[which])
     read = strict_json(response)
     assert read.body is not None, f"the {which} answered {read.problem}"
@@ -210,7 +211,7 @@ def answered_json(application: Application, which: str) -> None:
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the access token lasts 3600 seconds"))
 @check
-def lasts_3600(application: Application, which: str) -> None:
+def lasts_3600(scene: Scene, which: str) -> None:
     """expires_in is a JSON integer (2.3 gives its type) and the lifetime 3600 s (2.3, 8).
 
     Spec 2.3 defines `expires_in` as the access token's lifetime in seconds and gives 3600 as
@@ -220,7 +221,7 @@ def lasts_3600(application: Application, which: str) -> None:
     seconds, so a value a second or two short passes; anything longer than 3600, clearly
     shorter (7200, 1800), or not a JSON integer ("3600", 3600.0, true) fails. An answer that is
     not a JSON document has no JSON integer to judge: that is TOKEN-RESPONSE-ACCESS-TOKEN's."""
-    response = _answer(application, which)
+    response = _answer(scene, which)
     require_granted(response, f"the {which}", see=GRANTED_BY[which])
     read = strict_json(response)
     what = f"the {which} answered {read.problem}"
@@ -233,18 +234,18 @@ def lasts_3600(application: Application, which: str) -> None:
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
 @check
-def answered_200(application: Application, which: str) -> None:
+def answered_200(scene: Scene, which: str) -> None:
     """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
     was granted; a premise reads any 2xx as a client library does)."""
-    response = _answer(application, which)
+    response = _answer(scene, which)
     require_granted(response, f"the {which}", see=GRANTED_BY[which])
     assert response.status_code == 200, f"the {which} answered {response.status_code}"
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
 @check
-def bearer(application: Application, which: str) -> None:
+def bearer(scene: Scene, which: str) -> None:
     """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
-    answer = require_granted(_answer(application, which), f"the {which}", see=GRANTED_BY[which])
+    answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
     value = answer.fields.get("token_type")
     assert isinstance(value, str) and value.lower() == "bearer", f"token_type is {value!r}"

@@ -1,8 +1,11 @@
-"""Session fixtures of the suite: the target and the tools that talk to it, built once per run
-(per pytest-xdist worker) so TLS connections, the login session and shared grants are reused."""
+"""Fixtures of the suite. The target and the tools that talk to it are built once per run (per
+pytest-xdist worker), so TLS connections, the login session and shared grants are reused; the
+steps that need several of them take the `target` (steps/scenario/target.py). What a scenario
+owns is its `scene`, new for each."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +16,6 @@ from steps.http.layer import HttpLayer
 from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.approvals import estimate_prompts
 from steps.run.suite import SuiteState, suite_state
-from steps.scenario.application import Application
 from steps.scenario.clock import Clock
 from steps.scenario.grants import Authorizer, GrantCache
 from steps.scenario.isolation import isolation
@@ -21,6 +23,7 @@ from steps.scenario.meta import META_KEY
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.service import HeldGrant, Service
+from steps.scenario.target import Target
 
 
 @pytest.fixture(scope="session")
@@ -57,24 +60,21 @@ def service(profile: TargetProfile, http: HttpLayer) -> Service:
     return Service(profile, http)
 
 
-@pytest.fixture(scope="session")
-def driver(
-    pytestconfig: pytest.Config, suite: SuiteState, profile: TargetProfile, http: HttpLayer
-) -> Iterator[ConsentDriver]:
+def consent_driver(config: pytest.Config, suite: SuiteState, http: HttpLayer) -> ConsentDriver:
     """The consent driver the profile names, told how many prompts the run is expected to ask
     (for its own way of visiting: whether it reads pages) and, per scenario, the rule it
     serves."""
-    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    assert suite.profile is not None
+    capture = config.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
-    worker = hasattr(pytestconfig, "workerinput")
-    consent = make_driver(profile, http, Console(suspend, worker=worker))
+    worker = hasattr(config, "workerinput")
+    consent = make_driver(suite.profile, http, Console(suspend, worker=worker))
     suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
     consent.expected_prompts = consent.prompts_for(suite.approvals_estimate)
     consent.serving = suite.serving
     suite.consent_driver = consent  # its counters reach the reports
-    yield consent
-    consent.close()
+    return consent
 
 
 @pytest.fixture(scope="session")
@@ -84,15 +84,32 @@ def clock(pytestconfig: pytest.Config, profile: TargetProfile, http: HttpLayer) 
 
 
 @pytest.fixture(scope="session")
-def authorizer(
+def target(
+    pytestconfig: pytest.Config,
+    suite: SuiteState,
     profile: TargetProfile,
     service: Service,
-    driver: ConsentDriver,
     clock: Clock,
     observations: Observations,
-) -> Authorizer:
+) -> Iterator[Target]:
+    """The target as every scenario reaches it; its consent driver is built on first use (a
+    manual driver asks a person), and closed at the end of the run."""
+    consent = functools.cache(lambda: consent_driver(pytestconfig, suite, service.http))
+    yield Target(profile, service, clock, observations, consent)
+    if consent.cache_info().currsize:
+        consent().close()
+
+
+@pytest.fixture(scope="session")
+def driver(target: Target) -> ConsentDriver:
+    """The consent driver the profile names (built on first use)."""
+    return target.driver
+
+
+@pytest.fixture(scope="session")
+def authorizer(target: Target) -> Authorizer:
     """Runs authorizations for scenarios that need codes or grants of their own."""
-    return Authorizer(profile, service, driver, clock, observations)
+    return Authorizer(target)
 
 
 @pytest.fixture(scope="session")
@@ -117,27 +134,8 @@ def scenario_steps(request: pytest.FixtureRequest) -> tuple[str, ...]:
 
 @pytest.fixture
 def scene() -> Scene:
-    """A fresh scenario state."""
+    """What the scenario owns: new for each."""
     return Scene()
-
-
-@pytest.fixture
-def application(
-    request: pytest.FixtureRequest,
-    scene: Scene,
-    profile: TargetProfile,
-    service: Service,
-    clock: Clock,
-    observations: Observations,
-) -> Application:
-    """The application the scenario plays, with what its steps need (the consent driver only
-    once a step sends the user to the authorization page: a manual driver asks a person)."""
-
-    def consent() -> ConsentDriver:
-        driver: ConsentDriver = request.getfixturevalue("driver")
-        return driver
-
-    return Application(scene, profile, service, consent, clock, observations)
 
 
 # --- what a step hands to the steps after it (`target_fixture`); until then: -----------------

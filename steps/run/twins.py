@@ -1,7 +1,7 @@
 """Twins share one run of their premise (which scenarios are twins: steps/scenario/twin_keys.py).
 
 The first twin that only checks after its premise runs the premise and *records* the state it
-led to: the scenario's state objects (`Scene`, `Revocations`, the application's token history),
+led to: the scenario's state objects (`Scene`, with its token history, and `Revocations`),
 the products the premise steps handed on (code, grant, authorization request, ...), and the
 exchanges and notes of its evidence. A later twin *replays* it: it takes a copy of that state,
 shows the same exchanges as its evidence (with a note saying so), and its premise steps do not
@@ -12,7 +12,8 @@ own, so one twin's checks never see what another's did.
 A recording is valid in one isolation epoch only: the one in which the recording twin finished
 (its own writes end the epoch it ran in). A writer that ran since may have changed the state,
 so then the twin runs its premise itself. A twin whose checks do more than read uses a
-recording at most once, as its last user. Steps/isolation.py has the rest of the argument."""
+recording at most once, as its last user. steps/scenario/isolation.py has the rest of the
+argument."""
 
 from __future__ import annotations
 
@@ -46,7 +47,6 @@ class Recording:
     epoch: int
     recorder: str
     states: dict[str, Any]
-    history: Any
     products: dict[str, Any]
     exchanges: list[Exchange]
     notes: list[str]
@@ -123,7 +123,6 @@ def _replay(request: pytest.FixtureRequest, state: Twins, found: Recording) -> N
         target = request.getfixturevalue(name)
         for item in dataclasses.fields(target):
             setattr(target, item.name, getattr(clone(saved, memo), item.name))
-    request.getfixturevalue("application").history = clone(found.history, memo)
     state.replay = {name: clone(value, memo) for name, value in found.products.items()}
     http = request.getfixturevalue("http")
     for exchange in found.exchanges:
@@ -169,7 +168,6 @@ def _record(request: pytest.FixtureRequest, scenario: Scenario, state: Twins) ->
         epoch=guard.epoch() + (1 if guard.writer else 0),
         recorder=f"{meta.name} ({meta.feature})",
         states={name: clone(request.getfixturevalue(name), memo) for name in STATE_FIXTURES},
-        history=clone(request.getfixturevalue("application").history, memo),
         products={name: clone(request.getfixturevalue(name), memo) for name in sorted(names)},
         exchanges=list(http.exchanges),
         notes=list(http.notes),

@@ -7,6 +7,7 @@ ended, in steps/definitions/decision.py.)"""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from steps.consent.base import Outcome, RedirectResult
@@ -16,10 +17,24 @@ from steps.profiles.profile import RegisteredApp
 from steps.scenario.observations import Observations
 from steps.scenario.pkce import challenge_for, url_safe_verifier
 from steps.scenario.probes import ALL_SCOPES, OOB_URI
-from steps.scenario.scene import AuthRequest, IssuedCode
+from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.service import Service
+from steps.scenario.target import Target
 
 PKCE_RULES = {"plain": "PKCE-PLAIN", "default": "PKCE-DEFAULT-PLAIN", "": "PKCE-OPTIONAL"}
+
+
+def visit(
+    scene: Scene, target: Target, request: AuthRequest, act: Callable[[str], Outcome]
+) -> IssuedCode | None:
+    """Send the user to the request's URL; `act` is what the driver does there (kept, so a
+    check can send the user again: further samples, or a control request)."""
+    service = target.service
+    scene.request = request
+    scene.revisit = lambda again: act(service.authorize_url(again.params))
+    outcome = act(service.authorize_url(request.params))
+    scene.outcome = outcome
+    return code_of(request, outcome, target.observations, target.http)
 
 
 def code_of(

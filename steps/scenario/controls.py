@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from steps.http.readers import granted
 from steps.outcomes import PremiseFailed
-from steps.scenario.application import Application
+from steps.profiles.profile import RegisteredApp
 from steps.scenario.authorization import (
     bare_request,
     client_request,
@@ -30,6 +30,7 @@ from steps.scenario.authorization import (
     redirect_code,
 )
 from steps.scenario.scene import AuthRequest
+from steps.scenario.target import Target
 
 CONTROL_SCOPE = "profile"
 
@@ -40,40 +41,39 @@ def _comparable(request: AuthRequest) -> dict[str, str | None]:
     return {k: v for k, v in request.params.items() if k not in drawn}
 
 
-def _code(application: Application, request: AuthRequest) -> str | None:
+def _code(target: Target, request: AuthRequest) -> str | None:
     """The code a control request gets when the user approves it."""
-    outcome = application.driver.approve(application.service.authorize_url(request.params))
-    return redirect_code(outcome, application.http)
+    outcome = target.driver.approve(target.service.authorize_url(request.params))
+    return redirect_code(outcome, target.http)
 
 
-def _tokens(application: Application, request: AuthRequest) -> bool:
+def _tokens(target: Target, request: AuthRequest) -> bool:
     """Whether the flow of this request, exchanged plainly, gives tokens."""
-    code = _code(application, request)
+    code = _code(target, request)
     if code is None or request.redirect_uri is None:
         return False
     fields = {"code_verifier": request.verifier} if request.verifier else {}
-    response = application.service.exchange(request.client, code, request.redirect_uri, fields)
+    response = target.service.exchange(request.client, code, request.redirect_uri, fields)
     return granted(response) is not None
 
 
-def code_owner(application: Application, request: AuthRequest) -> str:
+def code_owner(target: Target, request: AuthRequest) -> str:
     """The rule a missing code belongs to ("" when the request's own variation is to blame)."""
     client = request.client
-    usual = client_request(application.service, client, CONTROL_SCOPE)
-    if _comparable(request) != _comparable(usual) and _code(application, usual):
+    usual = client_request(target.service, client, CONTROL_SCOPE)
+    if _comparable(request) != _comparable(usual) and _code(target, usual):
         return ""
-    if _code(application, bare_request(application.service, client, CONTROL_SCOPE)):
+    if _code(target, bare_request(target.service, client, CONTROL_SCOPE)):
         return "PKCE-S256"
     return code_rule(None, client)
 
 
-def exchange_owner(application: Application, request: AuthRequest | None) -> str:
-    """The rule a refused exchange belongs to ("" when the scenario's own request or exchange
-    is to blame: the real client's flow, exchanged plainly, gives tokens)."""
-    client = request.client if request is not None else application.client
-    if _tokens(application, client_request(application.service, client, CONTROL_SCOPE)):
+def exchange_owner(target: Target, client: RegisteredApp) -> str:
+    """The rule a refused exchange of `client`'s code belongs to ("" when the scenario's own
+    request or exchange is to blame: the real client's flow, exchanged plainly, gives tokens)."""
+    if _tokens(target, client_request(target.service, client, CONTROL_SCOPE)):
         return ""
-    if _tokens(application, bare_request(application.service, client, CONTROL_SCOPE)):
+    if _tokens(target, bare_request(target.service, client, CONTROL_SCOPE)):
         return "PKCE-S256"
     return exchange_rule(None, client)
 

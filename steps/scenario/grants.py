@@ -10,16 +10,15 @@ suffices)."""
 
 from __future__ import annotations
 
-from steps.consent.base import ConsentDriver
 from steps.http.readers import granted
 from steps.outcomes import CASCADE, PremiseFailed
-from steps.profiles.profile import TargetProfile
 from steps.scenario.authorization import client_request, code_rule, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
-from steps.scenario.observations import Observations
 from steps.scenario.scene import IssuedCode
-from steps.scenario.service import HeldGrant, Service
+from steps.scenario.service import HeldGrant
+from steps.scenario.target import Target
+from steps.scenario.token import held_grant
 
 RENEW_MARGIN = 60.0
 #: The rule that says a code of each kind of application is exchanged for tokens.
@@ -29,40 +28,31 @@ EXCHANGE_RULES = {"installed": "APP-TYPES"}
 class Authorizer:
     """Runs authorizations through the consent driver and exchanges their codes."""
 
-    def __init__(
-        self,
-        profile: TargetProfile,
-        service: Service,
-        driver: ConsentDriver,
-        clock: Clock,
-        observations: Observations,
-    ) -> None:
-        self.profile = profile
-        self.service = service
-        self.driver = driver
-        self.clock = clock
-        self.observations = observations
+    def __init__(self, target: Target) -> None:
+        self.target = target
 
     def code(self, role: str, scope: str, *, offline: bool = False) -> IssuedCode:
         """A fresh code; an offline web request forces the consent page (first exchange). A
         premise: without a code the scenario could not be checked, naming the rule that says
         such a request leads to one."""
-        client = self.profile.client(role)
-        request = client_request(self.service, client, scope)
+        target = self.target
+        client = target.profile.client(role)
+        request = client_request(target.service, client, scope)
         if offline and role != "installed":
             request.params |= {"access_type": "offline", "approval_prompt": "force"}
-        outcome = self.driver.approve(self.service.authorize_url(request.params))
-        code = redirect_code(outcome, self.service.http)
+        outcome = target.driver.approve(target.service.authorize_url(request.params))
+        code = redirect_code(outcome, target.http)
         if not code:
             see = code_rule(request, client)
             raise PremiseFailed(f"no authorization code for {role} ({scope}): {outcome}", see=see)
-        self.observations.token_format("code", code)
+        target.observations.token_format("code", code)
         return IssuedCode(client, code, client.redirect_uri, request.verifier, request.challenge)
 
     def grant(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A fresh grant: a code exchanged for tokens, read as a client library reads them."""
         issued = self.code(role, scope, offline=offline)
-        response = self.service.exchange(
+        target = self.target
+        response = target.service.exchange(
             issued.client, issued.code, issued.redirect_uri, {"code_verifier": issued.verifier}
         )
         answer = granted(response)
@@ -70,19 +60,11 @@ class Authorizer:
             see = EXCHANGE_RULES.get(role, "TOKEN-CODE-EXCHANGE")
             what = f"the code exchange for {role} answered {response.status_code} without tokens"
             raise PremiseFailed(what, see=see)
-        self.observations.token_response(answer.fields)
-        return HeldGrant(
-            client=issued.client,
-            scope=scope,
-            access_token=str(answer.access_token),
-            refresh_token=answer.refresh_token,
-            response=answer.fields,
-            content_type=response.headers.get("content-type", ""),
-            issued_at=self.clock.now(),
-            code=issued.code,
-            exchange=self.service.http.exchanges[-1] if self.service.http.exchanges else None,
-            answer=response,
-        )
+        target.observations.token_response(answer.fields)
+        now = target.clock.now()
+        exchanges = target.http.exchanges
+        exchange = exchanges[-1] if exchanges else None
+        return held_grant(issued.client, scope, answer, response, now, issued.code, exchange)
 
 
 class GrantCache:

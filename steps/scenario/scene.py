@@ -1,10 +1,11 @@
-"""What a scenario has seen so far: the application in play, where the browser ended, the
-grant's tokens and the answers to its requests. One per scenario (fixture `scene`).
+"""What a scenario owns: the application in play, where the browser ended, the grant's tokens,
+the refresh tokens it sent and the answers to its requests. One per scenario (fixture `scene`);
+what every scenario shares (the target, its endpoints, the consent driver, the clock) is the
+run's `Target` (steps/scenario/target.py).
 
 The rest of a scenario's state lives where pytest-bdd puts it: the authorization request
-being built, the code and the grant of a Given are fixtures (`target_fixture`), the refresh
-tokens sent are kept by the application (steps/scenario/application.py), its revocations by the
-revocation steps."""
+being built, the code and the grant of a Given are fixtures (`target_fixture`), its
+revocations are kept by the revocation steps."""
 
 from __future__ import annotations
 
@@ -78,6 +79,8 @@ class Scene:
     delivery: str = ""
     #: What the user did on the authorization page last ("approves", "denies", "opens").
     act: str = ""
+    #: The tokens of its first exchange and the refresh tokens it sent.
+    history: TokenHistory = field(default_factory=TokenHistory)
 
     @property
     def response(self) -> httpx.Response | None:

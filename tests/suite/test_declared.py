@@ -28,9 +28,9 @@ from steps.definitions.revocation import (
 from steps.outcomes import NotChecked
 from steps.profiles.profile import RegisteredApp, TargetProfile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.scenario.application import Application
 from steps.scenario.scene import IssuedCode, Scene
 from steps.scenario.service import HeldGrant
+from steps.scenario.target import Target
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -208,6 +208,8 @@ def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
 ) -> None:
     client = RegisteredApp("installed", "id", "s", "http://localhost/callback", more)
     service = RecordingExchange()
-    application = Application(Scene(client=client), None, service, None, None, None)  # type: ignore[arg-type]
-    exchange_other_valid_uri(application, IssuedCode(client, "c", client.redirect_uri))
+    target = Target(None, service, None, None, None)  # type: ignore[arg-type]
+    exchange_other_valid_uri(
+        Scene(client=client), target, IssuedCode(client, "c", client.redirect_uri)
+    )
     assert service.sent == [expected]

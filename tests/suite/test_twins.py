@@ -50,3 +50,16 @@ def test_each_replaying_twin_gets_copies_of_the_state_sharing_identity() -> None
     copied.responses.append(None)  # type: ignore[arg-type]
     assert tokens.access_token == "a1" and tokens.history == []
     assert request.params == {"state": "s"} and scene.responses == []
+
+
+def test_the_token_history_travels_with_the_scene() -> None:
+    """What the scenario owns is one object: a replaying twin's copy of the scene holds its
+    own history, whose first tokens are its own grant (one identity, as recorded)."""
+    client = RegisteredApp("web", "id", "secret", "https://app.example/cb")
+    tokens = HeldGrant(client, "profile", "a1", "r1", {"access_token": "a1"}, "json", 0.0)
+    scene = Scene(client=client, tokens=tokens)
+    scene.history.first_tokens, scene.history.sent_refresh_token = tokens, "r1"
+    copied = clone(scene, {})
+    assert copied.history is not scene.history and copied.history.first_tokens is copied.tokens
+    copied.history.sent_refresh_token = "r2"
+    assert scene.history.sent_refresh_token == "r1"
