@@ -7,6 +7,7 @@ pytest-xdist runs scenarios in workers."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Generator
 
@@ -14,6 +15,7 @@ import pytest
 from pluggy import Result
 from pytest_bdd.parser import Feature, Scenario, Step
 
+from client_kit.redaction import share_mask_key
 from steps.outcomes import CASCADE
 from steps.profiles.profile import ProfileError
 from steps.rules.catalogue import Rule
@@ -53,6 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
         raise pytest.UsageError(f"profile {config.getoption('profile')}: {error}") from None
     config.stash[STATE_KEY] = state
+    share_mask_key(os.environ)  # pytest-xdist's workers mask a value as this process does
     add_markers(config, state.catalogue.values())
     redirect_collection(config, whole_suite=state.profile is not None)
     config.pluginmanager.register(ResultsWriter(config), "mb-oauth-results")

@@ -67,7 +67,7 @@ class Handover:
         driver = FormDriver(self.profile, self.http, self.preset)
         driver.signs_in = False
         for name, value in cookies.items():
-            self.http.secrets.add(value)
+            self.http.redactor.learn(value)
             driver.client.cookies.set(name, value, domain=host)
         self._driver = driver
         return driver

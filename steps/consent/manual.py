@@ -209,13 +209,13 @@ class ManualDriver(ConsentDriver):
         if self.http is None or answer.lower() in ("error", "consent"):
             return
         if not answer.startswith(("http://", "https://", "urn:")):
-            self.http.secrets.add(answer)
+            self.http.redactor.learn(answer)
             return
         parts = urlsplit(answer)
         for query in (parts.query, parts.fragment):
             for name, value in parse_qsl(query, keep_blank_values=True):
                 if is_secret_name(name):
-                    self.http.secrets.add(value)
+                    self.http.redactor.learn(value)
 
     def _on_service(self, url: str) -> bool:
         return urlsplit(url).netloc == self.service.netloc

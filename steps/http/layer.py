@@ -5,8 +5,8 @@ Every request a scenario makes (API calls and the consent driver's page visits) 
 unmasked: values are masked by parameter name (URLs, form and JSON bodies, HTML inputs,
 headers) and, as a second net, every secret value seen anywhere is scrubbed from all text.
 The layer learns those values from the traffic itself, as it goes: steps register nothing.
-What an exchange shows is steps/http/evidence.py's; the names and the masks are the kit's
-(`client_kit.redaction`), shared with the reports.
+What an exchange shows is steps/http/evidence.py's; the masker is the kit's `Redactor`
+(`client_kit.redaction`), the one the reports and the kit's logs use too.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from client_kit.redaction import Secrets
+from client_kit.redaction import Redactor
 from steps.http.evidence import SCRUB_MIN_LENGTH, Exchange
 from steps.http.readers import EXCHANGE_KEY
 from steps.http.throttle import (
@@ -69,7 +69,8 @@ class HttpLayer:
         self.pacer = Pacer(min_interval)
         self.throttle = ThrottleWaits()
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
-        self.secrets = Secrets(min_length=SCRUB_MIN_LENGTH)
+        #: The run's masker: it learns the secrets from the traffic (steps register nothing).
+        self.redactor = Redactor(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
         #: Exchanges made before the scenario that it shows because its checks read them (a
         #: shared grant's code exchange, a twin's premise): marked `reused` in its evidence.
@@ -124,7 +125,7 @@ class HttpLayer:
             response = self._send(client, request, exchange)
         if is_failure(response):
             self.budget.record(client_id)
-        exchange.learn(self.secrets)
+        exchange.learn(self.redactor)
         return response
 
     def resend(self, response: httpx.Response) -> httpx.Response:
@@ -164,7 +165,7 @@ class HttpLayer:
         """Add an exchange made elsewhere (a browser's navigation) or earlier (`reused`: a
         shared grant's code exchange, a twin's premise) to the scenario's evidence, once,
         learning the secrets it carries."""
-        exchange.learn(self.secrets)
+        exchange.learn(self.redactor)
         if exchange not in self.exchanges:
             self.exchanges.append(exchange)
             if reused:
@@ -193,7 +194,7 @@ class HttpLayer:
         the run's requests, skip them: they are in the evidence of the scenario that made
         them)."""
         return [
-            exchange.redacted(self.secrets)
+            exchange.redacted(self.redactor)
             | ({"reused": True} if id(exchange) in self.reused else {})
             for exchange in self.exchanges
         ]

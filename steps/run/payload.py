@@ -152,7 +152,7 @@ def mask_report(report: pytest.TestReport, state: SuiteState) -> None:
 
 
 def _scrub(text: str, state: SuiteState) -> str:
-    return state.http().secrets.scrub(text) if state.http_started and text else text
+    return state.http().redactor.scrub(text) if state.http_started and text else text
 
 
 def _decisive(report: pytest.TestReport) -> bool:

@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from client_kit.redaction import share_mask_key
 from steps.reports import load_profile
 from steps.reports.redact import profile_secrets
 from steps.reports.stream import run_masked
@@ -83,6 +84,7 @@ def run_pytest(options: RunOptions) -> int:
     from steps.consent.console import RELAYED_TO_TERMINAL  # the driver's module, on demand
 
     env[RELAYED_TO_TERMINAL] = "1" if sys.stdout.isatty() else "0"
+    share_mask_key(env)  # pytest masks the evidence as this process masks the reports
     secrets = profile_secrets(load_profile(options.profile))
     log = options.report_dir / PYTEST_LOG
     return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)

@@ -60,7 +60,7 @@ class Service:
         # What the profile configures, the layer cannot learn from the traffic by name: client
         # secrets go out in Basic credentials, the password only in a login form.
         secrets = [c.client_secret for c in profile.clients.values()]
-        http.secrets.add(profile.user.password, *secrets)
+        http.redactor.learn(profile.user.password, *secrets)
 
     # --- authorization endpoint -------------------------------------------------------------
 
