@@ -169,7 +169,7 @@ _COOKIE_ATTRIBUTES = frozenset({"path=", "domain=", "expires=", "max-age=", "sam
 
 class Redactor:
     """The masker every pass calls: it masks the values it has learnt wherever they appear
-    (`scrub`) and the values after a secret field name (`by_field`); `redact` does both.
+    (`scrub`) and, in `redact`, the values after a secret field name or an auth scheme too.
 
     `fields`, `ignore_case` and `auth_min_length` say how eager the patterns are (logs mask
     more eagerly than reports); values shorter than `min_length` are not learnt (they would
@@ -218,11 +218,6 @@ class Redactor:
             if changed:  # longest first: no partial replacement leaves a tail
                 self._order = sorted(self._masks.items(), key=lambda f: len(f[0]), reverse=True)
 
-    def known(self) -> list[str]:
-        """The forms learnt so far, longest first."""
-        with self._lock:
-            return [form for form, _ in self._order]
-
     def scrub(self, text: str) -> str:
         """Every learnt value in text replaced by its mask."""
         with self._lock:
@@ -231,10 +226,6 @@ class Redactor:
             if form in text:
                 text = text.replace(form, shown)
         return text
-
-    def by_field(self, text: str) -> str:
-        """Every value after a secret field name or an auth scheme masked."""
-        return self._fields(text)
 
     def redact(self, text: str) -> str:
         """Both: learnt values first, then what the field names give away."""
