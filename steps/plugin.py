@@ -1,6 +1,7 @@
 """The suite's pytest plugin (`-p steps.plugin`): the hooks, each handing its job to the module
-that does it (options, collection rewriting, selection, the approvals estimate, the clock lock,
-result payloads and results). The step modules and fixtures are plugins of their own.
+of steps/run/ that does it (options, collection rewriting, selection, the approvals estimate,
+the clock lock, result payloads and results). The step definitions (`STEP_MODULES`), the
+isolation, the twins and the fixtures are plugins of their own.
 
 Results travel on each report's `user_properties`, so they reach the controller intact when
 pytest-xdist runs scenarios in workers."""

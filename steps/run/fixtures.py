@@ -5,8 +5,7 @@ owns is its `scene`, new for each."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -77,6 +76,32 @@ def consent_driver(config: pytest.Config, suite: SuiteState, http: HttpLayer) ->
     return consent
 
 
+class BuiltOnFirstUse:
+    """The consent driver, built on the first call; after it the same driver, or the same error
+    (as pytest keeps a session fixture's result or error)."""
+
+    def __init__(self, build: Callable[[], ConsentDriver]) -> None:
+        self._build = build
+        self._driver: ConsentDriver | None = None
+        self._error: Exception | None = None
+
+    def __call__(self) -> ConsentDriver:
+        if self._error is not None:
+            raise self._error
+        if self._driver is None:
+            try:
+                self._driver = self._build()
+            except Exception as error:
+                self._error = error
+                raise
+        return self._driver
+
+    def close(self) -> None:
+        """Close the driver, if one was built."""
+        if self._driver is not None:
+            self._driver.close()
+
+
 @pytest.fixture(scope="session")
 def clock(pytestconfig: pytest.Config, profile: TargetProfile, http: HttpLayer) -> Clock:
     """Time on the target (test clock, or real waits with --run-slow)."""
@@ -94,10 +119,9 @@ def target(
 ) -> Iterator[Target]:
     """The target as every scenario reaches it; its consent driver is built on first use (a
     manual driver asks a person), and closed at the end of the run."""
-    consent = functools.cache(lambda: consent_driver(pytestconfig, suite, service.http))
+    consent = BuiltOnFirstUse(lambda: consent_driver(pytestconfig, suite, service.http))
     yield Target(profile, service, clock, observations, consent)
-    if consent.cache_info().currsize:
-        consent().close()
+    consent.close()
 
 
 @pytest.fixture(scope="session")
