@@ -13,8 +13,7 @@ from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import APPS
-from steps.scenario.scene import IssuedCode, Scene
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import HeldGrant, IssuedCode, Scene
 from steps.scenario.token import hold
 from steps.scenario.visits import Visit, Visits, visits_consent
 

@@ -20,8 +20,8 @@ from steps.scenario.grants import Authorizer, GrantCache
 from steps.scenario.isolation import isolation
 from steps.scenario.meta import META_KEY
 from steps.scenario.observations import Observations
-from steps.scenario.scene import AuthRequest, IssuedCode, Scene
-from steps.scenario.service import HeldGrant, Service
+from steps.scenario.scene import AuthRequest, HeldGrant, IssuedCode, Scene
+from steps.scenario.service import Service
 from steps.scenario.target import Target
 
 

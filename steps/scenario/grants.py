@@ -15,8 +15,7 @@ from steps.outcomes import CASCADE, PremiseFailed
 from steps.scenario.authorization import client_request, code_rule, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
-from steps.scenario.scene import IssuedCode
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import HeldGrant, IssuedCode
 from steps.scenario.target import Target
 from steps.scenario.token import held_grant
 

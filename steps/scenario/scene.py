@@ -1,7 +1,7 @@
-"""What a scenario owns: the application in play, where the browser ended, the grant's tokens,
-the refresh tokens it sent and the answers to its requests. One per scenario (fixture `scene`);
-what every scenario shares (the target, its endpoints, the consent driver, the clock) is the
-run's `Target` (steps/scenario/target.py).
+"""What a scenario owns: the application in play, where the browser ended, the grant it holds
+(`HeldGrant`), the refresh tokens it sent and the answers to its requests. One per scenario
+(fixture `scene`); what every scenario shares (the target, its endpoints, the consent driver,
+the clock) is the run's `Target` (steps/scenario/target.py).
 
 The rest of a scenario's state lives where pytest-bdd puts it: the authorization request
 being built, the code and the grant of a Given are fixtures (`target_fixture`), its
@@ -11,13 +11,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
 from steps.consent.base import Outcome, RedirectResult
+from steps.http.evidence import Exchange
 from steps.outcomes import PremiseFailed
 from steps.profiles.profile import RegisteredApp
-from steps.scenario.service import HeldGrant
+
+
+@dataclass
+class HeldGrant:
+    """Tokens of one grant as the application holds them (updated in place on refresh)."""
+
+    client: RegisteredApp
+    scope: str
+    access_token: str
+    refresh_token: str | None
+    response: dict[str, Any]
+    content_type: str
+    issued_at: float
+    code: str | None = None
+    history: list[str] = field(default_factory=list)
+    #: The code exchange that issued the grant, shown again as evidence where it is reused.
+    exchange: Exchange | None = field(default=None, repr=False)
+    #: That exchange's answer as received, for the checks that read its format strictly.
+    answer: httpx.Response | None = field(default=None, repr=False)
+
+    def renewed(self, body: dict[str, Any], now: float) -> None:
+        """Take a refresh response's access token; remember the previous one."""
+        self.history.append(self.access_token)
+        self.access_token = body["access_token"]
+        self.refresh_token = body.get("refresh_token") or self.refresh_token
+        self.issued_at = now
 
 
 @dataclass

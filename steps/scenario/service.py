@@ -4,13 +4,10 @@ fields that a scenario can leave out or override to probe one rule at a time."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
-from steps.http.evidence import Exchange
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, note
 from steps.profiles.profile import RegisteredApp, TargetProfile
@@ -23,32 +20,6 @@ def merge(base: Mapping[str, str], overrides: Fields | None = None) -> dict[str,
     """Base fields with overrides applied; an override of None removes the field."""
     merged: dict[str, str | None] = {**base, **(overrides or {})}
     return {k: v for k, v in merged.items() if v is not None}
-
-
-@dataclass
-class HeldGrant:
-    """Tokens of one grant as the application holds them (updated in place on refresh)."""
-
-    client: RegisteredApp
-    scope: str
-    access_token: str
-    refresh_token: str | None
-    response: dict[str, Any]
-    content_type: str
-    issued_at: float
-    code: str | None = None
-    history: list[str] = field(default_factory=list)
-    #: The code exchange that issued the grant, shown again as evidence where it is reused.
-    exchange: Exchange | None = field(default=None, repr=False)
-    #: That exchange's answer as received, for the checks that read its format strictly.
-    answer: httpx.Response | None = field(default=None, repr=False)
-
-    def renewed(self, body: dict[str, Any], now: float) -> None:
-        """Take a refresh response's access token; remember the previous one."""
-        self.history.append(self.access_token)
-        self.access_token = body["access_token"]
-        self.refresh_token = body.get("refresh_token") or self.refresh_token
-        self.issued_at = now
 
 
 class Service:

@@ -13,8 +13,7 @@ from steps.http.readers import TokenAnswer, granted
 from steps.outcomes import PremiseFailed, require
 from steps.profiles.profile import RegisteredApp
 from steps.scenario.authorization import code_rule
-from steps.scenario.scene import IssuedCode, Scene
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import HeldGrant, IssuedCode, Scene
 from steps.scenario.target import Target
 
 

@@ -28,8 +28,7 @@ from steps.definitions.revocation import (
 from steps.outcomes import NotChecked
 from steps.profiles.profile import RegisteredApp, TargetProfile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.scenario.scene import IssuedCode, Scene
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import HeldGrant, IssuedCode, Scene
 from steps.scenario.target import Target
 from tests.suite.broken.harness import (
     ProxyHandle,

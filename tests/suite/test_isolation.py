@@ -21,7 +21,7 @@ from steps.profiles.profile import RegisteredApp
 from steps.rules.catalogue import FEATURES_DIR
 from steps.scenario.grants import GrantCache
 from steps.scenario.isolation import ORDER_ENV, Isolation
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import HeldGrant
 from steps.scenario.writers import is_writer
 from tests.suite.broken.harness import ProxyHandle, bundled_profile, run_against, running_proxy
 from tests.suite.broken.mutations import MUTATIONS

@@ -7,8 +7,7 @@ from __future__ import annotations
 from steps.consent.base import RedirectResult
 from steps.profiles.profile import RegisteredApp
 from steps.run.twins import clone
-from steps.scenario.scene import AuthRequest, Scene
-from steps.scenario.service import HeldGrant
+from steps.scenario.scene import AuthRequest, HeldGrant, Scene
 from steps.scenario.twin_keys import twin_of
 
 GRANT = 'the user has just granted the web application offline access to "profile email"'
