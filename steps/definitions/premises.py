@@ -14,7 +14,6 @@ from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
 from steps.scenario.probes import APPS
 from steps.scenario.scene import HeldGrant, IssuedCode, Scene
-from steps.scenario.token import hold
 from steps.scenario.visits import Visit, Visits, visits_consent
 
 
@@ -98,6 +97,11 @@ def granted(
     scope: str,
 ) -> HeldGrant:
     """A grant: shared among read-only scenarios (steps/scenario/isolation.py), or ("just") one of
-    the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take)."""
+    the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take).
+    Its code exchange goes into the evidence (once: a fresh grant's exchange is there already)."""
     issue = grants.take if fresh else grants.get
-    return hold(scene, http, issue(APPS[kind], scope, offline=bool(offline)))
+    grant = issue(APPS[kind], scope, offline=bool(offline))
+    scene.tokens, scene.client = grant, grant.client
+    if grant.exchange is not None:
+        http.record(grant.exchange, reused=True)
+    return grant

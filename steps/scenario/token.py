@@ -8,7 +8,6 @@ from __future__ import annotations
 import httpx
 
 from steps.http.evidence import Exchange
-from steps.http.layer import HttpLayer
 from steps.http.readers import TokenAnswer, granted
 from steps.outcomes import PremiseFailed, require
 from steps.profiles.profile import RegisteredApp
@@ -45,15 +44,6 @@ def held_grant(
         exchange=exchange,
         answer=response,
     )
-
-
-def hold(scene: Scene, http: HttpLayer, grant: HeldGrant) -> HeldGrant:
-    """Take a grant issued outside the scenario's own requests; its code exchange goes into the
-    evidence (recorded once: a fresh grant's exchange is there already)."""
-    scene.tokens, scene.client = grant, grant.client
-    if grant.exchange is not None:
-        http.record(grant.exchange, reused=True)
-    return grant
 
 
 def code_to_exchange(scene: Scene, code: IssuedCode | None) -> IssuedCode:
