@@ -81,15 +81,15 @@ def test_what_a_person_types_is_a_secret_to_the_masker(minimal_profile: TargetPr
     """A code the person typed, or one in an address they pasted, never reaches a report
     unmasked (the reports scrub every secret the run's HTTP layer knows)."""
     http = HttpLayer(None)
-    pasted = "https://client.example/callback?code=PastedCode456&state=s1"
+    pasted = "https://client.example/callback?code=PastedCode456&state=st-evidence-1"
     driver = ManualDriver(minimal_profile, ScriptedConsole(["TypedCode123", pasted]), http)
     driver.look = None  # no service to look at first: the person answers every prompt
     driver.approve("https://mb.example/oauth2/authorize?x=1")
     driver.approve("https://mb.example/oauth2/authorize?x=2")
-    message = "ended on RedirectResult(code='TypedCode123'), then PastedCode456"
-    scrubbed = http.secrets.scrub(message)
+    message = "ended on RedirectResult(code='TypedCode123'), then PastedCode456, st-evidence-1"
+    scrubbed = http.redactor.scrub(message)
     assert "TypedCode123" not in scrubbed and "PastedCode456" not in scrubbed
-    assert "s1" not in http.secrets.values()  # the state is evidence, not a secret
+    assert "st-evidence-1" in scrubbed  # the state is evidence, not a secret
 
 
 def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
@@ -270,7 +270,7 @@ def test_a_handed_over_session_answers_the_pages_and_is_asked_for_again_when_it_
     assert "Cookie header" in console.prompts[0]
     assert driver.prompts_for(100) == 1 and driver.observes_pages
     value = header.split("=", 1)[1].split(";")[0]
-    assert value not in http.secrets.scrub(f"message with {value}")
+    assert value not in http.redactor.scrub(f"message with {value}")
 
 
 @pytest.mark.parametrize(
