@@ -80,9 +80,9 @@ def cli(ctx: click.Context, /, debug: bool, **options: object) -> None:
     if debug:
         import logging
 
-        from client_kit import redaction
+        from client_kit import logs
 
-        redaction.install()
+        logs.install()
         # Our own handler, not basicConfig: that does nothing when the root logger already has
         # a handler (an embedding program, a test runner), and --debug must always show.
         handler = logging.StreamHandler(sys.stderr)

@@ -186,7 +186,7 @@ class KeyringStore:
         except NoKeyringError as exc:
             raise NoKeyringBackend(NO_KEYRING_HELP, operation=what) from exc
         except Exception as exc:  # backends raise many kinds (D-Bus, locked collection, ...)
-            from client_kit.redaction import redact
+            from client_kit.logs import redact
 
             raise KeyringFailure(
                 f"the keyring could not {what} the tokens ({type(exc).__name__}: "

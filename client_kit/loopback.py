@@ -24,9 +24,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.errors import ConfigurationError, PortUnavailable
 from client_kit.flow import Answers
+from client_kit.logs import get_logger
 from client_kit.loopback_server import LOOPBACK_HOST, Busy, bind_both, handler_for
 from client_kit.pages import LoopbackPages, failure_page, render_page
-from client_kit.redaction import get_logger
 
 log = get_logger("client_kit.loopback")
 

@@ -16,7 +16,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 
-from client_kit.redaction import get_logger
+from client_kit.logs import get_logger
 
 log = get_logger("client_kit.loopback")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from client_kit import redaction
+from client_kit import logs
 from client_kit.errors import CertificateRejected, KitError, TemporaryFailure
 from client_kit.safe_text import clean
 
@@ -63,7 +63,7 @@ def _url_of(exc: Exception) -> str:
 
 
 def _text(exc: BaseException) -> str:
-    return clean(redaction.redact(str(exc)) or type(exc).__name__, 200)
+    return clean(logs.redact(str(exc)) or type(exc).__name__, 200)
 
 
 def _causes(exc: BaseException | None) -> list[BaseException]:
@@ -89,7 +89,7 @@ def _certificate_failed(exc: BaseException) -> bool:
 
 
 def _reason(exc: BaseException) -> str:
-    text = redaction.redact(str(exc))
+    text = logs.redact(str(exc))
     marker = "certificate verify failed:"
     if marker in text:
         text = text.split(marker, 1)[1].split("(_ssl")[0].strip(" )")

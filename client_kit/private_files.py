@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from client_kit.errors import StorageError
-from client_kit.redaction import get_logger
+from client_kit.logs import get_logger
 
 log = get_logger("client_kit.private_files")
 

@@ -1,23 +1,43 @@
-"""The one place that knows which values are secrets and how they are masked.
+"""The one place that knows which values are secrets and how they are masked: `Redactor`.
 
-It lives in the kit because the kit is the lowest layer of the base install: the kit's log
-filter, the suite's HTTP evidence (`steps.http`) and the reports' last safety pass
-(`steps.reports.redact`) all import it, so the three share one vocabulary and one masker.
+It lives in the kit because the kit is the lowest layer of the base install. Every pass that
+writes text a person or a file may see calls a Redactor: the kit's log filter (logs.py), the
+suite's HTTP evidence (steps/http/evidence.py), the messages of its results
+(steps/run/payload.py) and the reports' last pass over every report file and over pytest's
+output (steps/reports/redact.py). One vocabulary of secret names, one mask.
 
-Masking has two layers: values seen or registered are masked wherever they appear (`Secrets`),
-and values after a secret field name (``code=``, ``"access_token": ...``, ``Bearer ...``) are
-masked by pattern, so values nobody registered (a server's error echo) are hidden too.
+The mask is `***-3f9a`: a keyed fingerprint of the value (HMAC-SHA-256 under a random key,
+four hex digits). It shows no part of the secret, nor its length, and without the key (kept in
+memory, never written) it cannot be checked against a guess; yet the same value gets the same
+mask, so a reader of the evidence can tell that the refresh token sent came back, or that two
+codes differ. The processes of one conformance run share the key (`share_mask_key`: the runner
+hands it to pytest, pytest's controller to its workers), so a value is masked alike in every
+report of the run. `-` keeps the mask whole in a URL, a form, a cookie or JSON.
+
+Masking has two layers: values learnt (seen in traffic, registered, named by the profile) are
+masked wherever they appear, and values after a secret field name (``code=``,
+``"access_token": ...``, ``Bearer ...``) are masked by pattern, so that values nobody learnt (a
+server's error echo) are hidden too.
 """
 
 from __future__ import annotations
 
-import logging
+import functools
+import hmac
+import html
+import json
+import os
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
+from urllib.parse import quote, quote_plus
 
-#: What the log filter and the reports' last pass write in place of a secret.
+#: How every mask starts (a value containing `*` counts as masked already).
 MASK = "***"
+#: Hex digits of the fingerprint a mask ends with.
+FINGERPRINT = 4
+#: Through it the processes of one run share the key of their masks (hex).
+MASK_KEY_ENV = "MB_OAUTH_MASK_KEY"
 #: Field names whose values are secrets wherever they appear (also with a form prefix, as in
 #: `login.password`): URLs, form and JSON bodies, HTML inputs, log lines, report files.
 SECRET_FIELDS = frozenset(
@@ -39,69 +59,63 @@ def is_secret_name(name: str) -> bool:
     return name.lower().rsplit(".", 1)[-1] in SECRET_FIELDS
 
 
-def hint(value: str) -> str:
-    """The evidence's mask, which still lets a reader tell values apart: `abcd…(32)`."""
-    if len(value) >= 16:
-        keep = 4
-    elif len(value) >= 8:
-        keep = 2
-    else:
-        keep = 0
-    return f"{value[:keep]}…({len(value)})"
+@functools.cache
+def mask_key() -> bytes:
+    """This process's key: the run's (MASK_KEY_ENV, from the process that started this one),
+    else a random one."""
+    try:
+        shared = bytes.fromhex(os.environ.get(MASK_KEY_ENV, ""))
+    except ValueError:
+        shared = b""
+    return shared if len(shared) >= 16 else os.urandom(16)
+
+
+def share_mask_key(env: MutableMapping[str, str]) -> None:
+    """Let the processes started with `env` mask values as this one does."""
+    env[MASK_KEY_ENV] = mask_key().hex()
+
+
+def mask(value: str, key: bytes | None = None) -> str:
+    """The mask of a secret: `***-` and a keyed fingerprint of the value."""
+    data = value.encode("utf-8", "surrogatepass")
+    digest = hmac.new(key or mask_key(), data, "sha256").hexdigest()
+    return f"{MASK}-{digest[:FINGERPRINT]}"
 
 
 def is_masked(value: str) -> bool:
-    """A value already masked (by `hint` or `MASK`, or a stand-in that says so), or too short
-    to be a secret worth masking."""
+    """A value already masked (or a stand-in that says so), or too short to be a secret worth
+    masking."""
     lowered = value.lower()
     return (
-        len(value) < MIN_SECRET_LENGTH
-        or "*" in value
-        or "…" in value
-        or "%E2%80%A6" in value.upper()
-        or "\\u2026" in value
-        or "mask" in lowered
-        or "redact" in lowered
+        len(value) < MIN_SECRET_LENGTH or "*" in value or "mask" in lowered or "redact" in lowered
     )
 
 
-class Secrets:
-    """Secret values seen or registered, so they can be masked wherever they show up again."""
-
-    def __init__(self, min_length: int = MIN_SECRET_LENGTH, limit: int = 0) -> None:
-        self._values: set[str] = set()
-        self._lock = threading.Lock()
-        self.min_length = min_length
-        self.limit = limit  # 0: unbounded
-
-    def add(self, *values: str | None) -> None:
-        """Remember values worth masking (tiny values would garble unrelated text)."""
-        with self._lock:
-            for value in values:
-                if value and len(value) >= self.min_length:
-                    if self.limit and len(self._values) >= self.limit:
-                        self._values.clear()
-                    self._values.add(value)
-
-    def values(self) -> list[str]:
-        """The known values, longest first so no partial replacement leaks a tail."""
-        with self._lock:
-            return sorted(self._values, key=len, reverse=True)
-
-    def scrub(self, text: str, mask: Callable[[str], str] = hint) -> str:
-        """Replace every known value in text by its mask."""
-        for value in self.values():
-            if value in text:
-                text = text.replace(value, mask(value))
-        return text
+def encoded_forms(secret: str) -> set[str]:
+    """The forms a secret takes in URLs, form bodies, JSON strings and HTML."""
+    escaped = json.dumps(secret)[1:-1]
+    return {
+        secret,
+        quote(secret, safe=""),
+        quote_plus(secret),
+        html.escape(secret),
+        escaped,
+        html.escape(escaped),
+    }
 
 
 class FieldMasker:
     """Masks the value after a secret field name or an auth scheme, in any text."""
 
     def __init__(
-        self, fields: Iterable[str], *, ignore_case: bool = False, auth_min_length: int = 12
+        self,
+        fields: Iterable[str],
+        *,
+        ignore_case: bool = False,
+        auth_min_length: int = 12,
+        mask: Callable[[str], str] = mask,
     ) -> None:
+        self._mask = mask
         keys = "|".join(sorted(fields, key=len, reverse=True))
         flags = re.IGNORECASE if ignore_case else 0
         # key=value in query strings and form bodies (also percent-encoded '=' inside a URL).
@@ -111,9 +125,7 @@ class FieldMasker:
         )
         # "key": "value" in JSON, in JSON inside a JSON string, and in HTML-escaped JSON.
         quote = r"""(?:\\*"|&quot;|&#34;|')"""
-        self._json = re.compile(
-            rf"({quote}(?:{keys}){quote}\s*:\s*{quote})((?:[^\"'\\&<>\s]|\\u2026)+)", flags
-        )
+        self._json = re.compile(rf"({quote}(?:{keys}){quote}\s*:\s*{quote})([^\"'\\&<>\s]+)", flags)
         # key='value' as Python shows keyword arguments and dataclasses in tracebacks.
         self._repr = re.compile(rf"((?<![\w-])(?:{keys})=['\"])([^'\"\s]+)", flags)
         # Cookie values in a header shown as text ('set-cookie': 'session=...'): every cookie
@@ -127,11 +139,27 @@ class FieldMasker:
         )
 
     def __call__(self, text: str) -> str:
-        text = self._form.sub(_keep_masked, text)
-        text = self._json.sub(_keep_masked, text)
-        text = self._repr.sub(_keep_masked, text)
-        text = self._cookie.sub(_mask_cookies, text)
-        return self._auth.sub(lambda m: m.group(1) + m.group(2) + MASK, text)
+        text = self._form.sub(self._keep_masked, text)
+        text = self._json.sub(self._keep_masked, text)
+        text = self._repr.sub(self._keep_masked, text)
+        text = self._cookie.sub(self._cookies, text)
+        return self._auth.sub(lambda m: m.group(1) + m.group(2) + self._mask(m.group(3)), text)
+
+    def _keep_masked(self, match: re.Match[str]) -> str:
+        """Mask the value after a secret key unless it is masked already."""
+        value = match.group(2)
+        return match.group(0) if is_masked(value) else match.group(1) + self._mask(value)
+
+    def _cookies(self, match: re.Match[str]) -> str:
+        """Mask the value of every cookie of a Cookie or Set-Cookie header shown as text."""
+
+        def pair(found: re.Match[str]) -> str:
+            name, value = found.group(2), found.group(3)
+            if name.lower() in _COOKIE_ATTRIBUTES or is_masked(value):
+                return found.group(0)
+            return found.group(1) + name + self._mask(value)
+
+        return match.group(1) + _COOKIE_PAIR.sub(pair, match.group(2))
 
 
 _COOKIE_PAIR = re.compile(r"(^|;\s*)([^=;\s]+=)([^;]+)")
@@ -139,113 +167,66 @@ _COOKIE_PAIR = re.compile(r"(^|;\s*)([^=;\s]+=)([^;]+)")
 _COOKIE_ATTRIBUTES = frozenset({"path=", "domain=", "expires=", "max-age=", "samesite="})
 
 
-def _mask_cookies(match: re.Match[str]) -> str:
-    """Mask the value of every cookie of a Cookie or Set-Cookie header shown as text."""
+class Redactor:
+    """The masker every pass calls: it masks the values it has learnt wherever they appear
+    (`scrub`) and, in `redact`, the values after a secret field name or an auth scheme too.
 
-    def pair(found: re.Match[str]) -> str:
-        name, value = found.group(2), found.group(3)
-        if name.lower() in _COOKIE_ATTRIBUTES or is_masked(value):
-            return found.group(0)
-        return found.group(1) + name + MASK
+    `fields`, `ignore_case` and `auth_min_length` say how eager the patterns are (logs mask
+    more eagerly than reports); values shorter than `min_length` are not learnt (they would
+    garble ordinary text); past `limit` values (0: no limit) it forgets and starts again."""
 
-    return match.group(1) + _COOKIE_PAIR.sub(pair, match.group(2))
+    def __init__(
+        self,
+        fields: Iterable[str] = SECRET_FIELDS,
+        *,
+        ignore_case: bool = False,
+        auth_min_length: int = 12,
+        min_length: int = MIN_SECRET_LENGTH,
+        limit: int = 0,
+        key: bytes | None = None,
+    ) -> None:
+        self.min_length, self.limit, self._key = min_length, limit, key
+        self._masks: dict[str, str] = {}  # a form of a learnt value -> the value's mask
+        self._order: list[tuple[str, str]] = []
+        self._lock = threading.Lock()
+        self._fields = FieldMasker(
+            fields, ignore_case=ignore_case, auth_min_length=auth_min_length, mask=self.mask
+        )
 
+    def mask(self, value: str) -> str:
+        """The mask of one value (the same value, the same mask)."""
+        return mask(value, self._key)
 
-def _keep_masked(match: re.Match[str]) -> str:
-    """Replace the value after a secret key unless it is masked already."""
-    value = match.group(2)
-    return match.group(0) if is_masked(value) else match.group(1) + MASK
+    def learn(self, *values: str | None, encoded: bool = False) -> None:
+        """Remember values to mask wherever they appear; `encoded`: in their URL, JSON and
+        HTML forms too, each masked as the value."""
+        with self._lock:
+            changed = False
+            for value in values:
+                if not value or len(value) < self.min_length:
+                    continue
+                forms = encoded_forms(value) if encoded else {value}
+                new = {f for f in forms if len(f) >= self.min_length and f not in self._masks}
+                if not new:
+                    continue
+                if self.limit and len(self._masks) >= self.limit:
+                    self._masks.clear()
+                    new = {f for f in forms if len(f) >= self.min_length}
+                shown = self.mask(value)
+                self._masks |= dict.fromkeys(new, shown)
+                changed = True
+            if changed:  # longest first: no partial replacement leaves a tail
+                self._order = sorted(self._masks.items(), key=lambda f: len(f[0]), reverse=True)
 
+    def scrub(self, text: str) -> str:
+        """Every learnt value in text replaced by its mask."""
+        with self._lock:
+            order = self._order
+        for form, shown in order:
+            if form in text:
+                text = text.replace(form, shown)
+        return text
 
-# --- the kit's logs ---------------------------------------------------------------------------
-
-_REGISTRY = Secrets(limit=1024)
-#: Logs mask more eagerly than reports: any case, short bearer values, the state too.
-_LOG_FIELDS = FieldMasker(SECRET_FIELDS | LOG_ONLY_FIELDS, ignore_case=True, auth_min_length=1)
-#: loggers whose records may carry request details; filters apply per logger, not to children
-LOGGERS = (
-    "client_kit",
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
-    "httpcore.socks",
-    "hpack",
-    "hpack.hpack",
-    "h2",
-    "urllib3",
-)
-
-
-#: URLs a person is shown to open (authorization URLs): logs show them without their query
-_ANNOUNCED = Secrets(min_length=1, limit=64)
-
-
-def register(*values: str | None) -> None:
-    """Remember secret values so they are masked wherever they appear in a log record."""
-    _REGISTRY.add(*values)
-
-
-def announce(url: str) -> None:
-    """``url`` is shown to a person to open (an authorization URL): never masked there, and
-    shown in logs without its query.
-
-    A log masks the URL's ``state``; with ``--debug`` such a masked copy would stand on the
-    same terminal as the real URL, look just like it, and fail the login if opened. So the
-    only whole copy a person sees is the one to open.
-    """
-    _ANNOUNCED.add(url)
-
-
-def _without_query(url: str) -> str:
-    return url.split("?", 1)[0] + "?… (the login URL, shown whole to open, not logged)"
-
-
-def redact(text: str) -> str:
-    """Mask every registered secret and every token-like field of ``text``."""
-    text = _ANNOUNCED.scrub(text, _without_query)
-    return _LOG_FIELDS(_REGISTRY.scrub(text, lambda _: MASK))
-
-
-class RedactingFilter(logging.Filter):
-    """Rewrites each record's message with :func:`redact` (it never drops records)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken format string: leave it to logging to report
-            return True
-        record.msg = redact(message)
-        record.args = None
-        if record.exc_text:
-            record.exc_text = redact(record.exc_text)
-        return True
-
-
-_FILTER = RedactingFilter()
-_installed = False
-_install_lock = threading.Lock()
-
-
-def install() -> None:
-    """Attach the filter to the kit's and the HTTP libraries' loggers (idempotent)."""
-    global _installed
-    with _install_lock:
-        if _installed:
-            return
-        _installed = True
-    for name in LOGGERS:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)
-
-
-def get_logger(name: str) -> logging.Logger:
-    """A kit logger with the filter attached (records of children skip parents' filters)."""
-    install()
-    logger = logging.getLogger(name)
-    if _FILTER not in logger.filters:
-        logger.addFilter(_FILTER)
-    return logger
+    def redact(self, text: str) -> str:
+        """Both: learnt values first, then what the field names give away."""
+        return self._fields(self.scrub(text))

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
-from client_kit import redaction, transfer
+from client_kit import logs, transfer
 from client_kit.endpoints import Endpoints
 from client_kit.errors import LoginRequired, NotLoggedIn, RefreshTokenRejected, StorageError
 from client_kit.locks import RefreshLock, lock_name
@@ -27,7 +27,7 @@ from client_kit.tokens import EXPIRY_MARGIN, TokenSet
 if TYPE_CHECKING:
     import httpx
 
-log = redaction.get_logger("client_kit.refresh")
+log = logs.get_logger("client_kit.refresh")
 
 Flow = Generator["httpx.Request", "httpx.Response", TokenSet]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-from client_kit import redaction
+from client_kit import logs
 from client_kit.authorization import (
     AuthorizationRequest,
     build_request,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from client_kit.tokens import TokenSet
 
 #: the session's logger: applications configure "client_kit.session" for login messages
-log = redaction.get_logger("client_kit.session")
+log = logs.get_logger("client_kit.session")
 
 #: ``loopback``: a redirect to this machine; ``oob``: the user pastes a code the service shows
 LoginMethod = Literal["loopback", "oob"]
@@ -225,7 +225,7 @@ class LoginSteps:
     ) -> AuthorizationRequest:
         client_id = self.endpoints.credentials.client_id
         request = build_request(self.profile, client_id, redirect_uri, scopes, use_pkce=use_pkce)
-        redaction.announce(request.url)
+        logs.announce(request.url)
         return request
 
     def _listener(

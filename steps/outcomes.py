@@ -4,7 +4,9 @@ A step raises `NotChecked` when the premise of its scenario could not be establi
 refused, no refresh token, the consent page not reached, the target throttling the suite).
 The plugin records such a scenario with the outcome `unchecked`, and `verdicts.decide` turns it
 into the verdict "could not be checked", never "fail": a setup failure says nothing about the
-rule the scenario is about. Any exception raised by a Given step is read the same way.
+rule the scenario is about. Any exception raised by a Given step is read the same way. A premise
+that does not hold (`PremiseFailed`, `require`) names the rule whose check judges the defect.
+Every layer of the suite raises these, so they live at its bottom.
 """
 
 from __future__ import annotations
@@ -25,6 +27,21 @@ class NotChecked(Exception):
         self.reason = reason
         #: The earlier failure this one follows from (a cascade), when known.
         self.cause = cause
+
+
+class PremiseFailed(NotChecked):
+    """A premise did not hold; `see` is the rule whose check judges what went wrong."""
+
+    def __init__(self, what: str, *, see: str, cause: str = "") -> None:
+        super().__init__(f"{what}, see {see}" if see else what, cause=cause)
+        self.what = what
+        self.see = see
+
+
+def require(holds: object, what: str, *, see: str) -> None:
+    """Go on when the premise holds; otherwise the scenario could not be checked."""
+    if not holds:
+        raise PremiseFailed(what, see=see)
 
 
 class Throttled(NotChecked):

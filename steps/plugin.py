@@ -1,12 +1,14 @@
 """The suite's pytest plugin (`-p steps.plugin`): the hooks, each handing its job to the module
-that does it (options, collection rewriting, selection, the approvals estimate, the clock lock,
-result payloads and results). The step modules and fixtures are plugins of their own.
+of steps/run/ that does it (options, collection rewriting, selection, the approvals estimate,
+the clock lock, result payloads and results). The step definitions (`STEP_MODULES`), the
+isolation, the twins and the fixtures are plugins of their own.
 
 Results travel on each report's `user_properties`, so they reach the controller intact when
 pytest-xdist runs scenarios in workers."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Generator
 
@@ -14,28 +16,30 @@ import pytest
 from pluggy import Result
 from pytest_bdd.parser import Feature, Scenario, Step
 
-from steps.approvals import estimate_prompts
-from steps.bdd_registry import STEP_MODULES, scenario_of
-from steps.catalogue import Rule
-from steps.clock_lock import clock_lock
-from steps.collection import redirect_collection
-from steps.options import add_markers, add_options
+from client_kit.redaction import share_mask_key
 from steps.outcomes import CASCADE
-from steps.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, PROPERTY, attach
-from steps.preflight import PreflightError, run_preflight
-from steps.profile import ProfileError
-from steps.results import Results, ResultsWriter
-from steps.selection import META_KEY, is_skipped, scenario_meta, selected, skip_unless_asked
-from steps.suite import STATE_KEY, build_state, suite_state
+from steps.profiles.profile import ProfileError
+from steps.rules.catalogue import Rule
+from steps.run.approvals import estimate_prompts
+from steps.run.bdd_registry import STEP_MODULES, scenario_of
+from steps.run.clock_lock import clock_lock
+from steps.run.collection import redirect_collection
+from steps.run.options import add_markers, add_options
+from steps.run.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, attach
+from steps.run.preflight import PreflightError, run_preflight
+from steps.run.results import ResultsWriter
+from steps.run.selection import is_skipped, scenario_meta, selected, skip_unless_asked
+from steps.run.suite import STATE_KEY, build_state, suite_state
+from steps.scenario.meta import META_KEY
 
 pytest_plugins = [
-    "steps.isolation",  # first: steps.grants imports it, and a plugin must not be pre-imported
-    "steps.twins",
-    "steps.fixtures",
+    # first: steps.scenario.grants imports it, and a plugin must not be pre-imported
+    "steps.scenario.isolation",
+    "steps.run.twins",
+    "steps.run.fixtures",
     *STEP_MODULES,
 ]
 
-__all__ = ["PROPERTY", "Results", "estimate_prompts"]
 #: Characters of a rule's title shown in a prompt.
 SERVING_TITLE = 90
 
@@ -52,6 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
         raise pytest.UsageError(f"profile {config.getoption('profile')}: {error}") from None
     config.stash[STATE_KEY] = state
+    share_mask_key(os.environ)  # pytest-xdist's workers mask a value as this process does
     add_markers(config, state.catalogue.values())
     redirect_collection(config, whole_suite=state.profile is not None)
     config.pluginmanager.register(ResultsWriter(config), "mb-oauth-results")
@@ -93,7 +98,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Tell the run how many prompts a person will see, the scenarios in the order they run
-    (after steps/isolation.py ordered them)."""
+    (after steps/scenario/isolation.py ordered them)."""
     state = suite_state(session.config)
     consent = state.profile.consent if state.profile is not None else None
     pages = (
@@ -137,7 +142,7 @@ def serving(rules: tuple[str, ...], catalogue: dict[str, Rule]) -> str:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """A scenario that moves the target's clock runs alone (steps/clock_lock.py)."""
+    """A scenario that moves the target's clock runs alone (steps/run/clock_lock.py)."""
     meta = item.stash.get(META_KEY, None)
     if meta is None:
         yield
@@ -158,7 +163,7 @@ def pytest_bdd_step_error(
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Result[pytest.TestReport], None]:
-    """Attach the scenario's result payload to its decisive report (steps/payload.py)."""
+    """Attach the scenario's result payload to its decisive report (steps/run/payload.py)."""
     outcome = yield
     meta = item.stash.get(META_KEY, None)
     if meta is not None:

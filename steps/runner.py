@@ -21,11 +21,21 @@ from pathlib import Path
 
 import click
 
-from steps.catalogue import load_catalogue
-from steps.compare import RunnerCommand
 from steps.profiles.bundled import SetupError, bundled_server, provision
 from steps.profiles.writer import write_profile
-from steps.pytest_run import (
+from steps.reports import (
+    RESULTS,
+    finalize_reports,
+    load_profile,
+    load_results,
+    write_reports,
+)
+from steps.reports.junit import annotate_pytest_reports
+from steps.reports.redact import profile_secrets
+from steps.reports.verdicts import LEVELS
+from steps.rules.catalogue import load_catalogue
+from steps.run.compare import RunnerCommand
+from steps.run.pytest_run import (
     COLLECT_TARGET,
     PROJECT_DIR,
     PYTEST_LOG,
@@ -36,19 +46,10 @@ from steps.pytest_run import (
     suite_arguments,
     use_colour,
 )
-from steps.reports import (
-    RESULTS,
-    finalize_reports,
-    load_profile,
-    load_results,
-    write_reports,
-)
-from steps.reports.junit import annotate_pytest_reports
-from steps.reports.redact import profile_secrets
-from steps.usage import check_options
-from steps.verdicts import LEVELS
+from steps.run.usage import check_options
 
-#: With the names tests and tools import from here (the pytest part lives in steps/pytest_run.py).
+#: With the names tests and tools import from here (the pytest part lives in
+#: steps/run/pytest_run.py).
 __all__ = [
     "COLLECT_TARGET",
     "PROJECT_DIR",
@@ -103,9 +104,9 @@ def broken_run(options: RunOptions, pytest_status: int) -> SetupError:
 
 def preflight(options: RunOptions) -> None:
     """The preflight checks (exit 2 with one line on the first problem)."""
-    from steps.preflight import PreflightError, run_preflight
-    from steps.profile import ProfileError
-    from steps.profile import load_profile as parse
+    from steps.profiles.profile import ProfileError
+    from steps.profiles.profile import load_profile as parse
+    from steps.run.preflight import PreflightError, run_preflight
 
     try:
         profile = parse(options.profile, target=options.target, min_interval=options.min_interval)

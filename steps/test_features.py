@@ -3,6 +3,6 @@
 
 from pytest_bdd import scenarios
 
-from steps.catalogue import FEATURES_DIR
+from steps.rules.catalogue import FEATURES_DIR
 
 scenarios(str(FEATURES_DIR))

@@ -7,6 +7,12 @@ launched lazily). `tools/` may use anything. Imports are read with `ast` (nothin
 so an import inside a function or under TYPE_CHECKING counts too. The server's own layering
 inside the package is checked in tests/server/test_layering.py.
 
+The suite has rooms of its own, one sub-package per kind of module, each importing only the
+rooms below it (`STEP_ROOMS`): the HTTP layer knows no scenario, the scenario's objects know no
+step definition, and the run machinery reaches the step definitions only through the registry
+(steps/run/bdd_registry.py names them as strings). `steps/outcomes.py` (why a scenario was not
+checked) is the floor every room stands on.
+
 And the size rule: a file over 300 lines says at the top of its module docstring why
 ("over 300 lines", with the reason).
 """
@@ -32,6 +38,61 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 ALLOWED: dict[str, set[str]] = {
     "steps/profiles/bundled.py": {"reference_server"},  # the bundled target starts the server
 }
+
+
+#: The suite's rooms (a sub-package of steps/, or a module directly in it) and the rooms each
+#: may import besides itself. The entry modules (`steps.plugin`, `steps.runner`) stand on the
+#: run machinery; `steps/test_features.py` binds the features.
+_BELOW_RUN = ("reports", "rules", "scenario", "consent", "http", "profiles", "outcomes")
+STEP_ROOMS: dict[str, tuple[str, ...]] = {
+    "outcomes": (),
+    "profiles": (),
+    "rules": (),
+    "http": ("outcomes",),
+    "consent": ("http", "profiles", "outcomes"),
+    "scenario": ("consent", "http", "profiles", "outcomes"),
+    "definitions": ("scenario", "consent", "http", "profiles", "outcomes"),
+    "reports": ("rules", "outcomes"),
+    "run": _BELOW_RUN,
+    "plugin": ("run", *_BELOW_RUN),
+    "runner": ("run", *_BELOW_RUN),
+    "test_features": ("rules",),
+    "__init__": (),
+}
+
+
+def step_room(relative: str) -> str:
+    """The room of a file of steps/: its sub-package, or its own name when it sits in steps/."""
+    parts = relative.removesuffix(".py").split("/")
+    return parts[1]
+
+
+def step_imports(source: str, filename: str = "<planted>") -> list[tuple[int, str]]:
+    """(line, room) of every import of a module of steps (`from steps import x` names x)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "steps":
+            names = [f"steps.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        found += [(node.lineno, n.split(".")[1]) for n in names if n.startswith("steps.")]
+    return found
+
+
+def room_violations(relative: str, source: str) -> list[str]:
+    """What a file of steps/ imports from a room its own room may not reach."""
+    room = step_room(relative)
+    allowed = STEP_ROOMS.get(room)
+    if allowed is None:
+        return [f"{relative}: steps/{room} is in no room of STEP_ROOMS"]
+    return [
+        f"{relative}:{line} ({room}) imports steps.{name}"
+        for line, name in step_imports(source, relative)
+        if name != room and name not in allowed
+    ]
 
 
 def top_level_imports(source: str, filename: str = "<planted>") -> list[tuple[int, str]]:
@@ -84,6 +145,63 @@ def test_no_package_imports_one_it_must_not() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_suite_imports_only_from_the_rooms_below() -> None:
+    problems = [
+        problem
+        for path in python_files(("steps",))
+        for problem in room_violations(path.relative_to(ROOT).as_posix(), path.read_text())
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_room_of_the_suite_is_placed() -> None:
+    """A new sub-package or module of steps/ gets its place in STEP_ROOMS (and the README)."""
+    rooms = {path.stem for path in (ROOT / "steps").iterdir() if path.suffix == ".py"}
+    rooms |= {path.name for path in (ROOT / "steps").iterdir() if (path / "__init__.py").exists()}
+    assert rooms == set(STEP_ROOMS)
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "expected"),
+    [
+        (
+            "steps/http/readers.py",
+            "from steps.scenario.kinds import check\n",
+            "imports steps.scenario",
+        ),
+        ("steps/scenario/scene.py", "from steps.definitions import exchange\n", "definitions"),
+        (
+            "steps/run/fixtures.py",
+            "import steps.definitions.refresh\n",
+            "imports steps.definitions",
+        ),
+        ("steps/plugin.py", "from steps.definitions.premises import granted\n", "definitions"),
+        ("steps/reports/html.py", "from steps.run.suite import SuiteState\n", "imports steps.run"),
+        ("steps/consent/form.py", "def f():\n    from steps.scenario import scene\n", "scenario"),
+        ("steps/outcomes.py", "from steps import http\n", "imports steps.http"),
+        ("steps/attic/old.py", "x = 1\n", "in no room"),
+    ],
+)
+def test_a_planted_import_across_rooms_is_found(relative: str, source: str, expected: str) -> None:
+    """The rooms' check can fail: an import upwards, or a room nobody placed, is reported."""
+    found = room_violations(relative, source)
+    assert any(expected in problem for problem in found), found
+
+
+@pytest.mark.parametrize(
+    ("relative", "source"),
+    [
+        ("steps/definitions/refresh.py", "from steps.scenario.scene import Scene\n"),
+        ("steps/run/bdd_registry.py", 'STEP_MODULES = ("steps.definitions.refresh",)\n'),
+        ("steps/scenario/service.py", "from steps.http.layer import HttpLayer\n"),
+        ("steps/http/readers.py", "from steps.outcomes import PremiseFailed\n"),
+        ("steps/runner.py", "from steps.run.pytest_run import RunOptions\n"),
+    ],
+)
+def test_an_import_downwards_is_not_reported(relative: str, source: str) -> None:
+    assert room_violations(relative, source) == []
+
+
 def test_no_file_is_over_300_lines_without_a_reason_at_its_top() -> None:
     problems = [
         problem
@@ -97,10 +215,10 @@ def test_no_file_is_over_300_lines_without_a_reason_at_its_top() -> None:
     ("relative", "source", "expected"),
     [
         ("reference_server/state.py", "from client_kit import errors\n", "imports client_kit"),
-        ("reference_server/app.py", "def f():\n    import steps.http\n", "imports steps"),
+        ("reference_server/app.py", "def f():\n    import steps.http.layer\n", "imports steps"),
         ("client_kit/session.py", "import reference_server.launcher\n", "reference_server"),
         ("client_kit/cli.py", "from steps.reports import redact\n", "imports steps"),
-        ("steps/http.py", "from reference_server.launcher import X\n", "reference_server"),
+        ("steps/http/layer.py", "from reference_server.launcher import X\n", "reference_server"),
         ("steps/plugin.py", "from tests.support import world\n", "imports tests"),
     ],
 )
@@ -114,7 +232,7 @@ def test_a_planted_import_is_found(relative: str, source: str, expected: str) ->
     ("relative", "source"),
     [
         ("steps/profiles/bundled.py", "from reference_server.launcher import ServerProcess\n"),
-        ("steps/http.py", "from client_kit import redaction\n"),
+        ("steps/http/layer.py", "from client_kit import redaction\n"),
         ("tools/bench_lib/run.py", "import reference_server, steps, client_kit\n"),
     ],
 )

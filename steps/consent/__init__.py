@@ -13,8 +13,8 @@ import importlib
 from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
 from steps.consent.manual import Console
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 __all__ = [
     "ConsentDriver",
@@ -26,7 +26,9 @@ __all__ = [
 ]
 
 
-def make_driver(profile: Profile, http: HttpLayer, console: Console | None = None) -> ConsentDriver:
+def make_driver(
+    profile: TargetProfile, http: HttpLayer, console: Console | None = None
+) -> ConsentDriver:
     """The driver the profile asks for."""
     kind = profile.consent.driver
     if ":" in kind:

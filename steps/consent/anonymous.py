@@ -14,8 +14,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from steps.consent.base import Outcome, RedirectResult, ServicePage, page_headers
-from steps.html import login_forms
-from steps.http import HttpLayer
+from steps.http.html import login_forms
+from steps.http.layer import HttpLayer
 
 MAX_HOPS = 6
 #: Error redirects that may mean "a user is needed", not "the request is wrong" (OpenID

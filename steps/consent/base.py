@@ -123,12 +123,12 @@ class ConsentDriver:
     #: Whether the driver can tell a consent page from an error page and read page headers.
     observes_pages = True
     #: Whether a visit costs no person's time: then checks whose answers vary take several
-    #: samples (steps/sampling.py); a manual run takes one and its report says so.
+    #: samples (steps/scenario/sampling.py); a manual run takes one and its report says so.
     visits_are_cheap = True
 
     def __init__(self) -> None:
         self.remaining: int | None = None  # estimated approvals left in the run (manual runs)
-        #: How many prompts the run is expected to show a person (steps/approvals.py), for
+        #: How many prompts the run is expected to show a person (steps/run/approvals.py), for
         #: "prompt n of about N"; None outside a run.
         self.expected_prompts: int | None = None
         #: The rules the running scenario checks, with the first one's title: what a prompt

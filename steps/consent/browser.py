@@ -17,10 +17,10 @@ from steps.consent.base import (
     UnrecognisedPage,
 )
 from steps.consent.presets import Preset, app_name
-from steps.evidence import Exchange
-from steps.html import describe_forms, revoke_links, text_of
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.evidence import Exchange
+from steps.http.html import describe_forms, revoke_links, text_of
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -47,7 +47,7 @@ class BrowserDriver(ConsentDriver):
     name = "browser"
 
     def __init__(
-        self, profile: Profile, http: HttpLayer, preset: Preset, settings: dict[str, Any]
+        self, profile: TargetProfile, http: HttpLayer, preset: Preset, settings: dict[str, Any]
     ) -> None:
         super().__init__()
         from playwright.sync_api import sync_playwright  # lazy: optional dependency

@@ -20,7 +20,8 @@ from typing import TextIO
 from steps.consent.base import DriverError
 
 TTY = "/dev/tty"
-#: Set by mb-oauth-conformance when it relays pytest's output to a terminal (steps/pytest_run.py).
+#: Set by mb-oauth-conformance when it relays pytest's output to a terminal
+#: (steps/run/pytest_run.py).
 RELAYED_TO_TERMINAL = "MB_OAUTH_OUTPUT_IS_TERMINAL"
 
 

@@ -19,7 +19,7 @@ from steps.consent.base import (
     redirect_target,
 )
 from steps.consent.presets import Preset, app_name
-from steps.html import (
+from steps.http.html import (
     Form,
     describe_forms,
     find_form,
@@ -29,8 +29,8 @@ from steps.html import (
     revoke_links,
     text_of,
 )
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 MAX_HOPS = 12
 
@@ -40,7 +40,7 @@ class FormDriver(ConsentDriver):
 
     name = "form"
 
-    def __init__(self, profile: Profile, http: HttpLayer, preset: Preset) -> None:
+    def __init__(self, profile: TargetProfile, http: HttpLayer, preset: Preset) -> None:
         super().__init__()
         self.profile = profile
         self.http = http

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from steps.consent.base import DriverError, SessionEnded
 from steps.consent.form import FormDriver
 from steps.consent.presets import Preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 T = TypeVar("T")
 #: A session that ends this many times in a run is given up (the person is asked each time).
@@ -31,7 +31,7 @@ class Handover:
     it ended) through `ask`."""
 
     def __init__(
-        self, profile: Profile, http: HttpLayer, preset: Preset, ask: Callable[[str], str]
+        self, profile: TargetProfile, http: HttpLayer, preset: Preset, ask: Callable[[str], str]
     ) -> None:
         self.profile, self.http, self.preset, self.ask = profile, http, preset, ask
         self._driver: FormDriver | None = None
@@ -67,7 +67,7 @@ class Handover:
         driver = FormDriver(self.profile, self.http, self.preset)
         driver.signs_in = False
         for name, value in cookies.items():
-            self.http.secrets.add(value)
+            self.http.redactor.learn(value)
             driver.client.cookies.set(name, value, domain=host)
         self._driver = driver
         return driver

@@ -24,9 +24,9 @@ from steps.consent.base import (
 from steps.consent.console import Console, NoTerminal
 from steps.consent.handover import Handover
 from steps.consent.presets import Preset
-from steps.html import text_of
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.html import text_of
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
 ANY_CODE = "code"
@@ -42,7 +42,7 @@ class ManualDriver(ConsentDriver):
 
     def __init__(
         self,
-        profile: Profile,
+        profile: TargetProfile,
         console: Console,
         http: HttpLayer | None = None,
         preset: Preset | None = None,
@@ -65,7 +65,7 @@ class ManualDriver(ConsentDriver):
         console.check()
 
     def _handover(
-        self, profile: Profile, http: HttpLayer | None, preset: Preset | None
+        self, profile: TargetProfile, http: HttpLayer | None, preset: Preset | None
     ) -> Handover | None:
         """The person's session handed over once (`[consent.manual] hand_over_session`)."""
         if not profile.consent.manual.get("hand_over_session"):
@@ -209,13 +209,13 @@ class ManualDriver(ConsentDriver):
         if self.http is None or answer.lower() in ("error", "consent"):
             return
         if not answer.startswith(("http://", "https://", "urn:")):
-            self.http.secrets.add(answer)
+            self.http.redactor.learn(answer)
             return
         parts = urlsplit(answer)
         for query in (parts.query, parts.fragment):
             for name, value in parse_qsl(query, keep_blank_values=True):
                 if is_secret_name(name):
-                    self.http.secrets.add(value)
+                    self.http.redactor.learn(value)
 
     def _on_service(self, url: str) -> bool:
         return urlsplit(url).netloc == self.service.netloc

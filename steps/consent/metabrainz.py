@@ -44,8 +44,8 @@ from steps.consent.react_props import (
     login_errors,
     recognise,
 )
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 MAX_HOPS = 12
 LOGIN_PATH = "/login"
@@ -59,7 +59,7 @@ class MetaBrainzDriver(ConsentDriver):
 
     name = "metabrainz"
 
-    def __init__(self, profile: Profile, http: HttpLayer) -> None:
+    def __init__(self, profile: TargetProfile, http: HttpLayer) -> None:
         super().__init__()
         self.profile, self.http = profile, http
         self.client = http.new_client(cookies=True)

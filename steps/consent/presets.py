@@ -11,14 +11,14 @@ from typing import Any
 from soupsieve import SelectorSyntaxError
 
 from steps.consent.base import DriverError
-from steps.html import check_selector
-from steps.profile import Profile
+from steps.http.html import check_selector
+from steps.profiles.profile import TargetProfile
 
 
 @dataclass(frozen=True)
 class Preset:
     """Page facts a driver needs. Forms, buttons, the out-of-band code's element and revoke
-    links are CSS selectors, read alike by the form driver (`steps.html`) and by Chromium;
+    links are CSS selectors, read alike by the form driver (`steps.http.html`) and by Chromium;
     `*_field` are field names.
 
     Manual revocation comes in two shapes: a form per grant on the list page (`revoke_form`,
@@ -167,7 +167,7 @@ def _old_css(key: str, selector: str) -> str | None:
     return None
 
 
-def app_name(profile: Profile, preset: Preset, client_id: str) -> str:
+def app_name(profile: TargetProfile, preset: Preset, client_id: str) -> str:
     """The display name the user's page shows for an application (by role or client id), for
     presets that revoke by name: that page names no client id."""
     role = next((c.role for c in profile.clients.values() if c.client_id == client_id), "")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from steps.html import soup
+from steps.http.html import soup
 
 LOGIN, CONSENT, ERROR, APPLICATIONS = "login", "consent", "error", "applications"
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from client_kit.redaction import Redactor
 from steps.reports import html, json_report, terminal
 from steps.reports.description import describe
-from steps.reports.redact import harvest_tokens, mask_text, mask_tree, profile_secrets
-from steps.verdicts import RuleVerdict, compute_verdicts
+from steps.reports.redact import harvest_tokens, last_pass, mask_tree, profile_secrets
+from steps.reports.verdicts import RuleVerdict, compute_verdicts
 
 RESULTS = "results.json"
 VERDICTS = "verdicts.json"
@@ -54,8 +55,8 @@ def build_report(
     return Report(document, verdicts)
 
 
-def _write_masked(path: Path, text: str, secrets: list[str]) -> None:
-    path.write_text(mask_text(text, secrets), encoding="utf-8")
+def _write_masked(path: Path, text: str, redactor: Redactor) -> None:
+    path.write_text(redactor.redact(text), encoding="utf-8")
 
 
 def write_reports(
@@ -69,11 +70,11 @@ def write_reports(
     directory = Path(report_dir)
     directory.mkdir(parents=True, exist_ok=True)
     report = build_report(results, catalogue, strict)
-    forms = sorted(set(secrets) | harvest_tokens(results))
+    redactor = last_pass(set(secrets) | harvest_tokens(results))
     body = json.dumps(report.document, indent=2, ensure_ascii=False) + "\n"
-    _write_masked(directory / VERDICTS, body, forms)
-    _write_masked(directory / SUMMARY, report.summary(colour=False), forms)
-    _write_masked(directory / HTML, html.render(report.document, report.verdicts), forms)
+    _write_masked(directory / VERDICTS, body, redactor)
+    _write_masked(directory / SUMMARY, report.summary(colour=False), redactor)
+    _write_masked(directory / HTML, html.render(report.document, report.verdicts), redactor)
     return report
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from steps.verdicts import (
+from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,

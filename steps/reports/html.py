@@ -11,7 +11,7 @@ from typing import Any
 from steps.reports.description import headline
 from steps.reports.sections import by_section, heading
 from steps.reports.terminal import counts_text
-from steps.verdicts import (
+from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
-from steps.verdicts import UNCHECKED
+from steps.reports.verdicts import UNCHECKED
 
 JUNIT = "junit.xml"
 CUCUMBER = "cucumber.json"

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from steps.catalogue import Rule
+from steps.rules.catalogue import Rule
 from steps.outcomes import UNCHECKED_OUTCOME
 from steps.reports.runs import Run
-from steps.verdicts import (
+from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,

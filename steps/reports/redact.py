@@ -2,45 +2,32 @@
 
 The plugin masks evidence as it records it; this module does not trust that. It masks the
 profile's secrets (and their encoded forms), every token value it can find in the recorded
-evidence, and anything that looks like a token after a well-known key, in every report file.
-The names and the masker are the kit's (`client_kit.redaction`), shared with the evidence.
+evidence, and anything that looks like a token after a well-known key, in every report file
+and in pytest's output. The masker is the kit's `Redactor` (`client_kit.redaction`), the one
+the evidence and the kit's logs use: the same value gets the same mask everywhere.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+from urllib.parse import parse_qsl, quote_plus, urlsplit
 
-from client_kit.redaction import (
-    MASK,
-    MIN_SECRET_LENGTH,
-    SECRET_FIELDS,
-    FieldMasker,
-    is_masked,
-    is_secret_name,
-)
+from client_kit.redaction import MIN_SECRET_LENGTH, Redactor, is_masked, is_secret_name
 
 #: Files the last pass reads; anything else in a report directory is left alone.
 TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md", ".csv"}
-_FIELDS = FieldMasker(SECRET_FIELDS)
 
 
-def variants(secret: str) -> set[str]:
-    """The forms a secret takes in URLs, form bodies, JSON strings and HTML."""
-    forms = {
-        secret,
-        quote(secret, safe=""),
-        quote_plus(secret),
-        html.escape(secret),
-        json.dumps(secret)[1:-1],
-        html.escape(json.dumps(secret)[1:-1]),
-    }
-    return {f for f in forms if len(f) >= MIN_SECRET_LENGTH}
+def last_pass(secrets: Iterable[str]) -> Redactor:
+    """The reports' masker: the given secrets in every encoded form, and whatever follows a
+    secret field name or an auth scheme."""
+    redactor = Redactor()
+    redactor.learn(*secrets, encoded=True)
+    return redactor
 
 
 def basic_credentials(client_id: str, secret: str) -> set[str]:
@@ -127,38 +114,10 @@ def harvest_tokens(results: Mapping[str, Any]) -> set[str]:
     return found
 
 
-def expand(secrets: Iterable[str]) -> list[str]:
-    """All variants of all secrets, longest first so no partial replacement leaks a tail."""
-    forms: set[str] = set()
-    for secret in secrets:
-        if secret and len(secret) >= MIN_SECRET_LENGTH:
-            forms |= variants(secret)
-    return sorted(forms, key=len, reverse=True)
-
-
-def mask_text(text: str, secrets: Iterable[str]) -> str:
-    """Mask the given secrets, then any value after a secret key or an auth scheme."""
-    for form in expand(secrets):
-        text = text.replace(form, MASK)
-    return _FIELDS(text)
-
-
-def mask_value(value: Any, secrets: Iterable[str]) -> Any:
-    """mask_text applied to every string inside a JSON-like value."""
-    forms = list(secrets)
-    if isinstance(value, str):
-        return mask_text(value, forms)
-    if isinstance(value, Mapping):
-        return {k: mask_value(v, forms) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [mask_value(v, forms) for v in value]
-    return value
-
-
-def mask_file(path: Path, secrets: Iterable[str]) -> bool:
+def mask_file(path: Path, redactor: Redactor) -> bool:
     """Mask one text file in place; True when something had to be masked."""
     original = path.read_text(encoding="utf-8", errors="surrogateescape")
-    masked = mask_text(original, secrets)
+    masked = redactor.redact(original)
     if masked == original:
         return False
     path.write_text(masked, encoding="utf-8", errors="surrogateescape")
@@ -177,5 +136,5 @@ def report_files(report_dir: Path, exclude: Iterable[Path] = ()) -> list[Path]:
 
 def mask_tree(report_dir: Path, secrets: Iterable[str], exclude: Iterable[Path] = ()) -> list[Path]:
     """Mask every report file under report_dir; the files that needed masking are returned."""
-    forms = list(secrets)
-    return [p for p in report_files(report_dir, exclude) if mask_file(p, forms)]
+    redactor = last_pass(secrets)
+    return [p for p in report_files(report_dir, exclude) if mask_file(p, redactor)]

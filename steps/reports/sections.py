@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from steps.verdicts import RuleVerdict, section_key
+from steps.reports.verdicts import RuleVerdict, section_key
 
 SPEC_SECTIONS = {
     "1": "What the service does",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO
 
-from steps.reports.redact import mask_text
+from steps.reports.redact import last_pass
 
 QUIET_SECONDS = 0.2
 CHUNK = 65536
@@ -25,7 +25,7 @@ class MaskedTee:
     """Masks text line by line and writes it to a stream and a log file."""
 
     def __init__(self, secrets: Iterable[str], out: IO[str], log: IO[str]) -> None:
-        self.secrets = sorted(set(secrets), key=len, reverse=True)
+        self.redactor = last_pass(secrets)
         self.out, self.log = out, log
         self.pending = ""
 
@@ -44,7 +44,7 @@ class MaskedTee:
             self.pending = ""
 
     def _emit(self, text: str) -> None:
-        masked = mask_text(text, self.secrets)
+        masked = self.redactor.redact(text)
         for stream in (self.out, self.log):
             stream.write(masked)
             stream.flush()

@@ -11,7 +11,7 @@ import click
 
 from steps.reports.description import ITEMS, headline
 from steps.reports.sections import by_section, heading
-from steps.verdicts import (
+from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,

@@ -9,9 +9,7 @@ is defused when shown; and every name is isolated (`<bdi>`), its owner on a line
 
 from __future__ import annotations
 
-import html
 import itertools
-import re
 import secrets
 import sqlite3
 from urllib.parse import urlencode
@@ -19,6 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from reference_server.launcher import ServerError
+from steps.http.html import soup, text_of
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import App, World, authorize_params
@@ -46,10 +45,27 @@ ACCEPTED = [  # (name as typed, as stored and shown)
     ("\u05e2\u05d1\u05e8\u05d9\u05ea 2", "\u05e2\u05d1\u05e8\u05d9\u05ea 2"),  # Hebrew
     ("Caf\u00e9 Tagger", "Caf\u00e9 Tagger"),
 ]
-_FIELD_ERROR = re.compile(
-    r'<p class="error field-error" role="alert" id="error-message">([^<]*)</p>\s*'
-    r'<input type="text" id="(\w+)"[^>]*aria-invalid="true" aria-describedby="error-message"'
+#: A refused field as the page must show it: the reason just before it, the field pointing to it.
+_FIELD_ERROR = (
+    'p.error.field-error[role="alert"]#error-message'
+    ' + input[type="text"][aria-invalid="true"][aria-describedby="error-message"]'
 )
+
+
+def _field_error(page: str) -> tuple[str, str] | None:
+    """(the refused field's id, the reason beside it), when the page shows one so."""
+    field = soup(page).select_one(_FIELD_ERROR)
+    return None if field is None else (str(field.get("id")), text_of(page, "#error-message") or "")
+
+
+def _outside_the_name_field(page: str) -> str:
+    """Every text and attribute value of the page but what the name field holds."""
+    tree = soup(page)
+    field = tree.select_one('input[type="text"]#name')
+    values = [
+        str(v) for node in tree.find_all(True) if node is not field for v in node.attrs.values()
+    ]
+    return "\n".join([*map(str, tree.find_all(string=True)), *values])
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +92,11 @@ def test_the_form_refuses_a_name_that_fakes_the_page_beside_the_field(
     owner: UserAgent, name: str, reason: str
 ):
     status, page = _register(owner, name)
-    found = _FIELD_ERROR.search(page)
+    found = _field_error(page)
     assert status == 400 and found, page[-1500:]
-    assert found[2] == "name" and reason in html.unescape(found[1])
+    assert found[0] == "name" and reason in found[1]
     # What was typed stays in its field, to be corrected there, and nowhere else.
-    outside = re.sub(r'<input type="text" id="name"[^>]*>', "", page)
+    outside = _outside_the_name_field(page)
     assert "\u202e" not in outside and "\n(registered by" not in outside
 
 
@@ -89,7 +105,7 @@ def test_names_are_normalised_and_other_scripts_welcome(owner: UserAgent, name: 
     unique = f"{secrets.randbelow(10**6)} "  # digits go with any script
     status, page = _register(owner, unique + name)
     assert status == 200, page[-1500:]
-    assert f'<bdi class="name">{html.escape(unique + shown)}</bdi>' in page
+    assert unique + shown in [name.get_text() for name in soup(page).select("bdi.name")]
 
 
 @pytest.mark.parametrize(("name", "reason"), [REFUSED[0], REFUSED[3], REFUSED[10], REFUSED[13]])
@@ -105,8 +121,8 @@ def test_an_edit_cannot_bring_such_a_name_back(owner: UserAgent, site: World):
     form = find_form(owner.http.get(path).text, "edit-form")
     data = {"csrf_token": form.csrf_token, "name": "Tagger\u202e", "redirect_uri": "http://[::1]/"}
     answer = owner.http.post(path, data=data)
-    found = _FIELD_ERROR.search(answer.text)
-    assert answer.status_code == 400 and found and found[2] == "name"
+    found = _field_error(answer.text)
+    assert answer.status_code == 400 and found and found[0] == "name"
 
 
 # --- names stored before the rules ------------------------------------------------------------
@@ -132,8 +148,8 @@ def test_a_stored_name_is_isolated_and_defused_on_every_page(owner: UserAgent, s
     consent = owner.open_authorize(authorize_params(app)).text
     shown = '<bdi class="name">Tagger\ufffd (registered by MusicBrainz)</bdi>'
     assert f'id="application-name">{shown}</p>' in consent
-    owner_line = re.search(r'id="application-owner">(.*?)</p>', consent, re.S)
-    assert owner_line and f'<bdi class="name">{site.username}</bdi>' in owner_line[1]
+    owners = [name.get_text() for name in soup(consent).select("#application-owner bdi.name")]
+    assert owners == [site.username]
     listing = owner.http.get("/account/applications").text
     login = owner.http.get("/login?" + urlencode({"returnto": _authorize_path(app)})).text
     for page in (consent, listing, login):

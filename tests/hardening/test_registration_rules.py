@@ -7,13 +7,12 @@ says why.
 
 from __future__ import annotations
 
-import html
-import re
 import secrets
 
 import pytest
 
 from reference_server.launcher import ServerError
+from steps.http.html import text_of
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import World
@@ -37,7 +36,6 @@ ACCEPTED = [
     ("public", "http://[::1]/cb"),
     ("public", "urn:ietf:wg:oauth:2.0:oob"),
 ]
-_ERROR = re.compile(r'id="error-message">([^<]*)<')
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +57,7 @@ def _register(owner: UserAgent, kind: str, uri: str) -> tuple[int, str]:
             "redirect_uri": uri,
         },
     )
-    found = _ERROR.search(answer.text)
-    return answer.status_code, html.unescape(found[1]) if found else ""
+    return answer.status_code, text_of(answer.text, "#error-message") or ""
 
 
 @pytest.mark.parametrize(("kind", "uri", "reason"), REFUSED)

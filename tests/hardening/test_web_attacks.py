@@ -4,14 +4,13 @@ after login: test_login_redirects.py."""
 
 from __future__ import annotations
 
-import html
-import re
 import secrets
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
 
+from steps.http.html import soup
 from tests.support.user_agent import UserAgent, find_form
 
 from .helpers import World, authorize_params, exchange, query_of, session_csrf, works
@@ -146,10 +145,10 @@ def test_stored_application_name_is_escaped_on_the_consent_page(site: World, vic
     )
     listing = victim.http.get("/account/applications").text
     assert "<script>" not in listing and "<img src=x" not in listing
-    ids = re.findall(r'<code class="client-id">([^<]*)</code>', listing)
+    ids = [code.get_text() for code in soup(listing).select("code.client-id")]
     params = {
         "response_type": "code",
-        "client_id": html.unescape(ids[-1]),
+        "client_id": ids[-1],
         "redirect_uri": "http://localhost:5555/callback",
         "scope": "profile",
     }

@@ -10,15 +10,15 @@ from __future__ import annotations
 from steps.consent.base import RedirectResult
 from steps.consent.form import FormDriver as ConsentFormDriver
 from steps.consent.presets import BUNDLED
-from steps.http import HttpLayer
-from steps.profile import Profile, User
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile, User
 
 
 class FormDriver:
     """Follows an authorization URL as `username` until the service sends the browser away."""
 
     def __init__(self, base_url: str, ca_file: str, username: str, password: str) -> None:
-        self.profile = Profile(
+        self.profile = TargetProfile(
             name="kit-tests",
             base_url=base_url,
             user=User(username, password),

@@ -28,7 +28,7 @@ CLI_MODULES = {
     "config.py",
 }
 #: environment variables the library itself reads (not advice about the command line)
-LIBRARY_VARIABLES = {"MB_OAUTH_KEYRING_TIMEOUT", "MB_OAUTH_NO_BROWSER"}
+LIBRARY_VARIABLES = {"MB_OAUTH_KEYRING_TIMEOUT", "MB_OAUTH_NO_BROWSER", "MB_OAUTH_MASK_KEY"}
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+|`mb-oauth [a-z]+`|MB_OAUTH_[A-Z_]+")
 
 

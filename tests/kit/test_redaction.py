@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
+import re
+import subprocess
 import sys
 
 import httpx
 import pytest
 
-from client_kit import redaction
-from client_kit.redaction import redact
+from client_kit import logs, redaction
+from client_kit.logs import redact
 from client_kit.session import Session
 from client_kit.storage import FileStore, StoreKey
 from tests.kit.cli_process import LoginProcess, headless_env, run_cli
@@ -50,7 +53,7 @@ def test_patterns(text, secret) -> None:
 
 
 def test_registered_values_are_masked_anywhere() -> None:
-    redaction.register("opaque-value-without-a-field-name")
+    logs.register("opaque-value-without-a-field-name")
     assert "opaque" not in redact("weird place: opaque-value-without-a-field-name!")
     assert redact("nothing secret here") == "nothing secret here"
 
@@ -60,7 +63,7 @@ def test_registered_values_are_masked_anywhere() -> None:
     ["httpx", "httpcore.http11", "httpcore.connection", "client_kit.session", "hpack.hpack"],
 )
 def test_library_loggers_are_filtered_at_debug(logger_name, all_logs) -> None:
-    redaction.install()
+    logs.install()
     logging.getLogger(logger_name).debug("sent %s", "Authorization: Bearer T0k3nV4lue")
     assert all_logs.lines and "T0k3nV4lue" not in all_logs.lines[-1]
 
@@ -224,3 +227,53 @@ def test_cli_session_with_debug_leaks_nothing(ref_server, tmp_path) -> None:
     assert "HTTP Request: POST" in text and "httpcore" in text  # --debug did log
     for what, value in secrets.items():
         assert value and value not in text, what
+
+
+# --- the one mask -----------------------------------------------------------------------------
+
+SAME_START = ("AbCdEfGh-first-secret-0123456789", "AbCdEfGh-other-secret-9876543210")
+
+
+def test_a_mask_shows_no_part_of_a_secret_nor_its_length() -> None:
+    """`***-` and four hex digits of a keyed fingerprint, whatever the secret."""
+    for secret in (*SAME_START, "short12", "x" * 500):
+        shown = redaction.mask(secret)
+        assert re.fullmatch(r"\*\*\*-[0-9a-f]{4}", shown), shown
+        assert secret[:4] not in shown
+
+
+def test_a_reader_can_tell_two_masked_values_apart() -> None:
+    """The same value gets the same mask; two values differ even where they start alike (the
+    former `AbCd…(32)` showed both the same)."""
+    masker = redaction.Redactor(key=b"a fixed key, 16+")
+    first, other = SAME_START
+    assert masker.mask(first) == masker.mask(first) != masker.mask(other)
+    assert masker.mask(first) != redaction.Redactor(key=b"another key, 16+").mask(first)
+
+
+def test_a_learnt_value_is_masked_in_its_encoded_forms_as_itself() -> None:
+    masker = redaction.Redactor()
+    secret = 's3cr3t/with+odd&chars"<'
+    masker.learn(secret, encoded=True)
+    for form in redaction.encoded_forms(secret):
+        assert masker.redact(f"[{form}]") == f"[{masker.mask(secret)}]", form
+
+
+def test_the_processes_of_a_run_mask_alike() -> None:
+    """A process started with the shared key masks a value as its parent does."""
+    env = dict(os.environ)
+    redaction.share_mask_key(env)
+    script = "from client_kit.redaction import mask; print(mask('a-secret-of-the-run'))"
+    child = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert child.stdout.strip() == redaction.mask("a-secret-of-the-run")
+
+
+def test_a_log_shows_a_registered_secret_as_its_mask() -> None:
+    logs.register("another-opaque-value-nobody-names")
+    shown = redact("it was another-opaque-value-nobody-names, then code=C0de-in-a-log")
+    assert shown == (
+        f"it was {redaction.mask('another-opaque-value-nobody-names')}, "
+        f"then code={redaction.mask('C0de-in-a-log')}"
+    )

@@ -3,13 +3,12 @@ reset and the confirmations that name the application, on the real server over T
 
 from __future__ import annotations
 
-import html
-import re
 import secrets
 
 import httpx
 import pytest
 
+from steps.http.html import inputs, soup, text_of
 from tests.support.user_agent import UserAgent, find_form
 from tests.support.world import App
 
@@ -23,7 +22,7 @@ def logged_in(user: UserAgent) -> UserAgent:
 
 
 def _csrf(agent: UserAgent, path: str = "/account/applications") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', agent.http.get(path).text).group(1)
+    return next(value for name, value in inputs(agent.http.get(path).text) if name == "csrf_token")
 
 
 def _register(
@@ -43,14 +42,23 @@ def _register(
 def _new_app(agent: UserAgent, kind: str = "public") -> tuple[App, str]:
     answer, data = _register(agent, kind)
     assert answer.status_code == 200, answer.text[:300]
-    found = dict(re.findall(r'id="new-client-(id|secret)">([^<]+)<', answer.text))
-    return App(found["id"], found["secret"], data["redirect_uri"], kind), data["name"]
+    client_id, secret = (
+        text_of(answer.text, "#new-client-id"),
+        text_of(answer.text, "#new-client-secret"),
+    )
+    assert client_id and secret, answer.text[:2000]
+    return App(client_id, secret, data["redirect_uri"], kind), data["name"]
 
 
 def _accessible_names(page: str, label: str) -> list[str]:
     """What a screen reader says for each `label` control: its text and the hidden words."""
-    pattern = re.compile(re.escape(label) + r'<span class="visually-hidden">([^<]*)</span>')
-    return [html.unescape(label + m) for m in pattern.findall(page)]
+    controls = soup(page).select(":has(> span.visually-hidden)")
+    return [text for node in controls if (text := node.get_text()).startswith(label)]
+
+
+def _row(page: str, selector: str, words: str) -> str:
+    """The table row a selector picks whose text holds these words, as HTML."""
+    return str(next(row for row in soup(page).select(selector) if words in row.get_text()))
 
 
 class TestRegistrationForm:
@@ -74,13 +82,13 @@ class TestConfirmations:
     def test_revoke_access_asks_first_and_names_the_application(self, world, logged_in, http):
         client, name = _new_app(logged_in)
         tokens = exchange(http, client, obtain_code(logged_in, client)).json()
-        page = logged_in.http.get("/account/authorized").text
-        row = next(r for r in page.split('<tr class="authorization">') if html.escape(name) in r)
-        assert re.search(r'<details class="confirm"><summary>Revoke access', row)
-        assert f"{name} will lose this access" in row
+        row = _row(logged_in.http.get("/account/authorized").text, "tr.authorization", name)
+        summary = text_of(row, "details.confirm > summary")
+        assert summary is not None and summary.startswith("Revoke access")
+        assert f"{name} will lose this access" in soup(row).get_text()
         assert f"Revoke access of {name}" in _accessible_names(row, "Revoke access")
         assert f"Yes, revoke access of {name}" in _accessible_names(row, "Yes, revoke access")
-        fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', row))
+        fields = dict(inputs(row))
         done = logged_in.http.post("/account/authorized/revoke", data=fields)
         assert (done.status_code, done.headers["location"]) == (
             303,
@@ -91,9 +99,10 @@ class TestConfirmations:
 
     def test_reset_and_delete_ask_first_and_name_the_application(self, logged_in):
         client, name = _new_app(logged_in)
-        page = logged_in.http.get("/account/applications").text
-        row = next(r for r in page.split('<tr class="application">') if client.client_id in r)
-        assert row.count('<details class="confirm">') == 2
+        row = _row(
+            logged_in.http.get("/account/applications").text, "tr.application", client.client_id
+        )
+        assert len(soup(row).select("details.confirm")) == 2
         for label in ("Reset secret", "Delete", "Yes, reset secret", "Yes, delete"):
             assert f"{label} of {name}" in _accessible_names(row, label), label
         assert f"Edit {name}" in _accessible_names(row, "Edit")
@@ -103,9 +112,8 @@ class TestConfirmations:
         data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}
         first = logged_in.http.post("/account/applications/reset-secret", data=data)
         assert first.status_code == 303
-        secret = re.search(
-            r'id="new-client-secret">([^<]+)<', logged_in.http.get(first.headers["location"]).text
-        ).group(1)
+        secret = text_of(logged_in.http.get(first.headers["location"]).text, "#new-client-secret")
+        assert secret
         for _ in range(2):  # reloads of the page the redirect led to
             assert secret not in logged_in.http.get("/account/applications").text
         answer = http.post(
@@ -174,7 +182,7 @@ class TestEditAndDelete:
         assert not works(http, tokens["access_token"])
         assert refresh(http, client, tokens["refresh_token"]).status_code in (400, 401)
         assert client.client_id not in logged_in.http.get("/account/applications").text
-        assert html.escape(name) not in logged_in.http.get("/account/authorized").text
+        assert name not in soup(logged_in.http.get("/account/authorized").text).get_text()
         location = logged_in.http.get("/oauth2/authorize", params=authorize_params(client))
         assert location.status_code == 400  # unknown client: shown on our page
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from steps import html
+from steps.http import html
 from tests.support.user_agent import query_of
 
 from .flows import OOB, assert_own_error_page, authorize_params, exchange, obtain_code

@@ -3,11 +3,11 @@ the person about the application asking, on the real server over TLS."""
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlencode
 
 import pytest
 
+from steps.http.html import soup, text_of
 from tests.support.user_agent import UserAgent, find_form
 
 from .flows import authorize_params
@@ -25,12 +25,11 @@ class TestConsentAndLogin:
         page = logged_in.open_authorize(params).text
         assert "https://client.example/callback</code>" in page.replace("<wbr>", "")
         assert 'id="destination"' in page
-        name = re.search(r'id="application-name">(.*?)</p>', page, re.S).group(1)
-        owner = re.search(r'id="application-owner">(.*?)</p>', page, re.S).group(1)
-        assert name == '<bdi class="name">Web app</bdi>'  # nothing else on the name's line
-        assert f'<bdi class="name">{world.username}</bdi>' in owner
-        profile = re.search(r'id="owner-profile">(.*?)</p>', page, re.S).group(1)
-        assert f'<a href="/user/{world.username}">' in profile
+        name = soup(page).select_one("#application-name")
+        assert name is not None  # nothing else on the name's line:
+        assert name.decode_contents() == '<bdi class="name">Web app</bdi>'
+        assert text_of(page, "#application-owner bdi.name") == world.username
+        assert soup(page).select_one(f'#owner-profile a[href="/user/{world.username}"]')
 
     def test_consent_page_of_a_loopback_and_an_oob_application(self, world, logged_in):
         page = logged_in.open_authorize(authorize_params(world.installed)).text
@@ -42,9 +41,10 @@ class TestConsentAndLogin:
         params = authorize_params(world.web)
         answer = user.http.get("/oauth2/authorize", params=params)
         login = user.http.get(answer.headers["location"]).text
-        named = re.search(r'id="asking-application">(.*?)</p>', login, re.S).group(1)
-        assert '<strong><bdi class="name">Web app</bdi></strong>' in named
-        assert 'registered by the account <bdi class="name">alice</bdi>' in named
+        assert text_of(login, "#asking-application > strong > bdi.name") == "Web app"
+        names = [bdi.get_text() for bdi in soup(login).select("#asking-application bdi.name")]
+        assert names == ["Web app", "alice"]
+        assert "registered by the account alice" in (text_of(login, "#asking-application") or "")
 
     def test_login_page_names_only_registered_applications(self, user):
         target = "/oauth2/authorize?" + urlencode({"client_id": "<b>Evil</b>"})

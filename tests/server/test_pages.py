@@ -3,16 +3,20 @@ forms that keep what was typed. Registered applications: test_applications.py.""
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote
 
 import pytest
 
+from steps.http.html import inputs, soup, text_of
 from tests.support.user_agent import find_form
 
 from .flows import authorize_params
 
-_TITLE = re.compile(r"<title>([^<]*)</title>")
+
+def _csrf(page: str) -> str:
+    """The page's (first) CSRF token."""
+    return next(value for name, value in inputs(page) if name == "csrf_token")
+
 
 PAGES = [
     "/",
@@ -42,7 +46,8 @@ class TestHeaders:
     @pytest.mark.parametrize("path", PAGES)
     def test_no_external_assets(self, logged_in, path):
         page = logged_in.http.get(path).text
-        assert not re.search(r'(src|href)="(https?:)?//', page)
+        addresses = [node.get(a) for a in ("src", "href") for node in soup(page).select(f"[{a}]")]
+        assert not [a for a in addresses if str(a).startswith(("http:", "https:", "//"))]
         assert "<script" not in page
 
     @pytest.mark.parametrize("path", ["/", "/login", "/user/alice"])
@@ -115,7 +120,7 @@ class TestSessions:
 
     def test_logout_ends_the_session(self, logged_in):
         page = logged_in.http.get("/")
-        token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+        token = _csrf(page.text)
         assert logged_in.http.post("/logout", data={"csrf_token": token}).status_code == 303
         assert logged_in.http.get("/account/applications").status_code == 303
 
@@ -141,8 +146,9 @@ class TestRegisteredApplications:
             logged_in, name="New app", type="public", redirect_uri="http://localhost/cb"
         )
         assert response.status_code == 200
-        client_id = re.search(r'id="new-client-id">([^<]+)<', response.text).group(1)
-        secret = re.search(r'id="new-client-secret">([^<]+)<', response.text).group(1)
+        client_id = text_of(response.text, "#new-client-id")
+        secret = text_of(response.text, "#new-client-secret")
+        assert client_id and secret
         revoke = http.post(
             "/oauth2/revoke", data={"token": "t", "client_id": client_id, "client_secret": secret}
         )
@@ -180,16 +186,17 @@ class TestRegisteredApplications:
         response = self.register(
             logged_in, name="Resettable", type="confidential", redirect_uri="https://r.example/cb"
         )
-        client_id = re.search(r'id="new-client-id">([^<]+)<', response.text).group(1)
-        old = re.search(r'id="new-client-secret">([^<]+)<', response.text).group(1)
-        csrf = re.search(r'name="csrf_token" value="([^"]+)"', response.text).group(1)
+        client_id = text_of(response.text, "#new-client-id")
+        old = text_of(response.text, "#new-client-secret")
+        assert client_id and old
+        csrf = _csrf(response.text)
         reset = logged_in.http.post(
             "/account/applications/reset-secret", data={"csrf_token": csrf, "client_id": client_id}
         )
         assert (reset.status_code, reset.headers["location"]) == (303, "/account/applications")
         shown = logged_in.http.get("/account/applications")
-        new = re.search(r'id="new-client-secret">([^<]+)<', shown.text).group(1)
-        assert new != old
+        new = text_of(shown.text, "#new-client-secret")
+        assert new and new != old
         reloaded = logged_in.http.get("/account/applications")  # a reload: no new reset
         assert 'id="new-client-secret"' not in reloaded.text
 
@@ -250,7 +257,8 @@ class TestHeaderAndLayout:
 
     @pytest.mark.parametrize("path", ["/", "/login", "/user/alice", "/no/such/page"])
     def test_no_doubled_title(self, http, path):
-        title = _TITLE.search(http.get(path).text).group(1)
+        title = text_of(http.get(path).text, "title")
+        assert title is not None
         assert title.count("MusicBrainz OAuth") == 1, title
 
     def test_a_favicon(self, http):
@@ -269,5 +277,5 @@ class TestKeptForms:
             data={"username": "alice", "password": "wrong", "csrf_token": form.csrf_token},
         )
         assert answer.status_code == 401
-        assert re.search(r'id="username"[^>]*value="alice"', answer.text)
+        assert soup(answer.text).select_one('#username[value="alice"]')
         assert 'value="wrong"' not in answer.text  # never the password

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reference_server.credentials import token_key
-from steps import html
+from steps.http import html
 
 from .flows import database_row, refresh, revoke, token_set, works
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.manual import Console
-from steps.http import HttpLayer
-from steps.profile import Profile, load_profile
-from steps.service import Service
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile, load_profile
+from steps.scenario.service import Service
 from tests.suite.target import Target
 
 
@@ -37,7 +37,7 @@ class ScriptedConsole(Console):
         return self.answers.pop(0)
 
 
-def minimal_profile_at(tmp_path: Path) -> Profile:
+def minimal_profile_at(tmp_path: Path) -> TargetProfile:
     """A profile with nothing but a name, a base URL and a user."""
     path = tmp_path / "p.toml"
     path.write_text(
@@ -46,13 +46,13 @@ def minimal_profile_at(tmp_path: Path) -> Profile:
     return load_profile(path)
 
 
-def driver_profile(target: Target, driver: str) -> Profile:
+def driver_profile(target: Target, driver: str) -> TargetProfile:
     profile = load_profile(target.profile_path)
     return replace(profile, consent=replace(profile.consent, driver=driver))
 
 
 @contextmanager
-def driving(profile: Profile) -> Iterator[tuple[Service, ConsentDriver]]:
+def driving(profile: TargetProfile) -> Iterator[tuple[Service, ConsentDriver]]:
     """The service and the profile's consent driver, one HTTP layer for both; closed after."""
     http = HttpLayer(profile.ca_file)
     driver = make_driver(profile, http)
@@ -62,14 +62,14 @@ def driving(profile: Profile) -> Iterator[tuple[Service, ConsentDriver]]:
         driver.close()
 
 
-def authorize_url(service: Service, profile: Profile, role: str, **extra: str) -> str:
+def authorize_url(service: Service, profile: TargetProfile, role: str, **extra: str) -> str:
     params: dict[str, Any] = service.authorize_params(
         profile.client(role), extra.pop("scope", "profile")
     )
     return service.authorize_url(params | extra)
 
 
-def exercise(driver: ConsentDriver, service: Service, profile: Profile) -> None:
+def exercise(driver: ConsentDriver, service: Service, profile: TargetProfile) -> None:
     """What every automatic driver must do: approve, deny, show consent, out-of-band."""
     approved = driver.approve(
         authorize_url(service, profile, "web", state="s-1", approval_prompt="force")

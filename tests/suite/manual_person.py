@@ -18,8 +18,8 @@ from steps.consent.base import ConsentDriver, RedirectResult, ServicePage
 from steps.consent.form import FormDriver
 from steps.consent.manual import Console, ManualDriver
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
-from steps.profile import Profile
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import TargetProfile
 
 URL = re.compile(r"^\s+(https?://\S+)\s*$", re.MULTILINE)
 AGAIN = re.compile(r"\[prompt \d+, again\]")
@@ -131,7 +131,7 @@ class PersonConsole(Console):
         _log("said", " ".join(text.split()))
 
 
-def person_for(profile: Profile) -> Person:
+def person_for(profile: TargetProfile) -> Person:
     """A person using their own browser session (the form driver, bundled preset)."""
     http = HttpLayer(profile.ca_file)
     browser = FormDriver(profile, http, resolve_preset(profile.consent.preset, {}))
@@ -139,7 +139,7 @@ def person_for(profile: Profile) -> Person:
     return Person(browser, profile.base_url, slip_every=slips)
 
 
-def driver(profile: Profile, http: HttpLayer) -> ConsentDriver:
+def driver(profile: TargetProfile, http: HttpLayer) -> ConsentDriver:
     """The manual driver answered in-process by a scripted person (profile `module:callable`):
     what `make_driver` builds for `driver = "manual"`, with the person instead of a terminal."""
     preset = resolve_preset(profile.consent.preset, profile.consent.form)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from steps.catalogue import load_catalogue
+from steps.rules.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 FAILED = "Then the revocation is answered 200 with an empty body: AssertionError: body is '{}'"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from steps.catalogue import load_catalogue
-from steps.profile import load_profile
+from steps.profiles.profile import load_profile
 from steps.profiles.writer import write_profile
+from steps.rules.catalogue import load_catalogue
 from steps.runner import RunOptions, pytest_command
 from tests.suite.broken.harness import (
     ProxyHandle,

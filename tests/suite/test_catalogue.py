@@ -10,7 +10,8 @@ import pytest
 from pytest_bdd.parser import FeatureParser
 from pytest_bdd.steps import step_function_context_registry
 
-from steps.catalogue import (
+from steps.plugin import pytest_plugins as STEP_MODULES
+from steps.rules.catalogue import (
     FEATURES_DIR,
     LEVELS,
     CatalogueError,
@@ -18,8 +19,7 @@ from steps.catalogue import (
     load_catalogue,
     parse_catalogue,
 )
-from steps.coverage import check_coverage, load_scenarios, parse_feature
-from steps.plugin import pytest_plugins as STEP_MODULES
+from steps.rules.coverage import check_coverage, load_scenarios, parse_feature
 
 CATALOGUE = {
     "A-ONE": Rule("A-ONE", "4.1", "spec", "one"),

@@ -12,16 +12,16 @@ import pytest
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.anonymous import AnonymousLook
 from steps.consent.presets import PRESETS, resolve_preset
-from steps.html import find_form, parse_forms
-from steps.http import HttpLayer
-from steps.profile import ConsentSettings, Profile
+from steps.http.html import find_form, parse_forms
+from steps.http.layer import HttpLayer
+from steps.profiles.profile import ConsentSettings, TargetProfile
 from tests.suite.consent_support import (
     minimal_profile_at,
 )
 
 
 @pytest.fixture
-def minimal_profile(tmp_path: Path) -> Profile:
+def minimal_profile(tmp_path: Path) -> TargetProfile:
     return minimal_profile_at(tmp_path)
 
 
@@ -148,14 +148,14 @@ def test_an_anonymous_page_decides_only_an_error_page_without_login(
         assert not outcome.consent
 
 
-def fake_driver(profile: Profile, http: HttpLayer) -> ConsentDriver:
+def fake_driver(profile: TargetProfile, http: HttpLayer) -> ConsentDriver:
     """A profile's own driver, named as module:callable."""
     driver = ConsentDriver()
     driver.name = f"fake for {profile.name}"
     return driver
 
 
-def test_a_profile_can_name_its_own_driver(minimal_profile: Profile) -> None:
+def test_a_profile_can_name_its_own_driver(minimal_profile: TargetProfile) -> None:
     profile = replace(
         minimal_profile,
         consent=ConsentSettings(driver="tests.suite.test_consent_presets:fake_driver"),

@@ -17,15 +17,19 @@ from typing import Any
 import httpx
 import pytest
 
-from steps.application import Application
 from steps.consent.base import DriverError
-from steps.exchange import exchange_other_valid_uri
+from steps.definitions.exchange import exchange_other_valid_uri
+from steps.definitions.revocation import (
+    Revocations,
+    WebsiteRevocations,
+    refresh_dead,
+    revoke_manually,
+)
 from steps.outcomes import NotChecked
-from steps.profile import Client, Profile, parse_profile
+from steps.profiles.profile import RegisteredApp, TargetProfile, parse_profile
 from steps.profiles.writer import write_profile
-from steps.revocation import Revocations, WebsiteRevocations, refresh_dead, revoke_manually
-from steps.scene import IssuedCode, Scene
-from steps.service import TokenSet
+from steps.scenario.scene import HeldGrant, IssuedCode, Scene
+from steps.scenario.target import Target
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -130,11 +134,11 @@ class GrantNotListed:
 class StillRefreshing:
     """A service whose refresh token outlives everything."""
 
-    def refresh(self, client: Client, token: str) -> httpx.Response:
+    def refresh(self, client: RegisteredApp, token: str) -> httpx.Response:
         return httpx.Response(200, json={"access_token": "new"})
 
 
-def _revoking_profile() -> Profile:
+def _revoking_profile() -> TargetProfile:
     return parse_profile(
         {
             "base_url": "https://mb.example",
@@ -145,8 +149,8 @@ def _revoking_profile() -> Profile:
 
 
 def _scene() -> Scene:
-    client = Client("installed", "id", "secret", "http://localhost/callback")
-    tokens = TokenSet(client, "profile collection", "a", "r", {}, "application/json", 0.0)
+    client = RegisteredApp("installed", "id", "secret", "http://localhost/callback")
+    tokens = HeldGrant(client, "profile collection", "a", "r", {}, "application/json", 0.0)
     return Scene(client=client, tokens=tokens)
 
 
@@ -183,7 +187,9 @@ class RecordingExchange:
         self.sent: list[str] = []
         self.http = None  # nothing is recorded
 
-    def exchange(self, client: Client, code: str, uri: str, overrides: Any) -> httpx.Response:
+    def exchange(
+        self, client: RegisteredApp, code: str, uri: str, overrides: Any
+    ) -> httpx.Response:
         self.sent.append(overrides["redirect_uri"])
         return httpx.Response(400, json={"error": "invalid_grant"})
 
@@ -199,8 +205,10 @@ class RecordingExchange:
 def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
     more: tuple[str, ...], expected: str
 ) -> None:
-    client = Client("installed", "id", "s", "http://localhost/callback", more)
+    client = RegisteredApp("installed", "id", "s", "http://localhost/callback", more)
     service = RecordingExchange()
-    application = Application(Scene(client=client), None, service, None, None, None)  # type: ignore[arg-type]
-    exchange_other_valid_uri(application, IssuedCode(client, "c", client.redirect_uri))
+    target = Target(None, service, None, None, None)  # type: ignore[arg-type]
+    exchange_other_valid_uri(
+        Scene(client=client), target, IssuedCode(client, "c", client.redirect_uri)
+    )
     assert service.sent == [expected]

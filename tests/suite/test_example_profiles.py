@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from steps.catalogue import load_catalogue
-from steps.coverage import load_scenarios
 from steps.profiles.writer import write_profile
+from steps.rules.catalogue import load_catalogue
+from steps.rules.coverage import load_scenarios
 from tests.suite.example_profiles import example, filled_in, write_filled_in
 from tests.suite.foreign.target import ROOT, foreign_target
 from tests.suite.musicbrainz.target import musicbrainz_target

@@ -14,10 +14,10 @@ import pytest
 from steps.consent import RedirectResult, ServicePage
 from steps.consent.metabrainz import MetaBrainzDriver
 from steps.consent.react_props import page_props
-from steps.http import HttpLayer
-from steps.profile import Profile, load_profile
-from steps.readers import json_body
-from steps.service import Service
+from steps.http.layer import HttpLayer
+from steps.http.readers import json_body
+from steps.profiles.profile import TargetProfile, load_profile
+from steps.scenario.service import Service
 from tests.suite.foreign.target import ForeignTarget, foreign_target
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share one provider.
@@ -28,7 +28,7 @@ class Probe:
     """Direct calls to the provider, through the built-in metabrainz consent driver."""
 
     def __init__(self, target: ForeignTarget) -> None:
-        self.profile: Profile = load_profile(target.profile_path)
+        self.profile: TargetProfile = load_profile(target.profile_path)
         self.http = HttpLayer(self.profile.ca_file)
         self.driver = MetaBrainzDriver(self.profile, self.http)
         self.service = Service(self.profile, self.http)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from steps.catalogue import load_catalogue
+from steps.rules.catalogue import load_catalogue
 from tests.suite.foreign.target import ROOT, ForeignTarget, foreign_target
 from tests.support.matrix_artefact import keep_run
 

@@ -13,8 +13,8 @@ import pytest
 
 from steps.consent import RedirectResult
 from steps.consent.base import UnrecognisedPage
+from steps.http.readers import json_body
 from steps.outcomes import NotChecked
-from steps.readers import json_body
 from tests.suite.consent_support import (
     authorize_url,
     driver_profile,

@@ -1,6 +1,6 @@
 """Isolation by design: no verdict depends on what another scenario did.
 
-The unit tests pin the two rules of steps/isolation.py (writers own their grants; a shared
+The unit tests pin the two rules of steps/scenario/isolation.py (writers own their grants; a shared
 grant lives one epoch). The proof runs the suite against a target that revokes whole token
 families, as metabrainz.org does: one run with the rules' scenarios in the order they are
 written (readers and family-revoking writers interleaved), one in the suite's own order, and
@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 from pytest_bdd.parser import FeatureParser
 
-from steps.catalogue import FEATURES_DIR
-from steps.grants import GrantCache
-from steps.isolation import ORDER_ENV, Isolation, is_writer
-from steps.profile import Client
-from steps.service import TokenSet
+from steps.profiles.profile import RegisteredApp
+from steps.rules.catalogue import FEATURES_DIR
+from steps.scenario.grants import GrantCache
+from steps.scenario.isolation import ORDER_ENV, Isolation
+from steps.scenario.scene import HeldGrant
+from steps.scenario.writers import is_writer
 from tests.suite.broken.harness import ProxyHandle, bundled_profile, run_against, running_proxy
 from tests.suite.broken.mutations import MUTATIONS
 
@@ -79,13 +80,13 @@ def test_the_writer_classes_are_read_from_the_steps() -> None:
 class FakeAuthorizer:
     """Counts authorizations (each a consent-page visit) instead of running them."""
 
-    issued: list[TokenSet] = field(default_factory=list)
+    issued: list[HeldGrant] = field(default_factory=list)
 
-    def grant(self, role: str, scope: str, *, offline: bool = False) -> TokenSet:
-        client = Client(role, "id", "secret", "https://app.example/cb")
+    def grant(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
+        client = RegisteredApp(role, "id", "secret", "https://app.example/cb")
         number = len(self.issued)
         body = {"access_token": f"a{number}", "expires_in": 3600}
-        tokens = TokenSet(client, scope, f"a{number}", None, body, "application/json", 0.0)
+        tokens = HeldGrant(client, scope, f"a{number}", None, body, "application/json", 0.0)
         self.issued.append(tokens)
         return tokens
 

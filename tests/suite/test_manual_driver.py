@@ -17,10 +17,10 @@ from steps.consent.form import FormDriver
 from steps.consent.handover import cookie_pairs
 from steps.consent.manual import Console, ManualDriver, NoTerminal
 from steps.consent.presets import resolve_preset
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
 from steps.outcomes import NotChecked
-from steps.profile import Profile
-from steps.service import Service
+from steps.profiles.profile import TargetProfile
+from steps.scenario.service import Service
 from tests.suite.consent_support import (
     ScriptedConsole,
     authorize_url,
@@ -31,17 +31,17 @@ from tests.suite.target import Target
 
 
 @pytest.fixture
-def minimal_profile(tmp_path: Path) -> Profile:
+def minimal_profile(tmp_path: Path) -> TargetProfile:
     return minimal_profile_at(tmp_path)
 
 
-def _manual(answers: list[str], profile: Profile) -> tuple[ManualDriver, ScriptedConsole]:
+def _manual(answers: list[str], profile: TargetProfile) -> tuple[ManualDriver, ScriptedConsole]:
     console = ScriptedConsole(answers)
     return ManualDriver(profile, console), console
 
 
 def test_the_manual_driver_reads_a_pasted_redirect_and_numbers_its_prompts(
-    minimal_profile: Profile,
+    minimal_profile: TargetProfile,
 ) -> None:
     driver, console = _manual(
         ["https://client.example/callback?code=abc&state=s1", "error"], minimal_profile
@@ -56,7 +56,9 @@ def test_the_manual_driver_reads_a_pasted_redirect_and_numbers_its_prompts(
     assert driver.stats == {"approve": 1, "deny": 1, "open": 0, "revoke": 0, "session": 0}
 
 
-def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile: Profile) -> None:
+def test_the_manual_driver_takes_a_copied_code_or_an_error_page(
+    minimal_profile: TargetProfile,
+) -> None:
     driver, console = _manual(["CoPiEdCoDe", "error", "consent", ""], minimal_profile)
     code = driver.approve("https://mb.example/a")
     assert isinstance(code, RedirectResult) and code.oob and code.code == "CoPiEdCoDe"
@@ -75,23 +77,23 @@ def test_the_manual_driver_takes_a_copied_code_or_an_error_page(minimal_profile:
     assert console.told == [f"\n{driver.summary()}\n"]
 
 
-def test_what_a_person_types_is_a_secret_to_the_masker(minimal_profile: Profile) -> None:
+def test_what_a_person_types_is_a_secret_to_the_masker(minimal_profile: TargetProfile) -> None:
     """A code the person typed, or one in an address they pasted, never reaches a report
     unmasked (the reports scrub every secret the run's HTTP layer knows)."""
     http = HttpLayer(None)
-    pasted = "https://client.example/callback?code=PastedCode456&state=s1"
+    pasted = "https://client.example/callback?code=PastedCode456&state=st-evidence-1"
     driver = ManualDriver(minimal_profile, ScriptedConsole(["TypedCode123", pasted]), http)
     driver.look = None  # no service to look at first: the person answers every prompt
     driver.approve("https://mb.example/oauth2/authorize?x=1")
     driver.approve("https://mb.example/oauth2/authorize?x=2")
-    message = "ended on RedirectResult(code='TypedCode123'), then PastedCode456"
-    scrubbed = http.secrets.scrub(message)
+    message = "ended on RedirectResult(code='TypedCode123'), then PastedCode456, st-evidence-1"
+    scrubbed = http.redactor.scrub(message)
     assert "TypedCode123" not in scrubbed and "PastedCode456" not in scrubbed
-    assert "s1" not in http.secrets.values()  # the state is evidence, not a secret
+    assert "st-evidence-1" in scrubbed  # the state is evidence, not a secret
 
 
 def test_the_manual_driver_takes_the_pasted_address_of_the_out_of_band_page(
-    minimal_profile: Profile,
+    minimal_profile: TargetProfile,
 ) -> None:
     driver, _ = _manual(["https://mb.example/oauth2/oob?code=Xy%2B1&state=s"], minimal_profile)
     oob = "redirect_uri=urn%3Aietf%3Awg%3Aoauth%3A2.0%3Aoob&state=s"
@@ -122,7 +124,9 @@ def _read_until(fd: int, text: str, timeout: float = 5.0) -> str:
     return shown
 
 
-def test_without_a_terminal_the_manual_driver_is_a_setup_error(minimal_profile: Profile) -> None:
+def test_without_a_terminal_the_manual_driver_is_a_setup_error(
+    minimal_profile: TargetProfile,
+) -> None:
     console = Console(tty=str(Path("/nonexistent/tty")))
     with pytest.raises(NoTerminal, match="needs a terminal") as failure:
         ManualDriver(minimal_profile, console)
@@ -174,7 +178,7 @@ def _request(state: str = "s1", redirect: str = CALLBACK) -> str:
     ],
 )
 def test_a_paste_that_does_not_fit_the_request_is_asked_for_again(
-    minimal_profile: Profile, mistake: str, reason: str
+    minimal_profile: TargetProfile, mistake: str, reason: str
 ) -> None:
     """Issue 19: one stale paste gave 23 spec failures; now it is never read as an outcome."""
     right = f"{CALLBACK}?code=right&state=s1"
@@ -188,7 +192,7 @@ def test_a_paste_that_does_not_fit_the_request_is_asked_for_again(
 
 
 def test_a_redirect_where_the_code_page_was_expected_is_asked_for_again(
-    minimal_profile: Profile,
+    minimal_profile: TargetProfile,
 ) -> None:
     driver, console = _manual(
         [f"{CALLBACK}?code=c1&state=s9", "https://mb.example/oauth2/oob?code=oob1"],
@@ -199,7 +203,9 @@ def test_a_redirect_where_the_code_page_was_expected_is_asked_for_again(
     assert "show the code on its own page" in console.prompts[1]
 
 
-def test_a_code_pasted_for_an_earlier_prompt_is_asked_for_again(minimal_profile: Profile) -> None:
+def test_a_code_pasted_for_an_earlier_prompt_is_asked_for_again(
+    minimal_profile: TargetProfile,
+) -> None:
     first = f"{CALLBACK}?code=c1&state=s1"
     driver, console = _manual(
         [first, f"{CALLBACK}?code=c1&state=s2", f"{CALLBACK}?code=c2&state=s2"], minimal_profile
@@ -210,7 +216,7 @@ def test_a_code_pasted_for_an_earlier_prompt_is_asked_for_again(minimal_profile:
     assert "pasted for an earlier prompt" in console.prompts[2]
 
 
-def test_an_answer_pasted_twice_unchanged_stands(minimal_profile: Profile) -> None:
+def test_an_answer_pasted_twice_unchanged_stands(minimal_profile: TargetProfile) -> None:
     """The service may really have sent the browser elsewhere: the person says so by pasting
     the same address again, and the rule about it then judges the service."""
     elsewhere = "https://client.example/other?code=c1&state=s1"
@@ -220,7 +226,7 @@ def test_an_answer_pasted_twice_unchanged_stands(minimal_profile: Profile) -> No
     assert driver.asked_again == 1
 
 
-def test_words_and_the_error_page_fit_every_prompt(minimal_profile: Profile) -> None:
+def test_words_and_the_error_page_fit_every_prompt(minimal_profile: TargetProfile) -> None:
     driver, console = _manual(["error", "consent"], minimal_profile)
     assert isinstance(driver.deny(_request()), ServicePage)
     assert isinstance(driver.open(_request("s2")), ServicePage)
@@ -228,7 +234,7 @@ def test_words_and_the_error_page_fit_every_prompt(minimal_profile: Profile) -> 
 
 
 def test_each_prompt_shows_its_number_of_about_the_estimate_and_the_rule_it_serves(
-    minimal_profile: Profile,
+    minimal_profile: TargetProfile,
 ) -> None:
     driver, console = _manual(
         [f"{CALLBACK}?code=a&state=s1", f"{CALLBACK}?code=b&state=s2"], minimal_profile
@@ -264,7 +270,7 @@ def test_a_handed_over_session_answers_the_pages_and_is_asked_for_again_when_it_
     assert "Cookie header" in console.prompts[0]
     assert driver.prompts_for(100) == 1 and driver.observes_pages
     value = header.split("=", 1)[1].split(";")[0]
-    assert value not in http.secrets.scrub(f"message with {value}")
+    assert value not in http.redactor.scrub(f"message with {value}")
 
 
 @pytest.mark.parametrize(

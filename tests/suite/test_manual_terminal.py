@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from steps.profile import load_profile
+from steps.profiles.profile import load_profile
 from tests.suite.manual_person import Person, person_for
 from tests.suite.target import Target, bundled_target
 

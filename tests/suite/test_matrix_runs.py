@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from steps.catalogue import load_catalogue
+from steps.http.html import soup
+from steps.rules.catalogue import load_catalogue
 from tests.suite.target import bundled_target
 
 # Runs on one xdist worker (tests/conftest.py, ONE_WORKER): its tests share the two runs.
@@ -85,7 +85,8 @@ def test_the_runs_differ_on_the_rule_one_could_not_check(matrix: Path) -> None:
 def test_every_link_of_the_page_leads_to_a_rule_its_report_shows(matrix: Path) -> None:
     page = (matrix / "matrix.html").read_text(encoding="utf-8")
     assert "<script" not in page.lower()
-    links = re.findall(r'href="\.\./([^"#]+)#([^"]+)"', page)
+    hrefs = [str(link.get("href")) for link in soup(page).select('a[href^="../"]')]
+    links = [tuple(href[3:].split("#", 1)) for href in hrefs if "#" in href]
     ran = {
         (f"{run}/report.html", rule["id"])
         for run in ("first", "second")

@@ -20,12 +20,12 @@ from steps.consent import RedirectResult, ServicePage, make_driver
 from steps.consent.base import DriverError, UnrecognisedPage
 from steps.consent.metabrainz import MetaBrainzDriver
 from steps.consent.react_props import page_props
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
+from steps.http.readers import json_body
 from steps.outcomes import NotChecked
-from steps.preflight import PreflightError, run_preflight
-from steps.profile import Profile, User, load_profile
-from steps.readers import json_body
-from steps.service import Service
+from steps.profiles.profile import TargetProfile, User, load_profile
+from steps.run.preflight import PreflightError, run_preflight
+from steps.scenario.service import Service
 from tests.suite.foreign.target import ROOT, ForeignTarget, foreign_target
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 class Visit:
     """A fresh browsing session at the provider through the built-in driver."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: TargetProfile) -> None:
         self.profile = profile
         self.http = HttpLayer(profile.ca_file)
         self.driver = make_driver(profile, self.http)

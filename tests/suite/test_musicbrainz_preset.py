@@ -12,9 +12,9 @@ import pytest
 
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
 from steps.consent.base import UnrecognisedPage
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
 from steps.outcomes import NotChecked
-from steps.profile import Profile, load_profile
+from steps.profiles.profile import TargetProfile, load_profile
 from tests.suite.mb_pages import OOB, App, Site, serving
 from tests.support.browser import required_chromium
 
@@ -47,7 +47,7 @@ def mb_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, Pa
 
 def _mb_driver(
     path: Path, kind: str, monkeypatch: pytest.MonkeyPatch
-) -> tuple[ConsentDriver, Profile]:
+) -> tuple[ConsentDriver, TargetProfile]:
     if kind == "browser":
         monkeypatch.setenv("MB_OAUTH_CHROMIUM", required_chromium())
     profile = load_profile(path)

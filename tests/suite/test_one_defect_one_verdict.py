@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from steps.catalogue import load_catalogue
-from steps.verdicts import UNCHECKED
+from steps.reports.verdicts import UNCHECKED
+from steps.rules.catalogue import load_catalogue
 from tests.suite.broken.harness import ProxyHandle, Run, bundled_profile, run_against, running_proxy
 from tests.suite.broken.mutations import MUTATIONS, ONE_RULE, Mutation
 from tests.suite.broken.registry import KINDS

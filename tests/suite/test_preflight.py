@@ -7,8 +7,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from steps.preflight import PreflightError, check_ca_file, check_client, credentials_verdict
-from steps.profile import Client, parse_profile
+from steps.profiles.profile import RegisteredApp, parse_profile
+from steps.run.preflight import PreflightError, check_ca_file, check_client, credentials_verdict
 
 
 def answer(status: int, body: str = "") -> httpx.Response:
@@ -60,16 +60,16 @@ class FakeService:
         self.http = FakeHttp(self)
         self.profile = parse_profile({"base_url": "https://t", "user": {"username": "alice"}})
 
-    def revoke(self, client: Client, token: str) -> httpx.Response:
+    def revoke(self, client: RegisteredApp, token: str) -> httpx.Response:
         self.asked.append("revoke")
         return self.answers["revoke"]
 
-    def refresh(self, client: Client, token: str) -> httpx.Response:
+    def refresh(self, client: RegisteredApp, token: str) -> httpx.Response:
         self.asked.append("refresh")
         return self.answers["refresh"]
 
 
-CLIENT = Client("web", "id", "secret", "https://client.example/cb")
+CLIENT = RegisteredApp("web", "id", "secret", "https://client.example/cb")
 
 
 def test_a_revocation_that_tells_is_enough() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from steps.profile import DEFAULT_ENDPOINTS, ProfileError, load_profile, parse_profile
+from steps.profiles.profile import DEFAULT_ENDPOINTS, ProfileError, load_profile, parse_profile
 
 MINIMAL = {
     "base_url": "https://mb.example/",

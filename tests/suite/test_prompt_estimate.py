@@ -1,11 +1,11 @@
-"""The estimate of prompts (steps/approvals.py): it walks the scenarios in run order and shares
+"""The estimate of prompts (steps/run/approvals.py): it walks the scenarios in run order and shares
 as the run shares (grants within an epoch, a writer's takeover, twins), and counts no visit the
 service refuses before any login. That it matches a real run is tests/suite/test_manual_runs.py's
 business."""
 
 from __future__ import annotations
 
-from steps.approvals import estimate_prompts
+from steps.run.approvals import estimate_prompts
 
 GIVEN, WHEN, THEN = "given", "when", "then"
 SHARED = 'the user has granted the web application offline access to "profile email"'

@@ -6,11 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from steps.catalogue import load_catalogue
 from steps.consent.base import RedirectResult, redirect_target
-from steps.evidence import Exchange
-from steps.framing import forbids_framing
-from steps.readers import (
+from steps.definitions.framing import forbids_framing
+from steps.http.evidence import Exchange
+from steps.http.readers import (
     EXCHANGE_KEY,
     LENIENCIES,
     auth_param,
@@ -21,6 +20,7 @@ from steps.readers import (
     read_token_answer,
     strict_json,
 )
+from steps.rules.catalogue import load_catalogue
 
 JSON = {"content-type": "application/json"}
 TOKENS = '{"access_token": "a-token", "token_type": "Bearer", "expires_in": 3600}'

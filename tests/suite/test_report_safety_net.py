@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from client_kit.redaction import MASK, mask
 from steps.reports import finalize_reports, write_reports
-from steps.reports.redact import MASK, harvest_tokens, mask_text, profile_secrets
+from steps.reports.redact import harvest_tokens, last_pass, profile_secrets
 from tests.suite.report_data import (
     CATALOGUE,
     CLIENT_SECRET,
@@ -63,7 +64,8 @@ def test_safety_net_masks_profile_secrets_in_every_file_but_the_profile(tmp_path
     ],
 )
 def test_values_after_secret_keys_are_masked_without_knowing_them(text: str, secret: str) -> None:
-    assert secret not in mask_text(text, [])
+    masked = last_pass([]).redact(text)
+    assert secret not in masked and mask(secret) in masked
 
 
 @pytest.mark.parametrize(
@@ -73,12 +75,15 @@ def test_values_after_secret_keys_are_masked_without_knowing_them(text: str, sec
         "A Bearer token sent over plain HTTP is ignored",
         '{"token_type": "Bearer", "expires_in": 3600}',
         "code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-        "https://client.example/callback?code=abcd%E2%80%A6%2832%29&state=x",
-        '{"access_token": "abcd…(32)", "refresh_token": "wxyz\\u2026(32)"}',
+        "https://client.example/callback?code=***-3f9a&state=x",
+        '{"access_token": "***-3f9a", "refresh_token": "***-0b1c"}',
+        "Cookie: session=***-3f9a; csrf=***-0b1c",
+        "Authorization: Bearer ***-3f9a",
     ],
 )
 def test_harmless_text_is_left_alone(text: str) -> None:
-    assert mask_text(text, []) == text
+    """Prose, public values, and values masked already (by the evidence) stay as they are."""
+    assert last_pass([]).redact(text) == text
 
 
 def test_secrets_are_collected_from_profile_and_evidence() -> None:
@@ -104,7 +109,8 @@ def test_masked_tee_masks_secrets_split_across_chunks() -> None:
     tee.feed(f"{CLIENT_SECRET[half:]}')\n...")
     tee.flush()
     assert CLIENT_SECRET not in out.getvalue()
-    assert out.getvalue() == log.getvalue() == "E   Client(client_secret='***')\n..."
+    expected = f"E   Client(client_secret='{mask(CLIENT_SECRET)}')\n..."
+    assert out.getvalue() == log.getvalue() == expected
 
 
 def test_run_masked_masks_a_child_process_output(tmp_path: Path) -> None:
@@ -117,5 +123,26 @@ def test_run_masked_masks_a_child_process_output(tmp_path: Path) -> None:
     script = f"import sys; print('secret {PASSWORD}'); print('err', file=sys.stderr); sys.exit(3)"
     status = run_masked([sys.executable, "-c", script], [PASSWORD], out, tmp_path / "log.txt")
     assert status == 3
-    assert out.getvalue() == "secret ***\nerr\n"
+    assert out.getvalue() == f"secret {mask(PASSWORD)}\nerr\n"
     assert (tmp_path / "log.txt").read_text() == out.getvalue()
+
+
+def test_every_pass_masks_a_value_alike() -> None:
+    """One masker, one mask: the kit's log, the evidence, a result's message and the reports'
+    last pass show the same value the same way."""
+    from client_kit.logs import redact
+    from steps.http.evidence import mask_url
+    from steps.http.layer import HttpLayer
+
+    value = "R3fr3sh-the-same-everywhere-0123"
+    layer = HttpLayer(None)
+    evidence = mask_url(f"https://svc/cb?refresh_token={value}", layer.redactor)
+    message = layer.redactor.scrub(f"AssertionError: got {value}")  # as payload.py masks it
+    shown = {
+        "log": redact(f"refresh_token={value}"),
+        "evidence": evidence,
+        "message": message,
+        "report": last_pass([value]).redact(f"<td>{value}</td>"),
+    }
+    for where, text in shown.items():
+        assert value not in text and mask(value) in text, where

@@ -18,9 +18,9 @@ import certifi
 import pytest
 
 from reference_server.app import DATABASE_NAME
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
 from steps.reports.junit import JUNIT_TYPE
-from steps.verdicts import UNCHECKED
+from steps.reports.verdicts import UNCHECKED
 from tests.suite.broken.harness import Run, run_conformance
 from tests.suite.target import Target, bundled_target, profile_text
 

@@ -1,14 +1,15 @@
-"""Premises and checks stay apart (steps/kinds.py): every step definition says which it is, and
-the features use them so: Given and When steps are premises, Then steps are checks."""
+"""Premises and checks stay apart (steps/scenario/kinds.py): every step definition says which it is,
+and the features use them so: Given and When steps are premises, Then steps are checks."""
 
 from __future__ import annotations
 
 import pytest
 
-from steps.bdd_registry import STEP_MODULES, step_definitions
-from steps.catalogue import FEATURES_DIR
-from steps.coverage import rendered_scenarios
-from steps.kinds import CHECK, PREMISE, PremiseFailed, kind_of, premise
+from steps.outcomes import PremiseFailed
+from steps.rules.catalogue import FEATURES_DIR
+from steps.rules.coverage import rendered_scenarios
+from steps.run.bdd_registry import STEP_MODULES, step_definitions
+from steps.scenario.kinds import CHECK, PREMISE, kind_of, premise
 
 KIND_OF_KEYWORD = {"given": PREMISE, "when": PREMISE, "then": CHECK}
 

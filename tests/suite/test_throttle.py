@@ -11,11 +11,11 @@ import httpx
 import pytest
 
 from reference_server.guard import GuardPolicy
-from steps import throttle
-from steps.http import HttpLayer
+from steps.http import throttle
+from steps.http.layer import HttpLayer
+from steps.http.throttle import FailureBudget, ThrottleWaits, client_of, is_failure, retry_after
 from steps.outcomes import NotChecked, Throttled
 from steps.profiles.bundled import BUNDLED_GUARD_LIMIT
-from steps.throttle import FailureBudget, ThrottleWaits, client_of, is_failure, retry_after
 
 
 class FakeTime:

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from steps.plugin import PROPERTY, Results
 from steps.reports import build_report, write_reports
 from steps.reports.description import describe
 from steps.reports.junit import JUNIT_TYPE, annotate_pytest_reports
-from steps.suite import driver_stats
-from steps.verdicts import UNCHECKED, compute_verdicts
+from steps.reports.verdicts import UNCHECKED, compute_verdicts
+from steps.run.payload import PROPERTY
+from steps.run.results import Results
+from steps.run.suite import driver_stats
 
 CATALOGUE = {
     "TOKEN-CODE-SINGLE-USE": {"section": "4.2", "level": "spec", "title": "A code works once"},

@@ -1,20 +1,20 @@
 """Every variant a rule's words cover is sampled: each `variants` entry of features/rules.toml
-is met by some scenario of the rule, read from the scenario's own words (steps/variants.py).
+is met by some scenario of the rule, read from the scenario's own words (steps/rules/variants.py).
 The table of every rule's coverage is printed (pytest -s) and kept in the failure message."""
 
 from __future__ import annotations
 
 import pytest
 
-from steps.catalogue import (
+from steps.rules.catalogue import (
     DIMENSIONS,
     FEATURES_DIR,
     CatalogueError,
     load_catalogue,
     parse_catalogue,
 )
-from steps.coverage import RenderedScenario, rendered_scenarios
-from steps.variants import sampled
+from steps.rules.coverage import RenderedScenario, rendered_scenarios
+from steps.rules.variants import sampled
 
 #: Words of a rule's title that say it covers a whole dimension: the rule must declare it.
 SAYS_ALL = {

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from steps.verdicts import (
+from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,

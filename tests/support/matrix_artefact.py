@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from steps.compare import write_matrix
 from steps.reports import HTML, SUMMARY, VERDICTS
+from steps.run.compare import write_matrix
 
 #: The files of a report folder the matrix and its links need.
 KEPT = (VERDICTS, HTML, SUMMARY)

@@ -3,7 +3,7 @@
 The server's tests need more than "log in and approve", which is all the product's `form`
 consent driver does: a session kept across steps, logging in on its own, the raw responses,
 a consent page answered later, twice or from another session, a CSRF token to tamper with.
-Its pages are read with the suite's one parser (`steps.html`).
+Its pages are read with the suite's one parser (`steps.http.html`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from steps import html
+from steps.http import html
 
 
 @dataclass

@@ -7,8 +7,6 @@ tests/conftest.py (`world`) and the isolated servers the hardening tests start f
 
 from __future__ import annotations
 
-import html
-import re
 import secrets
 import sqlite3
 from collections.abc import Iterator
@@ -19,6 +17,7 @@ from pathlib import Path
 import httpx
 
 from reference_server.launcher import ServerProcess
+from steps.http.html import text_of
 from tests.support.user_agent import UserAgent, find_form
 
 WEB_REDIRECT = "https://client.example/callback"
@@ -27,7 +26,6 @@ OTHER_REDIRECT = "https://other.example/cb"
 #: A loopback redirect with a port, as a desktop application sends it (spec 4.1).
 LOOPBACK_PORT = 4242
 LOOPBACK_REDIRECT = f"http://localhost:{LOOPBACK_PORT}/callback"
-_CODE_ID = re.compile(r'<code id="(?P<id>new-client-[a-z]+)">(?P<value>[^<]*)</code>')
 
 
 @dataclass(frozen=True)
@@ -96,10 +94,11 @@ class World:
             },
         )
         assert answer.status_code == 200, answer.text[:300]
-        found = {m["id"]: html.unescape(m["value"]) for m in _CODE_ID.finditer(answer.text)}
-        assert {"new-client-id", "new-client-secret"} <= set(found)
+        client_id = text_of(answer.text, "code#new-client-id")
+        secret = text_of(answer.text, "code#new-client-secret")
+        assert client_id and secret, answer.text[:2000]
         used = WEB_REDIRECT if kind == "confidential" else LOOPBACK_REDIRECT
-        return App(found["new-client-id"], found["new-client-secret"], used, kind)
+        return App(client_id, secret, used, kind)
 
     @property
     def database(self) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from steps.compare import write_matrix
+from steps.run.compare import write_matrix
 from tests.suite.matrix_data import new_run, other_run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,6 @@ this process plays the user in the bundled server's login and consent forms, ove
 
 from __future__ import annotations
 
-import html
 import os
 import queue
 import re
@@ -22,13 +21,12 @@ import time
 from pathlib import Path
 from urllib.parse import urljoin
 
+from steps.http.html import find_form
+
 from .common import ROOT, Pinning, log, median
 from .servers import PinnedServer
 
 USER, PASSWORD = "kituser", "kit-password-1"
-_FORM = re.compile(r'<form[^>]*id="(?P<id>[^"]+)"[^>]*>(?P<body>.*?)</form>', re.S)
-_ACTION = re.compile(r'action="(?P<action>[^"]*)"')
-_HIDDEN = re.compile(r'<input[^>]*type="hidden"[^>]*name="(?P<n>[^"]+)"[^>]*value="(?P<v>[^"]*)"')
 _URL = re.compile(r"https://\S+/oauth2/authorize\?\S+")
 
 
@@ -51,23 +49,18 @@ def _play_user(url: str, ca_file: str, base_url: str) -> str:
                     return target
                 response = http.get(target)
                 continue
-            forms = {m["id"]: m for m in _FORM.finditer(response.text)}
-            if "login-form" in forms:
-                form, fields = forms["login-form"], {"username": USER, "password": PASSWORD}
-            elif "consent-form" in forms:
-                form, fields = forms["consent-form"], {"decision": "approve"}
-            else:
+            form = find_form(response.text, "form#login-form")
+            fields = {"username": USER, "password": PASSWORD}
+            if form is None:
+                form, fields = (
+                    find_form(response.text, "form#consent-form"),
+                    {"decision": "approve"},
+                )
+            if form is None:
                 raise RuntimeError(f"unexpected page {response.status_code} at {response.url}")
-            data = {m["n"]: html.unescape(m["v"]) for m in _HIDDEN.finditer(form["body"])}
-            data.update(fields)
-            opening = form.group(0)[: form.group(0).index(">") + 1]
-            action = _ACTION.search(opening)
-            target = (
-                urljoin(str(response.url), html.unescape(action["action"]))
-                if action
-                else str(response.url)
-            )
-            response = http.post(target, data=data)
+            action = form.attrs.get("action")
+            target = urljoin(str(response.url), action) if action else str(response.url)
+            response = http.post(target, data=dict(form.fields) | fields)
     raise RuntimeError("too many steps in the authorization pages")
 
 

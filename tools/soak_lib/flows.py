@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 import secrets
 from dataclasses import dataclass
@@ -10,11 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-_CSRF = re.compile(
-    r'<form id="(?P<id>[\w-]+)" method="post" action="(?P<action>[^"]*)">'
-    r'.*?name="csrf_token" value="(?P<csrf>[^"]*)"',
-    re.S,
-)
+from steps.http.html import find_form
+
 LOG_PROBLEMS = re.compile(
     r"Traceback|Exception in ASGI|database is locked|Internal Server Error|\bERROR\b"
 )
@@ -61,10 +57,12 @@ def provision(server) -> Setup:
 
 
 def _form(page: str, form_id: str) -> tuple[str, str]:
-    for match in _CSRF.finditer(page):
-        if match["id"] == form_id:
-            return html.unescape(match["action"]), html.unescape(match["csrf"])
-    raise FlowError(f"no {form_id} on the page")
+    """The action and CSRF token of the page's form with this id."""
+    form = find_form(page, f"form#{form_id}")
+    csrf = form.field("csrf_token") if form is not None else None
+    if form is None or csrf is None:
+        raise FlowError(f"no {form_id} on the page")
+    return form.attrs.get("action", ""), csrf
 
 
 def _query(location: str) -> dict[str, str]:

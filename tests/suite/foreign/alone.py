@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from steps.catalogue import load_catalogue
 from steps.reports import build_report, load_results
+from steps.rules.catalogue import load_catalogue
 from steps.runner import COLLECT_TARGET, PYTEST_PLUGINS, RunOptions, suite_arguments
 
 

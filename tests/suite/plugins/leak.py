@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from steps.http import HttpLayer
+from steps.http.layer import HttpLayer
 
 
 def live_token(http: HttpLayer) -> str | None:

@@ -1,0 +1,292 @@
+"""Steps of the user at the authorization page and where the browser ended (features:
+authorization, consent, PKCE, desktop, scopes). A visit hands the code it brought to the
+steps after it as the fixture `code` (None when it brought none).
+
+The checks read the redirect strictly where their rule speaks of it (the `code` query
+parameter, `state` and `error` each once, the request's redirect URI). Where a check finds no
+answer of the kind its rule is about (no code at all, no error redirect), it asks whether the
+request's own variation is to blame: a control request without it (the plain request of the
+same application) that does lead to a code makes the failure this rule's; when the control
+fails too, the scenario could not be checked, naming the rule that covers the plain request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pytest_bdd import parsers, step, then
+
+from steps.consent import ServicePage
+from steps.consent.base import Outcome, RedirectResult
+from steps.http.readers import LENIENCIES, lenient_note
+from steps.outcomes import NotChecked, PremiseFailed
+from steps.scenario.authorization import code_rule, visit
+from steps.scenario.controls import blame, code_owner
+from steps.scenario.kinds import check, premise
+from steps.scenario.probes import new_scope_set
+from steps.scenario.sampling import sample_count, samples, sampling_note
+from steps.scenario.scene import AuthRequest, IssuedCode, Scene
+from steps.scenario.target import Target
+from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
+
+FIRST_APPROVAL_TRIES = 5
+#: The rule that says each kind of authorization error is redirected to the application.
+ERROR_REDIRECT_RULES = {
+    "access_denied": "AUTHZ-ERR-ACCESS-DENIED",
+    "invalid_scope": "AUTHZ-ERR-INVALID-SCOPE",
+    "unsupported_response_type": "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
+    "invalid_request": "AUTHZ-ERR-INVALID-REQUEST",
+}
+
+
+@visits_consent(act_visit)
+@step(
+    parsers.re(
+        r"the user (?P<act>approves the request|denies the request|opens the authorization page)"
+    ),
+    target_fixture="code",
+)
+@premise()
+def user_acts(
+    scene: Scene,
+    target: Target,
+    auth_request: AuthRequest,
+    act: str,
+    scenario_steps: tuple[str, ...],
+) -> IssuedCode | None:
+    """Approve (when the consent page asks), refuse on the consent page, or open the page and
+    decide nothing. A visit for a check the driver cannot make (it reads no pages) is not made:
+    the scenario is skipped before anyone is asked."""
+    driver = target.driver
+    if not driver.observes_pages and needs_pages(scenario_steps):
+        pytest.skip(f"the {driver.name} driver cannot read page headers")
+    acts = {"approves": driver.approve, "denies": driver.deny, "opens": driver.open}
+    scene.act = act.split()[0]
+    return visit(scene, target, auth_request, acts[scene.act])
+
+
+@visits_consent(Visits.EACH)
+@step("the user approves the request on the consent page", target_fixture="code")
+@premise(see="TOKEN-REFRESH-OFFLINE")
+def user_approves_on_consent_page(
+    scene: Scene, target: Target, auth_request: AuthRequest
+) -> IssuedCode | None:
+    """Approve a scope set the user sees for the first time (spec 4.1: offline access is about
+    the first code exchange for a user). A set approved before (on a long-lived deployment)
+    is given up for another random one; the code issued without the page is left unused."""
+    scene.act = "approves"
+    for _ in range(FIRST_APPROVAL_TRIES):
+        code = visit(scene, target, auth_request, target.driver.approve)
+        outcome = scene.outcome
+        if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
+            return code
+        auth_request.params["scope"] = target.profile.scope(new_scope_set())
+    raise NotChecked("every scope set tried had been approved before: no first approval")
+
+
+# --- where the browser ended -----------------------------------------------------------
+
+
+def _target_of(url: str) -> str:
+    return url.split("#", 1)[0].split("?", 1)[0]
+
+
+def _sent_to_request(redirect: RedirectResult, request: AuthRequest, what: str) -> None:
+    """The redirect went to the request's redirect URI (query and fragment aside)."""
+    expected = request.redirect_uri
+    if redirect.url and expected and not redirect.oob:
+        assert _target_of(redirect.url) == _target_of(expected), (
+            f"the {what} went to {_target_of(redirect.url)}, not to {expected}"
+        )
+
+
+def _has_code(outcome: Outcome | None) -> bool:
+    return isinstance(outcome, RedirectResult) and bool(outcome.code or outcome.fragment_code)
+
+
+def _blame(target: Target, request: AuthRequest, failure: str, rules: tuple[str, ...]) -> None:
+    """Fail with `failure`, or, when control requests put it on another rule, could not be
+    checked (steps/scenario/controls.py)."""
+    blame(code_owner(target, request), rules, failure)
+
+
+@then("the application receives an authorization code")
+@check
+def receives_code(
+    scene: Scene, target: Target, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
+) -> None:
+    """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
+    it rides is CODE-IN-REDIRECT's check)."""
+    outcome = scene.outcome
+    if not _has_code(outcome):
+        failure = f"no code: the browser ended on {outcome}"
+        _blame(target, auth_request, failure, scenario_rules)
+    assert isinstance(outcome, RedirectResult)
+    _sent_to_request(outcome, auth_request, "code")
+
+
+@then("the code comes in the query of the redirect to the redirect URI")
+@check
+def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
+    """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
+    to redirect_uri; a code in the fragment never reaches the application's server."""
+    outcome = scene.outcome
+    if not _has_code(outcome):
+        see = code_rule(auth_request, auth_request.client)
+        raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
+    assert isinstance(outcome, RedirectResult)
+    assert outcome.code, "the code came in the fragment, which the application's server never sees"
+    assert "code" not in outcome.repeated, "the query gives `code` more than once"
+    _sent_to_request(outcome, auth_request, "code")
+
+
+@then("the user is shown an authorization code to copy")
+@check
+def shown_code(scene: Scene) -> None:
+    """Out of band: the service shows the code instead of redirecting."""
+    redirect = scene.redirect()
+    assert redirect.oob, (
+        f"the browser was redirected to {redirect.url} instead of being shown a code"
+    )
+    assert redirect.code, "the out-of-band page shows no code"
+
+
+def _state_of(redirect: RedirectResult, target: Target) -> str | None:
+    """The state as the application reads it: once, in the query; from the fragment only
+    where the code came there too (noted: CODE-IN-REDIRECT fails on that delivery)."""
+    assert "state" not in redirect.repeated, "the query gives `state` more than once"
+    if redirect.fragment_code:
+        what = "a code only in the redirect's fragment"
+        target.http.note(lenient_note(what, LENIENCIES[what]))
+        return redirect.fragment.get("state")
+    return redirect.state
+
+
+@then(parsers.parse('the redirect carries the state "{state}"'))
+@check
+def carries_state(
+    scene: Scene,
+    target: Target,
+    auth_request: AuthRequest,
+    scenario_rules: tuple[str, ...],
+    state: str,
+) -> None:
+    """state round-trips unchanged, sampled (steps/scenario/sampling.py). Premise: the visit ends on
+    a success redirect; when it does not, a control without the state decides whether the state
+    is to blame."""
+    for outcome in _sampled(scene, target, auth_request):
+        if not _has_code(outcome):
+            scene.outcome = outcome
+            failure = f"no success redirect: the browser ended on {outcome}"
+            _blame(target, auth_request, failure, scenario_rules)
+        assert isinstance(outcome, RedirectResult)
+        found = _state_of(outcome, target)
+        assert found == state, f"state came back as {found!r}, sent {state!r}"
+
+
+@then(parsers.parse('the application receives the error "{error}"'))
+@check
+def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
+    """An error redirect to the application: `error` once in the query, and no code."""
+    redirect = scene.redirect()
+    assert not (redirect.code or redirect.fragment_code), "a code was issued"
+    assert "error" not in redirect.repeated, "the query gives `error` more than once"
+    assert redirect.error == error, f"error={redirect.error!r}, expected {error!r}"
+    _sent_to_request(redirect, auth_request, "error")
+
+
+@then(parsers.parse('the request is refused as "{error}"'))
+@check
+def refused_as(scene: Scene, error: str) -> None:
+    """Refused with that error, by an error redirect or on the service's own page: how the
+    error reaches the user is the business of the rules about error delivery (7.1), not of
+    the rule that uses this step."""
+    outcome = scene.outcome
+    if isinstance(outcome, RedirectResult):
+        assert not (outcome.code or outcome.fragment_code), "a code was issued"
+        assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
+        return
+    assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
+    assert not outcome.consent, "the service asked for consent: it accepted the request"
+    if outcome.html:  # a driver that cannot read pages (manual) shows no text
+        assert error in outcome.html, f"the service's page does not name {error!r}"
+
+
+@then(parsers.parse('the error redirect carries the state "{state}"'))
+@check
+def error_carries_state(
+    scene: Scene, target: Target, auth_request: AuthRequest, state: str
+) -> None:
+    """Spec 4.1: a failure redirect carries `error` and the `state` that was sent, sampled.
+    Which error the service names is another rule's business; without an error redirect at all
+    there is no state to check (the rule about redirecting that kind of error judges it)."""
+    for outcome in _sampled(scene, target, auth_request):
+        if not (isinstance(outcome, RedirectResult) and outcome.error):
+            kind = expected_error(auth_request, scene.act)
+            raise PremiseFailed(
+                f"no error redirect to check the state of: {outcome}",
+                see=ERROR_REDIRECT_RULES[kind],
+            )
+        found = _state_of(outcome, target)
+        assert found == state, (
+            f"state came back as {found!r} with error={outcome.error!r}, sent {state!r}"
+        )
+
+
+def expected_error(request: AuthRequest, act: str) -> str:
+    """The error a request of this shape (and the user's act) is refused with."""
+    params = request.params
+    if act == "denies":
+        return "access_denied"
+    if params.get("response_type") != "code":
+        return "unsupported_response_type"
+    if params.get("code_challenge") or params.get("code_challenge_method"):
+        return "invalid_request"
+    return "invalid_scope"
+
+
+def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
+    """The visit's outcome and further samples of it (noted for the report); lazily, so a
+    failing sample ends the check."""
+    count = sample_count(target.driver.visits_are_cheap)
+    target.http.note(sampling_note(count))
+    assert scene.outcome is not None and scene.revisit is not None, "no visit to sample"
+    revisit = scene.revisit
+    return samples(scene.outcome, lambda: revisit(request), count)
+
+
+@then("the service shows an error page without sending the user back")
+@check
+def error_page(scene: Scene) -> None:
+    """No redirect at all: the service cannot trust the redirect URI."""
+    outcome = scene.outcome
+    assert not isinstance(outcome, RedirectResult), f"the browser was sent to {outcome.url}"
+    assert isinstance(outcome, ServicePage)
+    assert not outcome.consent, "the service asked for consent instead of refusing the request"
+
+
+@then("no authorization code is issued")
+@check
+def no_code(scene: Scene) -> None:
+    """Whatever happened, no code came out (in the query or the fragment)."""
+    assert not _has_code(scene.outcome), "a code was issued"
+
+
+@then("the consent page is shown")
+@check
+def consent_shown(scene: Scene) -> None:
+    """The user is asked."""
+    outcome = scene.outcome
+    assert isinstance(outcome, ServicePage) and outcome.consent, (
+        f"no consent page; the browser ended on {outcome}"
+    )
+
+
+@then("the consent page is not shown")
+@check
+def consent_not_shown(scene: Scene) -> None:
+    """The user is not asked again."""
+    outcome = scene.outcome
+    assert isinstance(outcome, RedirectResult), f"the browser stayed on the service: {outcome}"
+    assert outcome.consent_shown is not True

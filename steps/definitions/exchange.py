@@ -1,0 +1,214 @@
+"""Steps of the code exchange at the token endpoint (features: code exchange, PKCE, desktop).
+The code comes from the fixture `code` (a Given's, or the one the user's visit brought)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from pytest_bdd import parsers, when
+
+from steps.http.readers import issued_tokens, require_granted
+from steps.scenario.authorization import exchange_rule
+from steps.scenario.kinds import premise
+from steps.scenario.pkce import new_verifier
+from steps.scenario.probes import (
+    NEAR_MISSES,
+    NEVER_ISSUED,
+    WRONG_SECRETS,
+    change_uri,
+    loopback_uri,
+    near_miss,
+    wrong_secret,
+)
+from steps.scenario.scene import IssuedCode, Scene
+from steps.scenario.target import Target
+from steps.scenario.token import code_to_exchange, exchange
+
+#: Loopback ports for "another redirect URI it may use": the first one not issued for.
+OTHER_PORTS = (49153, 49154)
+#: The features' words for a wrong client secret and for a PKCE value sent back.
+PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code verifier)"
+
+
+@when(parsers.re(r"the application exchanges the code(?P<again> again)?$"))
+@premise()
+def exchanges_the_code(
+    scene: Scene, target: Target, code: IssuedCode | None, again: str | None
+) -> None:
+    """The plain exchange; a second one replays the code (TOKEN-CODE-SINGLE-USE refuses it)."""
+    exchange(scene, target, code)
+    if again:
+        scene.refusal_rule = "TOKEN-CODE-SINGLE-USE"
+
+
+@when("the application exchanges the code for tokens")
+@premise()
+def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """An exchange that must give tokens for the scenario to go on (read leniently)."""
+    issued = code_to_exchange(scene, code)
+    response = exchange(scene, target, issued)
+    see = exchange_rule(scene.request, issued.client)
+    require_granted(response, "the code exchange", see=see)
+
+
+@when(
+    parsers.re(
+        r"the application exchanges the code without (?:a code verifier|the (?P<field>\w+) field)"
+    )
+)
+@premise()
+def exchange_without(
+    scene: Scene, target: Target, code: IssuedCode | None, field: str | None
+) -> None:
+    """An exchange missing one field (or, with PKCE, missing its verifier)."""
+    exchange(scene, target, code, **{field or "code_verifier": None})
+
+
+@when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
+@premise()
+def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
+    """Client authentication fails, also for a secret that shares all but its end."""
+    secret = wrong_secret(code_to_exchange(scene, code).client, how)
+    exchange(scene, target, code, client_secret=secret)
+    scene.refusal_rule = "AUTH-TOKEN-CLIENT-SECRET"
+
+
+@when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
+@premise()
+def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
+    """A code that only resembles the issued one."""
+    exchange(scene, target, code, code=near_miss(code_to_exchange(scene, code).code, how))
+
+
+@when(
+    parsers.parse(
+        "the application exchanges the code with the registered redirect URI changed {change}"
+    )
+)
+@premise()
+def exchange_changed_uri(
+    scene: Scene, target: Target, code: IssuedCode | None, change: str
+) -> None:
+    """An exchange naming a redirect URI that is not exactly the registered one."""
+    uri = change_uri(code_to_exchange(scene, code).client.redirect_uri, change)
+    exchange(scene, target, code, redirect_uri=uri)
+
+
+@when(parsers.parse('the application exchanges the code with the token type "{token_type}"'))
+@premise()
+def exchange_token_type(
+    scene: Scene, target: Target, code: IssuedCode | None, token_type: str
+) -> None:
+    """token_type on the exchange (only bearer allowed)."""
+    response = exchange(scene, target, code, token_type=token_type)
+    if token_type == "mac":  # noqa: S105 - a token type name
+        target.observations.describe("token_type_mac", bool(issued_tokens(response)))
+
+
+@when(parsers.parse('the application exchanges the code with the redirect URI "{uri}"'))
+@premise()
+def exchange_other_uri(scene: Scene, target: Target, code: IssuedCode | None, uri: str) -> None:
+    """An exchange naming an unregistered redirect URI."""
+    exchange(scene, target, code, redirect_uri=uri)
+
+
+@when("the application exchanges the code with another redirect URI it may use")
+@premise()
+def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """Another URI the application may use than the code was issued for: a further registered
+    one where the profile names one, else its loopback URI on another port (spec 4.1)."""
+    issued = code_to_exchange(scene, code)
+    issued_for = issued.redirect_uri
+    others = [uri for uri in issued.client.more_redirect_uris if uri != issued_for]
+    if others:
+        uri = others[0]
+    else:
+        port = next(p for p in OTHER_PORTS if urlsplit(issued_for).port != p)
+        uri = loopback_uri(issued_for, port)
+    exchange(scene, target, code, redirect_uri=uri)
+
+
+@when(parsers.re(r"the application exchanges the code with " + PKCE_VALUES))
+@premise()
+def exchange_pkce_value(scene: Scene, target: Target, code: IssuedCode | None, which: str) -> None:
+    """PKCE done right (the verifier), or the challenge itself sent as the verifier: right
+    for plain, wrong for S256."""
+    issued = code_to_exchange(scene, code)
+    value = issued.verifier if which == "the matching code verifier" else issued.challenge
+    assert value, "the request carried no code challenge"
+    exchange(scene, target, code, code_verifier=value)
+
+
+@when("the application exchanges the code with a different code verifier")
+@premise()
+def exchange_other_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """A verifier that does not agree with the challenge."""
+    response = exchange(scene, target, code, code_verifier=new_verifier())
+    target.observations.describe("pkce", not issued_tokens(response))
+
+
+@when("the application exchanges the code with a code verifier of its own")
+@premise()
+def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """A verifier for a code issued without a challenge (PKCE downgrade)."""
+    exchange(scene, target, code, code_verifier=new_verifier())
+
+
+@when("the application exchanges the code with all parameters in the URL query string")
+@premise()
+def exchange_in_query(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """Credentials in the URL, which RFC 6749 forbids."""
+    issued = code_to_exchange(scene, code)
+    fields = {
+        "grant_type": "authorization_code",
+        "code": issued.code,
+        "client_id": issued.client.client_id,
+        "client_secret": issued.client.client_secret,
+        "redirect_uri": issued.redirect_uri,
+    }
+    if issued.verifier:
+        fields["code_verifier"] = issued.verifier
+    scene.keep(target.service.token_request(fields, in_query=True))
+
+
+@when("another web application exchanges the code with its own credentials")
+@premise()
+def exchange_by_other(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+    """A code stolen by another registered application."""
+    issued = code_to_exchange(scene, code)
+    other = target.profile.client("other_web")
+    verifier = {"code_verifier": issued.verifier}  # all but the client is right
+    scene.keep(target.service.exchange(other, issued.code, issued.redirect_uri, verifier))
+
+
+@when("the application exchanges a code the service never issued")
+@premise()
+def exchange_unknown_code(scene: Scene, target: Target) -> None:
+    """A made-up code."""
+    client = scene.app()
+    scene.keep(target.service.exchange(client, NEVER_ISSUED, client.redirect_uri))
+
+
+@when("the application asks for tokens with an authorization code grant that has no code")
+@premise()
+def exchange_no_code(scene: Scene, target: Target) -> None:
+    """A request missing a required parameter."""
+    client = scene.app()
+    scene.keep(target.service.exchange(client, "", client.redirect_uri, {"code": None}))
+    scene.refusal_rule = "TOKEN-REQUIRED-PARAMS"
+
+
+@when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))
+@premise()
+def other_grant_type(scene: Scene, target: Target, grant_type: str) -> None:
+    """A grant type the service does not offer."""
+    client, profile = scene.app(), target.profile
+    fields = {
+        "grant_type": grant_type,
+        "client_id": client.client_id,
+        "client_secret": client.client_secret,
+        "username": profile.user.username,
+        "password": "not-the-password",
+        "scope": profile.scope("profile"),
+    }
+    scene.keep(target.service.token_request(fields))

@@ -1,0 +1,262 @@
+"""Steps at the revocation endpoint and the user's manual revocation (feature: revocation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+
+from steps.consent import ConsentDriver
+from steps.consent.base import DriverError, UnrecognisedPage
+from steps.http.readers import granted, issued_tokens
+from steps.outcomes import NotChecked, require
+from steps.profiles.profile import TargetProfile
+from steps.scenario.clock import Clock
+from steps.scenario.kinds import check, premise
+from steps.scenario.observations import Observations
+from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
+from steps.scenario.scene import Scene
+from steps.scenario.service import Service
+from steps.scenario.token import refresh_rule
+from steps.scenario.visits import Visits, visits_consent
+
+
+def _token(scene: Scene, which: str) -> str:
+    """The grant's access or refresh token (a premise: see the rule that issues it)."""
+    tokens = scene.grant()
+    token = tokens.access_token if which == "access" else tokens.refresh_token
+    require(token, f"the grant has no {which} token", see=refresh_rule(tokens.client.role))
+    assert token is not None
+    return token
+
+
+def _seen(observations: Observations, response_status: int) -> None:
+    observations.describe("revocation_endpoint", response_status not in (404, 405, 501))
+
+
+@dataclass
+class WebsiteRevocations:
+    """Whether the consent driver has revoked a grant on the website in this run: then a
+    grant it cannot find there is one the website does not offer the user to revoke."""
+
+    worked: int = 0
+
+
+@pytest.fixture(scope="session")
+def website_revocations() -> WebsiteRevocations:
+    """Manual revocations the driver managed in this run (this process)."""
+    return WebsiteRevocations()
+
+
+@dataclass
+class Revocations:
+    """What the scenario revoked: the grant's tokens the application revoked ("access",
+    "refresh", in order), and why the user's revocation on the website may not have reached
+    the grant."""
+
+    revoked: list[str] = field(default_factory=list)
+    website_note: str = ""
+
+
+@pytest.fixture
+def revocations() -> Revocations:
+    """The scenario's revocations."""
+    return Revocations()
+
+
+@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token"))
+@premise()
+def revoke(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
+    """RFC 7009 revocation of one of the grant's tokens."""
+    response = scene.keep(service.revoke(scene.app(), _token(scene, which)))
+    revocations.revoked.append(which)
+    _seen(observations, response.status_code)
+
+
+@given(parsers.re(r"the application has revoked the (?P<which>access|refresh) token"))
+@premise(see="REVOKE-EMPTY-200")
+def has_revoked(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
+    """A revocation the service must have accepted (any 2xx: its exact answer is
+    REVOKE-EMPTY-200's business) for the scenario to go on. The spec rule that then requires
+    the revoked token to be refused is noted for the checks of the refusal's shape."""
+    revoke(scene, service, observations, revocations, which)
+    response = scene.last()
+    assert response.is_success, f"the revocation answered {response.status_code}"
+    if which == "refresh":
+        scene.refusal_rule = "REVOKE-REFRESH-WHOLE-GRANT"
+    elif scene.grant().refresh_token:
+        scene.refusal_rule = "REVOKE-ACCESS-KEEPS-REFRESH"  # that access token is revoked
+    else:
+        scene.refusal_rule = "REVOKE-ONLINE-WHOLE-GRANT"
+
+
+@when("the application revokes a token the service never issued")
+@premise()
+def revoke_unknown(scene: Scene, service: Service, observations: Observations) -> None:
+    """An invalid token: still 200."""
+    response = scene.keep(service.revoke(scene.app(), NEVER_ISSUED))
+    _seen(observations, response.status_code)
+
+
+@when("the application revokes the refresh token with a GET request")
+@premise()
+def revoke_by_get(scene: Scene, service: Service) -> None:
+    """POST is the only method."""
+    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), method="GET"))
+
+
+@when(parsers.parse("the application revokes the refresh token without the {field} field"))
+@premise()
+def revoke_without(scene: Scene, service: Service, field: str) -> None:
+    """A revocation missing one field."""
+    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), overrides={field: None}))
+
+
+@when("the application revokes the refresh token with a wrong client secret")
+@premise()
+def revoke_wrong_secret(scene: Scene, service: Service) -> None:
+    """Client authentication fails."""
+    token = _token(scene, "refresh")
+    scene.keep(service.revoke(scene.app(), token, overrides={"client_secret": WRONG_SECRET}))
+    scene.refusal_rule = "AUTH-REVOKE-CLIENT-SECRET"
+
+
+@when("another web application revokes the refresh token with its own credentials")
+@premise()
+def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile) -> None:
+    """Another application tries to revoke this one's grant."""
+    scene.keep(service.revoke(profile.client("other_web"), _token(scene, "refresh")))
+
+
+@when("the application revokes the refresh token with all parameters in the URL query string")
+@premise()
+def revoke_in_query(scene: Scene, service: Service) -> None:
+    """Credentials in the URL."""
+    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), in_query=True))
+
+
+@visits_consent(Visits.EACH)
+@when("the user revokes the application's access on the website")
+@premise()
+def revoke_manually(
+    scene: Scene,
+    driver: ConsentDriver,
+    profile: TargetProfile,
+    revocations: Revocations,
+    website_revocations: WebsiteRevocations,
+) -> None:
+    """The user's own revocation on the authorized-applications page (spec 3).
+
+    A profile declaring that the website offers no way to revoke (`manual_revocation =
+    "none"`) lets the check fail; a driver that cannot revoke (`false`) leaves it unchecked.
+    When the application revoked the access token first and the driver then finds no way to
+    revoke the grant, although it revoked one in this run before, the website does not offer it
+    (the real musicbrainz-server hides such grants): the refresh token check then decides."""
+    capabilities = profile.capabilities
+    if capabilities.no_manual_revocation:
+        revocations.website_note = "the profile declares the deployment has no way to revoke"
+        return
+    if not capabilities.manual_revocation:
+        raise NotChecked("the profile says the consent driver cannot revoke on the website")
+    tokens = scene.grant()
+    scope = profile.scope(tokens.scope) if tokens.scope else None
+    try:
+        driver.revoke_manually(scene.app().client_id, scope)
+    except UnrecognisedPage:
+        raise  # a page the driver cannot read says nothing of what the website offers
+    except DriverError as error:
+        if not (website_revocations.worked and "access" in revocations.revoked):
+            raise
+        revocations.website_note = f"the website offered no way to revoke it: {error}"
+    else:
+        website_revocations.worked += 1
+
+
+@then("the service offers token revocation")
+@check
+def revocation_offered(scene: Scene) -> None:
+    """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
+    status = scene.last().status_code
+    assert status not in (404, 405, 501), f"the revocation endpoint answered {status}"
+
+
+@then("the revocation is answered 200 with an empty body")
+@check
+def revoked_200_empty(scene: Scene) -> None:
+    """Section 4.4: 200, empty body."""
+    response = scene.last()
+    assert response.status_code == 200, f"status {response.status_code}: {response.text[:200]}"
+    assert response.content == b"", f"body is {response.text[:200]!r}"
+
+
+@then("the revocation is not answered with success")
+@check
+def revoke_refused(scene: Scene) -> None:
+    """Anything but a 2xx."""
+    response = scene.last()
+    assert not response.is_success, f"answered {response.status_code}"
+
+
+@then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
+@check
+def access_token_state(scene: Scene, service: Service, still: str) -> None:
+    """Whether the service still accepts the grant's access token (any 2xx: what it returns
+    is the USERINFO-* rules' business), or no longer gives the user's data for it."""
+    token = _token(scene, "access")
+    if still == "still works":
+        assert service.token_accepted(token), "the access token is refused"
+    else:
+        assert service.token_refused(token), "the access token still gives the user's data"
+
+
+@then("the refresh token no longer works")
+@check
+def refresh_dead(
+    scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
+) -> None:
+    """A refresh with the token fails."""
+    note = revocations.website_note
+    if profile.capabilities.no_manual_revocation and note:
+        raise AssertionError(note)
+    response = service.refresh(scene.app(), _token(scene, "refresh"))
+    note = f" ({note})" if note else ""
+    assert not issued_tokens(response), f"it still yields tokens{note}"  # any status: spec 7.2
+
+
+@then("no refresh token of the grant works either")
+@check
+def no_refresh_left(scene: Scene, service: Service) -> None:
+    """An online grant has no refresh token; one a non-conforming service handed out anyway
+    must have gone with the whole grant."""
+    refresh_token = scene.grant().refresh_token
+    if not refresh_token:
+        return
+    response = service.refresh(scene.app(), refresh_token)
+    assert not issued_tokens(response), (  # any status: spec 7.2
+        "the refresh token the service handed out for this online grant still yields tokens"
+    )
+
+
+@then("the refresh token still yields new access tokens")
+@check
+def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
+    """A refresh with the token is granted (read as a client reads it: its format is
+    TOKEN-RESPONSE-ACCESS-TOKEN's business)."""
+    response = service.refresh(scene.app(), _token(scene, "refresh"))
+    answer = granted(response)
+    assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"
+    assert scene.tokens is not None
+    scene.tokens.renewed(answer.fields, clock.now())

@@ -1,0 +1,251 @@
+"""What the token endpoint answered (features: code exchange, PKCE, refresh, desktop,
+lifetime). Every step here is a check; a premise it needs first (a granted answer to read a
+field of, a refusal whose error to read) is read leniently and names the rule behind it."""
+
+from __future__ import annotations
+
+import httpx
+from pytest_bdd import parsers, then
+
+from steps.http.readers import (
+    TokenAnswer,
+    directives,
+    granted,
+    issued_tokens,
+    require_granted,
+    strict_json,
+)
+from steps.outcomes import require
+from steps.scenario.controls import blame, exchange_owner
+from steps.scenario.kinds import check
+from steps.scenario.scene import Scene
+from steps.scenario.service import Service
+from steps.scenario.target import Target
+from steps.scenario.token import refresh_rule
+
+#: Seconds by which a correct expires_in may fall short of 3600 (see `lasts_3600`).
+EXPIRES_IN_SLACK = 2
+#: The rule whose check says that each kind of token request is granted.
+GRANTED_BY = {"code exchange": "TOKEN-CODE-EXCHANGE", "refresh": "REFRESH-NEW-ACCESS-TOKEN"}
+
+
+def _granted(response: httpx.Response) -> TokenAnswer:
+    answer = granted(response)
+    assert answer is not None, f"answered {response.status_code}: {response.text[:300]}"
+    return answer
+
+
+def _answer(scene: Scene, which: str) -> httpx.Response:
+    """The answer a check reads: the grant's code exchange, or the scenario's last refresh."""
+    if which == "code exchange":
+        tokens = scene.grant()
+        require(tokens.answer is not None, "no code exchange answer kept", see=GRANTED_BY[which])
+        assert tokens.answer is not None
+        return tokens.answer
+    return scene.last()
+
+
+@then("the application receives an access token")
+@check
+def receives_access_token(scene: Scene, target: Target, scenario_rules: tuple[str, ...]) -> None:
+    """The exchange was granted (the answer's format is TOKEN-RESPONSE-ACCESS-TOKEN's). When it
+    was not, control flows decide whose failure that is (steps/scenario/controls.py)."""
+    response = scene.last()
+    if granted(response) is None:
+        failure = f"answered {response.status_code}: {response.text[:300]}"
+        client = scene.request.client if scene.request is not None else scene.app()
+        blame(exchange_owner(target, client), scenario_rules, failure)
+
+
+@then("the application receives a new access token")
+@check
+def receives_new_access_token(scene: Scene) -> None:
+    """A granted refresh with an access token other than the previous ones."""
+    answer = _granted(scene.last())
+    assert answer.access_token not in scene.grant().history, "the same access token came back"
+
+
+@then(parsers.re(r"the (?:new )?access token is accepted by the service"))
+@check
+def token_accepted(scene: Scene, service: Service) -> None:
+    """The user information endpoint accepts the token (whatever the shape of its answer:
+    what it returns is the USERINFO-* rules' business)."""
+    response = service.userinfo(scene.grant().access_token)
+    assert response.is_success, f"the user information endpoint answered {response.status_code}"
+
+
+@then(parsers.re(r"the response carries (?:a|(?P<no>no)) refresh token"))
+@check
+def has_refresh_token(scene: Scene, no: str | None) -> None:
+    """refresh_token present (or absent) in a granted answer."""
+    answer = require_granted(scene.last(), "the code exchange", see="TOKEN-CODE-EXCHANGE")
+    if no:
+        assert not answer.fields.get("refresh_token"), "a refresh token was issued"
+    else:
+        assert answer.refresh_token, f"no refresh_token in {sorted(answer.fields)}"
+
+
+@then("the response carries the same refresh token")
+@check
+def same_refresh_token(scene: Scene) -> None:
+    """The refresh response returns the refresh token that was sent."""
+    answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
+    sent = scene.history.sent_refresh_token
+    assert sent is not None
+    assert answer.refresh_token == sent, (
+        "the refresh response carried no refresh token"
+        if not answer.refresh_token
+        else "the refresh response carried another refresh token"
+    )
+
+
+@then(parsers.re(r"the (?:exchange|refresh) is refused"))
+@check
+def refused(scene: Scene) -> None:
+    """No token is issued. Spec 7.2 leaves the status and body of token-endpoint errors open
+    ("not shown"), so a rule that says a request is refused or rejected is met by any answer
+    without tokens, a 200 carrying {"error": ...} included; but a token in any answer, JSON or
+    form-encoded, whatever its status, was issued. The status and the error name are checked
+    by the rfc-level TOKEN-ERR-* rules."""
+    response = scene.last()
+    issued = issued_tokens(response)
+    assert not issued, f"answered {response.status_code} with {' and '.join(issued)}"
+
+
+@then(
+    parsers.re(
+        r'the token endpoint answers (?P<status>\d+) with the error "(?P<error>[a-z_]+)"'
+        r'(?: or "(?P<other>[a-z_]+)")?'
+    )
+)
+@check
+def token_error(scene: Scene, status: str, error: str, other: str | None) -> None:
+    """RFC 6749 5.2: the status, and a JSON document (application/json) naming the error."""
+    response = scene.last()
+    scene.require_refusal(not issued_tokens(response), f"answered {response.status_code}")
+    read = strict_json(response)
+    assert read.body is not None, f"answered {response.status_code} with {read.problem}"
+    expected = {error} | ({other} if other else set())
+    found = read.body.get("error")
+    assert (response.status_code, found in expected) == (int(status), True), (
+        f"answered {response.status_code} error={found!r}; expected {status} "
+        + " or ".join(repr(e) for e in sorted(expected))
+    )
+
+
+@then(
+    parsers.re(
+        r"the (?P<endpoint>token|revocation) endpoint answers with the error "
+        r'"invalid_client" as RFC \d+ describes'
+    )
+)
+@check
+def invalid_client(scene: Scene, endpoint: str) -> None:
+    """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2).
+    Premise: the request was refused as the spec rule requires (no token issued at the token
+    endpoint; no success answered at the revocation endpoint)."""
+    response = scene.last()
+    refused = not issued_tokens(response) if endpoint == "token" else not response.is_success
+    scene.require_refusal(refused, f"answered {response.status_code}")
+    assert response.status_code in (400, 401), f"status {response.status_code}"
+    read = strict_json(response)
+    assert read.body is not None, f"the error is {read.problem}"
+    assert read.body.get("error") == "invalid_client", f"error={read.body.get('error')!r}"
+    if response.status_code == 401:
+        offered = [v for v in response.headers.get_list("www-authenticate") if v.strip()]
+        assert offered, "401 without a WWW-Authenticate challenge"
+
+
+@then("the token response forbids caching")
+@check
+def no_store(scene: Scene) -> None:
+    """Cache-Control: no-store and Pragma: no-cache (directives, over repeated fields)."""
+    response = scene.last()
+    assert "no-store" in directives(response, "cache-control"), (
+        f"Cache-Control is {response.headers.get_list('cache-control')!r}"
+    )
+    assert "no-cache" in directives(response, "pragma"), (
+        f"Pragma is {response.headers.get_list('pragma')!r}"
+    )
+
+
+@then(parsers.re(r"the (?P<which>access|refresh) token from the first exchange no longer works"))
+@check
+def first_tokens_dead(scene: Scene, service: Service, which: str) -> None:
+    """Replay revoked the tokens issued from the code (premises: the first exchange gave
+    tokens, and the replay was refused)."""
+    first = scene.history.first_tokens
+    require(first, "the first exchange gave no tokens", see="TOKEN-CODE-EXCHANGE")
+    assert first is not None
+    scene.require_refusal(not issued_tokens(scene.last()), "the replayed code gave tokens")
+    if which == "access":
+        assert service.token_refused(first.access_token), "it still works"
+        return
+    see = refresh_rule(first.client.role)
+    require(first.refresh_token, "the first exchange gave no refresh token", see=see)
+    assert first.refresh_token is not None
+    response = service.refresh(scene.app(), first.refresh_token)
+    assert not issued_tokens(response), "it still yields access tokens"
+
+
+# --- the format of a token answer (2.3): strict -------------------------------------------
+
+
+@then(
+    parsers.re(
+        r"the (?P<which>code exchange|refresh) answered a JSON document"
+        r" with the access token as a string"
+    )
+)
+@check
+def answered_json(scene: Scene, which: str) -> None:
+    """Section 2.3: a JSON document (application/json, UTF-8, no member twice) carrying the
+    access token as a string (premise: the request was granted at all)."""
+    response = _answer(scene, which)
+    require_granted(response, f"the {which}", see=GRANTED_BY[which])
+    read = strict_json(response)
+    assert read.body is not None, f"the {which} answered {read.problem}"
+    token = read.body.get("access_token")
+    assert isinstance(token, str) and token, f"access_token is {token!r}"
+
+
+@then(parsers.re(r"the (?P<which>code exchange|refresh) said the access token lasts 3600 seconds"))
+@check
+def lasts_3600(scene: Scene, which: str) -> None:
+    """expires_in is a JSON integer (2.3 gives its type) and the lifetime 3600 s (2.3, 8).
+
+    Spec 2.3 defines `expires_in` as the access token's lifetime in seconds and gives 3600 as
+    the value. A server that computes it from the stored expiry time, as the real
+    musicbrainz-server does, reports the lifetime left when it writes the answer: 3599 when a
+    second ticks over between storing and answering. That is still a token issued for 3600
+    seconds, so a value a second or two short passes; anything longer than 3600, clearly
+    shorter (7200, 1800), or not a JSON integer ("3600", 3600.0, true) fails. An answer that is
+    not a JSON document has no JSON integer to judge: that is TOKEN-RESPONSE-ACCESS-TOKEN's."""
+    response = _answer(scene, which)
+    require_granted(response, f"the {which}", see=GRANTED_BY[which])
+    read = strict_json(response)
+    what = f"the {which} answered {read.problem}"
+    require(read.body is not None, what, see="TOKEN-RESPONSE-ACCESS-TOKEN")
+    assert read.body is not None
+    value = read.body.get("expires_in")
+    assert type(value) is int, f"expires_in is {value!r}, not an integer"
+    assert 3600 - EXPIRES_IN_SLACK <= value <= 3600, f"expires_in is {value}, not 3600"
+
+
+@then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
+@check
+def answered_200(scene: Scene, which: str) -> None:
+    """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
+    was granted; a premise reads any 2xx as a client library does)."""
+    response = _answer(scene, which)
+    require_granted(response, f"the {which}", see=GRANTED_BY[which])
+    assert response.status_code == 200, f"the {which} answered {response.status_code}"
+
+
+@then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
+@check
+def bearer(scene: Scene, which: str) -> None:
+    """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
+    answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
+    value = answer.fields.get("token_type")
+    assert isinstance(value, str) and value.lower() == "bearer", f"token_type is {value!r}"

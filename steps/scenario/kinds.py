@@ -1,0 +1,81 @@
+"""The two kinds of step: a *premise* sets a scenario up, a *check* states its rule.
+
+A scenario stands for one rule (or a few), and only the step that states that rule may fail
+it. Everything before that point is a premise: a code issued to the installed application, a
+grant to start from, a refresh that yields a token, an access token that still works. A
+premise reads the service's answers as leniently as a real client library would
+(steps/http/readers.py: a token in JSON or form encoding; "works" means the endpoint accepted the
+token, whatever the shape of its answer). When it cannot be established, the scenario "could
+not be checked: <what>, see <the rule that covers it>", never fails: the defect that broke the
+premise is that other rule's business, and its own check fails on it. One defect, one verdict.
+
+A check is strict: it reads the answer as the rule's words demand, and its failure is the
+scenario's verdict. It is made on every variant the rule's words cover (client type, grant
+kind, token delivery, error kind: `variants` in features/rules.toml, held to the scenarios by
+tests/suite/test_variants.py).
+
+Every step definition says which kind it is, `@premise(see=...)` or `@check`, and the features
+keep to it: Given and When steps are premises, Then steps checks (tests/suite/test_step_kinds.py).
+Twins (scenarios with the same premise, steps/run/twins.py) take their premise once: while a twin
+replays it (`REPLAY`), its premise steps are not run.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from steps.outcomes import NotChecked, PremiseFailed
+
+F = TypeVar("F", bound=Callable[..., Any])
+KIND = "step_kind"
+PREMISE, CHECK = "premise", "check"
+#: Who names the rule behind a premise: a rule id, or a function of the step's arguments.
+See = str | Callable[..., str]
+
+
+class Replay:
+    """Whether the running scenario replays a twin's premise (steps/run/twins.py): its premise
+    steps are then not run; the state they led to is restored instead."""
+
+    active = False
+
+
+REPLAY = Replay()
+
+
+def premise(see: See = "") -> Callable[[F], F]:
+    """Mark a step as a premise: an assertion or transport error in it makes the scenario
+    "could not be checked", naming `see` (a NotChecked raised inside keeps its own reason)."""
+
+    def mark(function: F) -> F:
+        @functools.wraps(function)
+        def step(*args: Any, **kwargs: Any) -> Any:
+            if REPLAY.active:
+                return None  # a twin's premise: its product is restored after the last step
+            try:
+                return function(*args, **kwargs)
+            except NotChecked:
+                raise
+            except (AssertionError, httpx.HTTPError) as error:
+                rule = see(**kwargs) if callable(see) else see
+                raise PremiseFailed(str(error) or type(error).__name__, see=rule) from error
+
+        setattr(step, KIND, PREMISE)
+        return step  # type: ignore[return-value]
+
+    return mark
+
+
+def check(function: F) -> F:
+    """Mark a step as the check of its scenario's rule: strict, and its failure is a verdict."""
+    setattr(function, KIND, CHECK)
+    return function
+
+
+def kind_of(function: Callable[..., Any]) -> str:
+    """PREMISE, CHECK, or "" for a step definition that says neither."""
+    return str(getattr(function, KIND, ""))
