@@ -34,6 +34,14 @@ class Limits:
     def to_environment(self) -> None:
         os.environ[ENVIRONMENT_KEY] = json.dumps(asdict(self))
 
+    @property
+    def sweep_interval(self) -> float:
+        """How often deadlines are swept: a quarter of the shortest timeout, a second at most."""
+        shortest = min(
+            self.handshake_timeout, self.header_timeout, self.body_timeout, self.idle_timeout
+        )
+        return min(1.0, shortest / 4)
+
     @classmethod
     def from_environment(cls) -> Limits:
         raw = os.environ.get(ENVIRONMENT_KEY)

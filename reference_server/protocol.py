@@ -84,7 +84,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         False: refused, nothing could be closed to make room (every other one is busy)."""
         self._raw = raw
         self.connections.add(self)
-        members = roster(self.loop, self.connections, _sweep_interval())
+        members = roster(self.loop, self.connections, limits().sweep_interval)
         if members.admit(self, self.limits.max_connections):
             return True
         self.connections.discard(self)
@@ -293,12 +293,3 @@ class LimitedHttpProtocol(HttpToolsProtocol):
             self._start_asgi_task(cycle, app)
         elif self._phase == BUSY:
             self._phase, self.since = IDLE, self.loop.time()
-
-
-def _sweep_interval() -> float:
-    """A quarter of the shortest timeout, a second at most."""
-    found = limits()
-    shortest = min(
-        found.handshake_timeout, found.header_timeout, found.body_timeout, found.idle_timeout
-    )
-    return min(1.0, shortest / 4)

@@ -17,6 +17,7 @@ from pathlib import Path
 from .common import Pinning, group_cpu_seconds, log, median
 from .fixtures import Client, bulk_grants, mint_codes, provision, write_lines
 from .load import Sample, run_wrk
+from .report_format import fmt
 from .servers import PinnedServer
 
 MODES = ("normal", "full")
@@ -113,3 +114,28 @@ def _summary(runs: dict[str, list[Sample]]) -> dict:
             [f.cpu_us / n.cpu_us for n, f in pairs if n.cpu_us and f.cpu_us]
         ),
     }
+
+
+def durability_table(section: dict, lines: list[str]) -> None:
+    """The report's table of normal against full durability."""
+    if not section.get("available"):
+        lines += [f"Durability: not available ({section.get('reason')})", ""]
+        return
+    s = section["settings"]
+    lines += [
+        f"### Token endpoint, --durability normal and full (wrk, {s['connections']} connections,"
+        f" {s['repetitions']} x {s['wrk_duration_s']} s each, in pairs)",
+        "",
+        "| endpoint | normal req/s | full req/s | req/s full/normal | normal CPU us/req"
+        " | full CPU us/req | CPU full/normal | errors |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, row in section["endpoints"].items():
+        normal, full = row["normal"], row["full"]
+        lines.append(
+            f"| {name} | {fmt(normal['rps'], 0)} | {fmt(full['rps'], 0)}"
+            f" | {fmt(row['rps_full_over_normal'])} | {fmt(normal['cpu_us_per_request'], 0)}"
+            f" | {fmt(full['cpu_us_per_request'], 0)} | {fmt(row['cpu_full_over_normal'])}"
+            f" | {normal['errors'] + full['errors']} |"
+        )
+    lines.append("")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from .durability import durability_table
+from .report_format import fmt
+
 # endpoint -> least CPU ratio to the baseline (keep-alive, 1 worker): baseline CPU per
 # request / the endpoint's, the steady figure on a shared machine (issue 10)
 TARGETS = {
@@ -34,16 +37,6 @@ def _manual(suite: dict) -> str:
     if suite.get("manual_prompts") is None or not kinds:
         return f"not measured: {suite.get('manual_reason') or 'the run did not report a count'}"
     return f"{suite['manual_prompts']} (" + ", ".join(f"{k} {v}" for k, v in kinds.items()) + ")"
-
-
-def _fmt(value, digits: int = 2, suffix: str = "") -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value}{suffix}"
-    return f"{value:.{digits}f}{suffix}"
 
 
 def targets(doc: dict) -> list[dict]:
@@ -175,9 +168,9 @@ def _server_table(title: str, tables: dict, lines: list[str]) -> None:
                 line += " n/a | n/a | n/a | n/a | n/a | n/a | n/a |"
                 continue
             line += (
-                f" {_fmt(row['rps'], 0)} | {_fmt(row['ratio'])} | {_fmt(row['p50_ms'], 1)} |"
-                f" {_fmt(row['p99_ms'], 1)} | {row['errors']} |"
-                f" {_fmt(row.get('cpu_us_per_request'), 0)} | {_fmt(row.get('cpu_ratio'))} |"
+                f" {fmt(row['rps'], 0)} | {fmt(row['ratio'])} | {fmt(row['p50_ms'], 1)} |"
+                f" {fmt(row['p99_ms'], 1)} | {row['errors']} |"
+                f" {fmt(row.get('cpu_us_per_request'), 0)} | {fmt(row.get('cpu_ratio'))} |"
             )
         lines.append(line)
     lines.append("")
@@ -229,10 +222,10 @@ def render(doc: dict) -> str:
         for label, row in rows:
             r, c = row["refresh"], row["code_exchange"]
             lines.append(
-                f"| {label} | {_fmt(r['p50_ms'], 2)} | {_fmt(r['p50_ratio_to_smallest'])}"
-                f" | {_fmt(r.get('cpu_ratio_to_smallest'))}"
-                f" | {_fmt(c['p50_ms'], 2)} | {_fmt(c['p50_ratio_to_smallest'])}"
-                f" | {_fmt(c.get('cpu_ratio_to_smallest'))} | {r['errors'] + c['errors']} |"
+                f"| {label} | {fmt(r['p50_ms'], 2)} | {fmt(r['p50_ratio_to_smallest'])}"
+                f" | {fmt(r.get('cpu_ratio_to_smallest'))}"
+                f" | {fmt(c['p50_ms'], 2)} | {fmt(c['p50_ratio_to_smallest'])}"
+                f" | {fmt(c.get('cpu_ratio_to_smallest'))} | {r['errors'] + c['errors']} |"
             )
         lines.append("")
     else:
@@ -245,9 +238,9 @@ def render(doc: dict) -> str:
             "",
             "| wall time s | scenarios | HTTP requests | consent approvals | exit status |",
             "|---:|---:|---:|---:|---:|",
-            f"| {_fmt(suite.get('wall_s'), 1)} | {_fmt(suite.get('scenarios'))} |"
-            f" {_fmt(suite.get('http_requests'))} | {_fmt(suite.get('consent_approvals'))} |"
-            f" {_fmt(suite.get('exit_status'))} |",
+            f"| {fmt(suite.get('wall_s'), 1)} | {fmt(suite.get('scenarios'))} |"
+            f" {fmt(suite.get('http_requests'))} | {fmt(suite.get('consent_approvals'))} |"
+            f" {fmt(suite.get('exit_status'))} |",
             "",
             "Manual prompts per full run (--run-lasting, counted by the run itself): "
             + _manual(suite),
@@ -268,49 +261,24 @@ def render(doc: dict) -> str:
             row = kit.get(key)
             if row:
                 lines.append(
-                    f"| {row['label']} | {_fmt(row.get('median_ms'), 1)} |"
-                    f" {_fmt(row.get('ratio'))} |"
+                    f"| {row['label']} | {fmt(row.get('median_ms'), 1)} | {fmt(row.get('ratio'))} |"
                 )
         login = kit.get("login", {})
         lines += [
             "",
             f"Peak memory of a scripted loopback login: "
-            f"{_fmt(login.get('max_rss_mb'), 1, ' MB')}"
+            f"{fmt(login.get('max_rss_mb'), 1, ' MB')}"
             + (f" ({login['reason']})" if login.get("reason") else ""),
             "",
         ]
     else:
         lines += [f"Kit: not available ({kit.get('reason')})", ""]
 
-    _durability(doc.get("durability", {}), lines)
+    durability_table(doc.get("durability", {}), lines)
     lines += ["### Targets", "", "| target | goal | value | met |", "|---|---|---:|---|"]
     for t in doc.get("targets", []):
         met = {True: "yes", False: "**no**", None: "n/a"}[t["met"]]
-        lines.append(f"| {t['target']} | {t['goal']} | {_fmt(t['value'])} | {met} |")
+        lines.append(f"| {t['target']} | {t['goal']} | {fmt(t['value'])} | {met} |")
     if doc.get("notes"):
         lines += ["", "Notes:"] + [f"- {n}" for n in doc["notes"]]
     return "\n".join(lines)
-
-
-def _durability(section: dict, lines: list[str]) -> None:
-    if not section.get("available"):
-        lines += [f"Durability: not available ({section.get('reason')})", ""]
-        return
-    s = section["settings"]
-    lines += [
-        f"### Token endpoint, --durability normal and full (wrk, {s['connections']} connections,"
-        f" {s['repetitions']} x {s['wrk_duration_s']} s each, in pairs)",
-        "",
-        "| endpoint | normal req/s | full req/s | req/s full/normal | normal CPU us/req"
-        " | full CPU us/req | CPU full/normal | errors |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, row in section["endpoints"].items():
-        normal, full = row["normal"], row["full"]
-        lines.append(
-            f"| {name} | {_fmt(normal['rps'], 0)} | {_fmt(full['rps'], 0)}"
-            f" | {_fmt(row['rps_full_over_normal'])} | {_fmt(normal['cpu_us_per_request'], 0)}"
-            f" | {_fmt(full['cpu_us_per_request'], 0)} | {_fmt(row['cpu_full_over_normal'])}"
-            f" | {normal['errors'] + full['errors']} |"
-        )
-    lines.append("")
