@@ -4,12 +4,6 @@ built-in `metabrainz` consent driver for its React-shell pages."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from steps.profiles.writer import write_profile
+from tests.support.stand_in import running_stand_in
 
 ROOT = Path(__file__).resolve().parents[3]
-START_TIMEOUT = 30.0
 DRIVER = "metabrainz"
 RENAMED = ("tag", "rating", "collection", "submit_isrc", "submit_barcode")
 
@@ -54,30 +48,7 @@ def profile_for(ready: dict[str, Any]) -> dict[str, Any]:
 def foreign_target(work: Path, redesigned: tuple[str, ...] = ()) -> Iterator[ForeignTarget]:
     """The provider on a free loopback port with a fresh SQLite file, until the block ends;
     `redesigned` pages (login, consent, error, applications) come in a shape no driver knows."""
-    data_dir = work / "provider"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = (work / "provider.log").open("ab")
-    command = [sys.executable, "-m", "tests.suite.foreign.app", "--data-dir", str(data_dir)]
-    command += ["--redesigned", ",".join(redesigned)]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
-    log.close()
-    try:
-        ready = _wait_ready(process, data_dir / "ready.json")
+    args = ("--redesigned", ",".join(redesigned))
+    with running_stand_in("tests.suite.foreign.app", work / "provider", *args) as ready:
         path = write_profile(work / "foreign-profile.toml", profile_for(ready))
         yield ForeignTarget(ready["base_url"], path, ready["password"], ready["clients"], ready)
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def _wait_ready(process: subprocess.Popen[bytes], ready: Path) -> dict[str, Any]:
-    deadline = time.monotonic() + START_TIMEOUT
-    while not ready.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the foreign provider did not start (see {ready.parent}.log)")
-        time.sleep(0.05)
-    return json.loads(ready.read_text())
