@@ -22,4 +22,8 @@ rules: framework-free rules and errors (no I/O). domain: the spec's effects on t
 state: what a request handler needs (store, clock, guard). http: reading requests, shared by
 `oauth/` and `web/`. app: routes, and the renderers of `errors` registered once. process:
 TLS, the HTTP limits and the connections. command: worker processes and the command line.
+
+Every rule of features/rules.toml is named once in this package, by its id, beside the line
+that enforces it (an observation, INFO-*, beside the line that makes what it records): search
+the id to find the code (tests/test_rule_thread.py).
 """

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from . import names
 from .redirects import validate_registered_uri
 
-APPLICATION_TYPES = ("confidential", "public")
+APPLICATION_TYPES = ("confidential", "public")  # APP-TYPES: web and installed
 MIN_PASSWORD = 8
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
 

@@ -56,7 +56,7 @@ def routes(test_clock: bool) -> list[Route]:
     table: list[Route] = [
         FixedRoute("/oauth2/token", token, methods=["POST"]),
         FixedRoute("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
-        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),
+        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),  # REVOKE-POST-ONLY
         FixedRoute("/oauth2/authorize", authorize, methods=["GET", "POST"]),
         FixedRoute("/oauth2/oob", out_of_band, methods=["GET"]),
         FixedRoute("/", pages.home, methods=["GET"]),

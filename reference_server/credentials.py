@@ -54,7 +54,8 @@ class TokenKey(NamedTuple):
 
 
 def new_split_token() -> tuple[str, TokenKey]:
-    """A code or token and the key of the row that stores it."""
+    """A code or token and the key of the row that stores it (its length and alphabet are
+    what INFO-TOKEN-FORMAT records)."""
     noise = secrets.token_bytes(TOKEN_BYTES + 3)  # one call to the system's random source
     verifier = noise[:TOKEN_BYTES]
     selector = new_selector(int.from_bytes(noise[TOKEN_BYTES:], "big"))

@@ -42,6 +42,7 @@ def invalid_client(description: str = "client authentication failed") -> OAuthEr
 
 
 def invalid_grant(description: str) -> OAuthError:
+    """TOKEN-ERR-INVALID-GRANT: an unknown, used or foreign code or refresh token."""
     return OAuthError("invalid_grant", description)
 
 

@@ -1,4 +1,5 @@
-"""Proof Key for Code Exchange (RFC 7636)."""
+"""Proof Key for Code Exchange (RFC 7636): supported, as the fuller description has it
+(VERSION-PKCE)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,10 @@ def challenge_problem(challenge: str | None, method: str | None) -> str | None:
             return "code_challenge_method was sent without a code_challenge"
         return None
     method = method or "plain"
-    if method not in METHODS:
+    if method not in METHODS:  # PKCE-BAD-METHOD
         return "code_challenge_method must be 'plain' or 'S256'"
     pattern = _S256 if method == "S256" else _PLAIN
-    if not pattern.fullmatch(challenge):
+    if not pattern.fullmatch(challenge):  # PKCE-CHALLENGE-FORMAT
         return f"the code_challenge is not a valid {method} challenge (RFC 7636 4.2)"
     return None
 

@@ -36,15 +36,17 @@ def is_loopback(uri: str) -> bool:
 
 
 def matches(requested: str, registered: str, public: bool) -> bool:
-    """Does a request's redirect_uri match the application's registered URL?"""
+    """Does a request's redirect_uri match the application's registered URL? As strings
+    (AUTHZ-REDIRECT-URI-BYPASS: no spelling RFC 3986 calls equivalent matches)."""
     if requested == registered:
         return True
     if not public:
         return False
-    if requested == OOB:
+    if requested == OOB:  # DESKTOP-OOB
         return True
     asked, known = _loopback_parts(requested), _loopback_parts(registered)
-    # Only the port may differ: same loopback host literal, path and query exact.
+    # DESKTOP-LOCALHOST-ANY-PORT: only the port may differ; DESKTOP-LOOPBACK-PATH: the same
+    # loopback host literal, path and query exact.
     return asked is not None and known is not None and asked == known
 
 

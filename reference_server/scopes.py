@@ -11,6 +11,7 @@ class Scope:
     description: str
 
 
+#: SCOPE-IDENTIFIERS: the seven scopes of spec 2.4.
 SCOPES: dict[str, Scope] = {
     s.name: s
     for s in (
@@ -32,7 +33,8 @@ class ScopeError(ValueError):
 
 
 def parse_scope(value: str | None) -> frozenset[str]:
-    """Split a space-delimited scope string; names are case-sensitive (RFC 6749 3.3)."""
+    """Split a space-delimited scope string; names are case-sensitive (RFC 6749 3.3:
+    SCOPE-CASE-SENSITIVE)."""
     names = (value or "").split()
     if not names:
         raise ScopeError("no scope was requested")

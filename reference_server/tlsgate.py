@@ -49,7 +49,9 @@ def _context() -> ssl.SSLContext:
 
 
 class TlsGate(asyncio.Protocol):
-    """A TCP connection's first protocol: registers it, then hands it to TLS."""
+    """A TCP connection's first protocol: registers it, then hands it to TLS. Nothing else
+    listens: plain HTTP ends in a failed handshake, unanswered (TRANSPORT-HTTPS-ONLY), and a
+    bearer token sent in it is never read (BEARER-HTTP-IGNORED)."""
 
     def __init__(self, http: LimitedHttpProtocol, context: ssl.SSLContext) -> None:
         self.http = http

@@ -8,10 +8,11 @@ so an import inside a function or under TYPE_CHECKING counts too. The server's o
 inside the package is checked in tests/server/test_layering.py.
 
 The suite has rooms of its own, one sub-package per kind of module, each importing only the
-rooms below it (`STEP_ROOMS`): the HTTP layer knows no scenario, the scenario's objects know no
-step definition, and the run machinery reaches the step definitions only through the registry
-(steps/run/bdd_registry.py names them as strings). `steps/outcomes.py` (why a scenario was not
-checked) is the floor every room stands on.
+rooms below it (`STEP_ROOMS`): the rule catalogue (`rules`) knows no other room, so the
+others may name rules through it (steps/rules/ids.py); the HTTP layer knows no scenario, the
+scenario's objects know no step definition, and the run machinery reaches the step definitions
+only through the registry (steps/run/bdd_registry.py names them as strings).
+`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on.
 
 And the size rule: a file over 300 lines says at the top of its module docstring why
 ("over 300 lines", with the reason).
@@ -48,10 +49,10 @@ STEP_ROOMS: dict[str, tuple[str, ...]] = {
     "outcomes": (),
     "profiles": (),
     "rules": (),
-    "http": ("outcomes",),
+    "http": ("rules", "outcomes"),
     "consent": ("http", "profiles", "outcomes"),
-    "scenario": ("consent", "http", "profiles", "outcomes"),
-    "definitions": ("scenario", "consent", "http", "profiles", "outcomes"),
+    "scenario": ("consent", "http", "profiles", "rules", "outcomes"),
+    "definitions": ("scenario", "consent", "http", "profiles", "rules", "outcomes"),
     "reports": ("rules", "outcomes"),
     "run": _BELOW_RUN,
     "plugin": ("run", *_BELOW_RUN),

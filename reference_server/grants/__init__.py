@@ -13,7 +13,8 @@ ends all of them.
     consent             standing consents and the user's authorized applications
     base                what they share: lifetimes, the token answer, lookups by split key
 
-Each rule is named (its id in features/rules.toml) at the line that enforces it.
+Each rule is named (its id in features/rules.toml) at the line that enforces it, here as in
+the rest of the server.
 """
 
 from .authorization_code import CodeRequest, code_is_pending, exchange_code, issue_code

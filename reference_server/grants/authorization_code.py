@@ -49,7 +49,7 @@ def issue_code(store: Store, now: int, request: CodeRequest) -> str:
             # PKCE-DEFAULT-PLAIN: a challenge without a method is plain
             (request.challenge_method or "plain") if request.challenge else None,
             1 if request.offline else 0,
-            now + CODE_LIFETIME,  # TOKEN-CODE-LIFETIME
+            now + CODE_LIFETIME,
         ),
     )
 
@@ -62,10 +62,10 @@ def code_is_pending(store: Store, now: int, code: str) -> bool:
 def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> TokenSet:
-    """Redeem a code once (TOKEN-CODE-EXCHANGE, TOKEN-CODE-SINGLE-USE)."""
+    """TOKEN-CODE-EXCHANGE: a code redeemed once for a new grant and its tokens."""
     with store.transaction():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
-    # TOKEN-CODE-REPLAY-REVOKES: raised only once the unit is done, so the revocation sticks.
+    # A replayed code's error is raised only once the unit is done: its revocation sticks.
     if isinstance(outcome, OAuthError):
         raise outcome
     return outcome
@@ -77,12 +77,14 @@ def _redeem(
     row = _CODE.find(store, code)
     if row is None or row["application_id"] != app.id:  # TOKEN-CROSS-CLIENT-CODE
         return invalid_grant("the code is unknown or was issued to another client")
-    if row["redeemed_at"] is not None:  # TOKEN-CODE-SINGLE-USE, TOKEN-CODE-REPLAY-REVOKES
-        revoke_grant(store, now, row["grant_id"])
+    if row["redeemed_at"] is not None:  # TOKEN-CODE-SINGLE-USE
+        revoke_grant(store, now, row["grant_id"])  # TOKEN-CODE-REPLAY-REVOKES
         return invalid_grant("the code was used already; the tokens issued for it are revoked")
     if row["expires_at"] <= now:  # TOKEN-CODE-LIFETIME
         return invalid_grant("the code has expired")
-    if row["redirect_uri"] != redirect_uri:  # TOKEN-REDIRECT-URI-SAME
+    # TOKEN-REDIRECT-URI-SAME; TOKEN-REDIRECT-URI-REGISTERED too: the code's own redirect URI
+    # matched the registered one at the authorization endpoint
+    if row["redirect_uri"] != redirect_uri:
         return invalid_grant("redirect_uri differs from the one of the authorization request")
     problem = _pkce_problem(row, verifier)
     if problem is not None:

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from .. import credentials
 from ..storage import Row, Store
 
-CODE_LIFETIME = 600  # TOKEN-CODE-LIFETIME: RFC 6749 4.1.2 recommends at most ten minutes
+CODE_LIFETIME = 600  # RFC 6749 4.1.2 recommends at most ten minutes
 ACCESS_TOKEN_LIFETIME = 3600  # TOKEN-EXPIRES-IN-3600 (spec 8)
 
 
 @dataclass(frozen=True, kw_only=True)
 class TokenSet:
-    """A token answer (spec 2.3); every field named where one is built."""
+    """A token answer (spec 2.3); every field named where one is built. Its JSON has the
+    fields of spec 2.3 and no others (what INFO-TOKEN-EXTRA-FIELDS records of a deployment)."""
 
     access_token: str
     expires_in: int = ACCESS_TOKEN_LIFETIME
@@ -24,8 +25,8 @@ class TokenSet:
 
     def as_json(self) -> dict[str, object]:
         body: dict[str, object] = {
-            "access_token": self.access_token,
-            "token_type": "Bearer",
+            "access_token": self.access_token,  # TOKEN-RESPONSE-ACCESS-TOKEN: a string
+            "token_type": "Bearer",  # TOKEN-TYPE-BEARER, spelt as INFO-TOKEN-TYPE-CASE records
             "expires_in": self.expires_in,
         }
         if self.refresh_token:

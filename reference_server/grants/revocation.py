@@ -17,12 +17,12 @@ _ACCESS = Lookup(
 
 
 def revoke(store: Store, now: int, app: Application, token: str) -> None:
-    """REVOKE-INVALID-TOKEN-200: nothing to say about an unknown token; REVOKE-OTHER-CLIENT:
-    another client's token stays untouched."""
+    """Ends what the token presented ends; an unknown token ends nothing, and another
+    client's token, of either kind, stays untouched (REVOKE-OTHER-CLIENT)."""
     with store.transaction():
         access = _ACCESS.find(store, token)
         if access is not None:
-            if access["application_id"] != app.id:  # REVOKE-OTHER-CLIENT
+            if access["application_id"] != app.id:
                 return
             if access["refresh_hash"] is None:  # REVOKE-ONLINE-WHOLE-GRANT
                 revoke_grant(store, now, access["grant_id"])
@@ -34,7 +34,7 @@ def revoke(store: Store, now: int, app: Application, token: str) -> None:
                 )
             return
         grant = _GRANT.find(store, token)
-        if grant is not None and grant["application_id"] == app.id:  # REVOKE-OTHER-CLIENT
+        if grant is not None and grant["application_id"] == app.id:
             revoke_grant(store, now, grant["id"])  # REVOKE-REFRESH-WHOLE-GRANT
 
 

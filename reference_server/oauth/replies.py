@@ -16,6 +16,7 @@ _encode = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
 ).encode
 
+# TOKEN-NO-STORE (the error answers carry it too: responses.NO_STORE)
 _NO_STORE = ((b"cache-control", b"no-store"), (b"pragma", b"no-cache"))
 
 
@@ -35,7 +36,8 @@ class JSONReply(Response):
 
 
 class EmptyReply(Response):
-    """200 with an empty body and no content type (RFC 7009 2.2: the revocation answer)."""
+    """200 with an empty body and no content type (RFC 7009 2.2: the revocation answer; its
+    headers are what INFO-REVOKE-HEADERS records)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -1,4 +1,5 @@
-"""POST /oauth2/revoke (spec 4.4, RFC 7009) with the effects of spec section 3."""
+"""POST /oauth2/revoke (spec 4.4, RFC 7009; VERSION-REVOCATION) with the effects of spec
+section 3."""
 
 from __future__ import annotations
 
@@ -24,5 +25,6 @@ async def revoke(request: Request) -> Response:
         revocation.revoke(state.store, state.now(), app, token)
 
     await state.store.group_commit(unit)
-    # 200 and an empty body, whether or not the token was valid (RFC 7009 2.2).
+    # REVOKE-EMPTY-200, REVOKE-INVALID-TOKEN-200: 200 and an empty body, whether or not the
+    # token was valid (RFC 7009 2.2).
     return EmptyReply()

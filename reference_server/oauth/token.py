@@ -25,6 +25,8 @@ _plain = re.compile(r"[A-Za-z0-9_-]*").fullmatch
 
 
 def required(params: dict[str, str], name: str) -> str:
+    """TOKEN-REQUIRED-PARAMS, REFRESH-REQUIRED-PARAMS, REVOKE-REQUIRED-PARAMS (client_id and
+    client_secret: `clients.client_credentials`), refused as TOKEN-ERR-INVALID-REQUEST."""
     value = params.get(name)
     if not value:
         raise invalid_request(f"{name} is required")
@@ -32,14 +34,15 @@ def required(params: dict[str, str], name: str) -> str:
 
 
 def check_token_type(params: dict[str, str]) -> None:
-    """Spec 4.2/4.3 and 9: only bearer tokens (the earlier description also had mac)."""
+    """TOKEN-TYPE-PARAM, VERSION-TOKEN-TYPE-BEARER-ONLY (spec 4.2/4.3 and 9): only bearer
+    tokens (the earlier description also had mac)."""
     token_type = params.get("token_type")
     if token_type is not None and token_type.lower() != "bearer":
         raise invalid_request("token_type must be bearer")
 
 
 async def read_parameters(request: Request) -> dict[str, str]:
-    if inbound.has_query(request):
+    if inbound.has_query(request):  # TOKEN-NO-QUERY-PARAMS, REVOKE-NO-QUERY-PARAMS
         raise invalid_request("parameters must be sent in the request body, not in the URL")
     try:
         return await inbound.form_params(request)
@@ -56,7 +59,7 @@ async def token(request: Request) -> Response:
     tokens = await state.store.group_commit(
         lambda: _token_unit(state, source, client, grant_type, params)
     )
-    return JSONReply(token_body(tokens))
+    return JSONReply(token_body(tokens))  # TOKEN-RESPONSE-STATUS-200
 
 
 def _token_unit(
@@ -111,4 +114,5 @@ def _grant(
     if grant_type == "refresh_token":
         presented = required(params, "refresh_token")
         return refresh_token.refresh(state.store, now, app, presented, params.get("scope"))
+    # TOKEN-ERR-UNSUPPORTED-GRANT
     raise OAuthError("unsupported_grant_type", f"grant_type {grant_type!r} is not supported")

@@ -19,12 +19,14 @@ async def _presented_tokens(request: Request) -> list[str]:
     """Every token the request carries, in any of the three ways of spec 4.5."""
     found: list[str] = []
     header = inbound.authorization(request)
+    # USERINFO-HEADER; AUTH-BEARER-ONLY: a token under another scheme is no token
     if header is not None and header[0] == "bearer":
         found.append(header[1].strip())
     try:
         query = inbound.query_params(request)
-        if "access_token" in query:
+        if "access_token" in query:  # USERINFO-QUERY
             found.append(query["access_token"])
+        # USERINFO-POST-BODY, as the fuller description has it (VERSION-USERINFO-POST)
         if request.method == "POST" and inbound.is_form(request):
             body = await inbound.form_params(request)
             if "access_token" in body:
@@ -35,7 +37,8 @@ async def _presented_tokens(request: Request) -> list[str]:
 
 
 def profile(user: User, base_url: str, scope: frozenset[str]) -> dict[str, object]:
-    """The fields of the real service: email ones only under the email scope."""
+    """The fields of the real service (INFO-USERINFO-FIELDS records a deployment's): the
+    user's name (SCOPE-PROFILE-GRANTS-PROFILE); email ones only under the email scope."""
     info: dict[str, object] = {
         "sub": user.name,
         "profile": f"{base_url}/user/{quote(user.name, safe='')}",
@@ -46,7 +49,7 @@ def profile(user: User, base_url: str, scope: frozenset[str]) -> dict[str, objec
     if user.gender:
         info["gender"] = user.gender
     info["zoneinfo"] = user.timezone
-    if "email" in scope and user.email:
+    if "email" in scope and user.email:  # SCOPE-EMAIL-GRANTS-EMAIL, SCOPE-EMAIL-WITHHELD
         info["email"] = user.email
         info["email_verified"] = user.email_verified
     return info
@@ -55,15 +58,15 @@ def profile(user: User, base_url: str, scope: frozenset[str]) -> dict[str, objec
 async def userinfo(request: Request) -> Response:
     state = inbound.server(request)
     tokens = await _presented_tokens(request)
-    if len(tokens) > 1:
+    if len(tokens) > 1:  # USERINFO-ERR-MULTIPLE-METHODS
         raise BearerError(400, "invalid_request", "send the access token one way only")
     if not tokens:
-        raise BearerError(401)
+        raise BearerError(401)  # USERINFO-ERR-NO-TOKEN
     found = access_grant_and_user(state.store, state.now(), tokens[0])
     if found is None:
         raise BearerError(401, "invalid_token", "the access token is unknown, revoked or expired")
     grant, user = found
-    if "profile" not in grant.scope:
+    if "profile" not in grant.scope:  # SCOPE-PROFILE-WITHHELD, USERINFO-ERR-INSUFFICIENT-SCOPE
         raise BearerError(403, "insufficient_scope", "this needs the profile scope", "profile")
     if user is None:
         raise BearerError(401, "invalid_token", "the token's user no longer exists")

@@ -50,7 +50,8 @@ class AuthorizationRequest:
         return not self.application.is_public
 
     def refuse(self, error: str, description: str) -> RedirectError:
-        """An error for the application, at its redirect URI."""
+        """An error for the application, at its redirect URI, with the state
+        (AUTHZ-STATE-ON-ERROR)."""
         return RedirectError(error, description, self.redirect_uri, self.state)
 
 
@@ -86,12 +87,12 @@ def identify(state: ServerState, request: Request) -> AuthorizationRequest:
             "The request does not say which application is asking (no client_id).", title=_TITLE
         )
     app = application_by_client_id(state.store, client_id)
-    if app is None:
+    if app is None:  # AUTHZ-ERR-BAD-CLIENT
         raise PageError("No application is registered with this client_id.", title=_TITLE)
     redirect_uri = params.get("redirect_uri")
     if not redirect_uri:
         raise PageError("The request has no redirect_uri.", title=_TITLE)
-    if not matches(redirect_uri, app.redirect_uri, app.is_public):
+    if not matches(redirect_uri, app.redirect_uri, app.is_public):  # AUTHZ-ERR-BAD-REDIRECT
         raise PageError(
             "The redirect_uri does not match the application's registered URL.", title=_TITLE
         )
@@ -105,18 +106,18 @@ def validate(request: AuthorizationRequest) -> frozenset[str]:
         names = ", ".join(sorted(request.duplicates))
         raise request.refuse("invalid_request", f"parameters repeated: {names}")
     response_type = params.get("response_type")
-    if not response_type:
+    if not response_type:  # AUTHZ-REQUIRED-PARAMS (and scope: `scopes.parse_scope`)
         raise request.refuse("invalid_request", "response_type is required")
-    if response_type != "code":
+    if response_type != "code":  # AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE
         raise request.refuse("unsupported_response_type", "only response_type=code is supported")
     try:
         requested = scopes.parse_scope(params.get("scope"))
-    except scopes.ScopeError as error:
+    except scopes.ScopeError as error:  # AUTHZ-ERR-INVALID-SCOPE
         raise request.refuse("invalid_scope", str(error)) from None
     problem = pkce.challenge_problem(
         params.get("code_challenge"), params.get("code_challenge_method")
     )
-    if problem:
+    if problem:  # AUTHZ-ERR-INVALID-REQUEST
         raise request.refuse("invalid_request", problem)
     for name, allowed in _CHOICES.items():
         if name in params and params[name] not in allowed:
@@ -126,7 +127,7 @@ def validate(request: AuthorizationRequest) -> frozenset[str]:
 
 def _redirect(request: AuthorizationRequest, values: dict[str, str]) -> Response:
     if request.state is not None:
-        values["state"] = request.state
+        values["state"] = request.state  # AUTHZ-STATE-ECHO
     if request.redirect_uri == OOB:
         return RedirectResponse("/oauth2/oob?" + urlencode(values), status_code=302)
     return RedirectResponse(with_params(request.redirect_uri, values), status_code=302)
@@ -148,6 +149,8 @@ def _issue(
             offline=offline,
         ),
     )
+    # AUTHZ-RESPONSE-TYPE-CODE: an approved request leads to a code, sent in the query of the
+    # redirect to its redirect URI (CODE-IN-REDIRECT)
     return _redirect(request, {"code": code})
 
 
@@ -177,7 +180,7 @@ async def authorize(request: Request) -> Response:
     scope = scopes.canonical(requested)
     if request.method == "POST":
         return await _decide(state, request, authz, session, scope)
-    auto = authz.params.get("approval_prompt", "auto") == "auto"
+    auto = authz.params.get("approval_prompt", "auto") == "auto"  # AUTHZ-APPROVAL-FORCE
     if (
         authz.web
         and auto
@@ -185,7 +188,7 @@ async def authorize(request: Request) -> Response:
     ):
         # Consent given before for exactly this scope set: no page, and no refresh token.
         return _issue(state, authz, session.user, scope, offline=False)
-    return _consent_page(state, request, authz, session, requested)
+    return _consent_page(state, request, authz, session, requested)  # AUTH-USER-CONSENT
 
 
 async def _decide(
@@ -208,7 +211,7 @@ async def _decide(
         )
     assert session.user is not None
     decision = form.get("decision")
-    if decision == "deny":
+    if decision == "deny":  # AUTHZ-ERR-ACCESS-DENIED
         raise authz.refuse("access_denied", "the user refused the request")
     if decision != "approve":
         raise PageError("Choose to allow or to deny the application.")
@@ -238,7 +241,7 @@ def _consent_page(
 
 
 async def out_of_band(request: Request) -> Response:
-    """The page that shows an out-of-band code for the user to copy (spec 2.2).
+    """The page that shows an out-of-band code for the user to copy (spec 2.2: CODE-OOB-SHOWN).
 
     Only a code this server issued, unused and unexpired, is shown: the page is on the
     service's own origin, and arbitrary text from the query would let anyone put words in its

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SECURITY_HEADERS = [
-    (b"x-frame-options", b"DENY"),
+    (b"x-frame-options", b"DENY"),  # AUTHZ-FRAMING, with frame-ancestors below
     (
         b"content-security-policy",
         b"default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; "

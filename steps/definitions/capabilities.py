@@ -14,14 +14,14 @@ from steps.scenario.kinds import check
 
 
 @then("the deployment offers out-of-band delivery")
-@check
+@check()
 def offers_oob(profile: TargetProfile) -> None:
     """Spec 4.1, 2.2: installed applications may use urn:ietf:wg:oauth:2.0:oob."""
     assert profile.capabilities.oob, "the profile declares no out-of-band support"
 
 
 @then("the deployment names every scope as the spec does")
-@check
+@check()
 def spec_scope_names(profile: TargetProfile) -> None:
     """Spec 2.4: scope identifiers are given exactly."""
     renamed = profile.renamed_scopes()

@@ -3,11 +3,11 @@ authorization, consent, PKCE, desktop, scopes). A visit hands the code it brough
 steps after it as the fixture `code` (None when it brought none).
 
 The checks read the redirect strictly where their rule speaks of it (the `code` query
-parameter, `state` and `error` each once, the request's redirect URI). Where a check finds no
-answer of the kind its rule is about (no code at all, no error redirect), it asks whether the
-request's own variation is to blame: a control request without it (the plain request of the
-same application) that does lead to a code makes the failure this rule's; when the control
-fails too, the scenario could not be checked, naming the rule that covers the plain request.
+parameter, `state` and `error` each once, the request's redirect URI). A check that finds no
+answer of its rule's kind (no code, no error redirect) asks whether the request's variation
+is to blame: when a control request without it (the application's plain request) leads to a
+code the failure is this rule's; else the scenario could not be checked, naming the rule of
+the plain request.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from steps.consent import ServicePage
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.readers import LENIENCIES, lenient_note
 from steps.outcomes import NotChecked, PremiseFailed
+from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, visit
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.kinds import check, premise
@@ -33,10 +34,10 @@ from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
 FIRST_APPROVAL_TRIES = 5
 #: The rule that says each kind of authorization error is redirected to the application.
 ERROR_REDIRECT_RULES = {
-    "access_denied": "AUTHZ-ERR-ACCESS-DENIED",
-    "invalid_scope": "AUTHZ-ERR-INVALID-SCOPE",
-    "unsupported_response_type": "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
-    "invalid_request": "AUTHZ-ERR-INVALID-REQUEST",
+    "access_denied": RULE.AUTHZ_ERR_ACCESS_DENIED,
+    "invalid_scope": RULE.AUTHZ_ERR_INVALID_SCOPE,
+    "unsupported_response_type": RULE.AUTHZ_ERR_UNSUPPORTED_RESPONSE_TYPE,
+    "invalid_request": RULE.AUTHZ_ERR_INVALID_REQUEST,
 }
 
 
@@ -68,7 +69,7 @@ def user_acts(
 
 @visits_consent(Visits.EACH)
 @step("the user approves the request on the consent page", target_fixture="code")
-@premise(see="TOKEN-REFRESH-OFFLINE")
+@premise(see=RULE.TOKEN_REFRESH_OFFLINE)
 def user_approves_on_consent_page(
     scene: Scene, target: Target, auth_request: AuthRequest
 ) -> IssuedCode | None:
@@ -106,18 +107,17 @@ def _has_code(outcome: Outcome | None) -> bool:
 
 
 def _blame(target: Target, request: AuthRequest, failure: str, rules: tuple[str, ...]) -> None:
-    """Fail with `failure`, or, when control requests put it on another rule, could not be
-    checked (steps/scenario/controls.py)."""
+    """Fail, or could not be checked when control requests blame another rule (controls.py)."""
     blame(code_owner(target, request), rules, failure)
 
 
 @then("the application receives an authorization code")
-@check
+@check("AUTHZ-RESPONSE-TYPE-CODE", "DESKTOP-LOCALHOST-ANY-PORT", "SCOPE-IDENTIFIERS")
 def receives_code(
     scene: Scene, target: Target, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
 ) -> None:
     """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
-    it rides is CODE-IN-REDIRECT's check)."""
+    it rides is RULE.CODE_IN_REDIRECT's check)."""
     outcome = scene.outcome
     if not _has_code(outcome):
         failure = f"no code: the browser ended on {outcome}"
@@ -127,7 +127,7 @@ def receives_code(
 
 
 @then("the code comes in the query of the redirect to the redirect URI")
-@check
+@check("CODE-IN-REDIRECT")
 def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
     """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
     to redirect_uri; a code in the fragment never reaches the application's server."""
@@ -142,7 +142,7 @@ def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
 
 
 @then("the user is shown an authorization code to copy")
-@check
+@check("CODE-OOB-SHOWN")
 def shown_code(scene: Scene) -> None:
     """Out of band: the service shows the code instead of redirecting."""
     redirect = scene.redirect()
@@ -154,7 +154,7 @@ def shown_code(scene: Scene) -> None:
 
 def _state_of(redirect: RedirectResult, target: Target) -> str | None:
     """The state as the application reads it: once, in the query; from the fragment only
-    where the code came there too (noted: CODE-IN-REDIRECT fails on that delivery)."""
+    where the code came there too (noted: RULE.CODE_IN_REDIRECT fails on that delivery)."""
     assert "state" not in redirect.repeated, "the query gives `state` more than once"
     if redirect.fragment_code:
         what = "a code only in the redirect's fragment"
@@ -164,7 +164,7 @@ def _state_of(redirect: RedirectResult, target: Target) -> str | None:
 
 
 @then(parsers.parse('the redirect carries the state "{state}"'))
-@check
+@check("AUTHZ-STATE-ECHO")
 def carries_state(
     scene: Scene,
     target: Target,
@@ -186,7 +186,12 @@ def carries_state(
 
 
 @then(parsers.parse('the application receives the error "{error}"'))
-@check
+@check(
+    "AUTHZ-ERR-ACCESS-DENIED",
+    "AUTHZ-ERR-INVALID-REQUEST",
+    "AUTHZ-ERR-INVALID-SCOPE",
+    "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
+)
 def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
     """An error redirect to the application: `error` once in the query, and no code."""
     redirect = scene.redirect()
@@ -197,7 +202,7 @@ def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
 
 
 @then(parsers.parse('the request is refused as "{error}"'))
-@check
+@check("PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE")
 def refused_as(scene: Scene, error: str) -> None:
     """Refused with that error, by an error redirect or on the service's own page: how the
     error reaches the user is the business of the rules about error delivery (7.1), not of
@@ -214,7 +219,7 @@ def refused_as(scene: Scene, error: str) -> None:
 
 
 @then(parsers.parse('the error redirect carries the state "{state}"'))
-@check
+@check("AUTHZ-STATE-ON-ERROR")
 def error_carries_state(
     scene: Scene, target: Target, auth_request: AuthRequest, state: str
 ) -> None:
@@ -223,11 +228,8 @@ def error_carries_state(
     there is no state to check (the rule about redirecting that kind of error judges it)."""
     for outcome in _sampled(scene, target, auth_request):
         if not (isinstance(outcome, RedirectResult) and outcome.error):
-            kind = expected_error(auth_request, scene.act)
-            raise PremiseFailed(
-                f"no error redirect to check the state of: {outcome}",
-                see=ERROR_REDIRECT_RULES[kind],
-            )
+            see = ERROR_REDIRECT_RULES[expected_error(auth_request, scene.act)]
+            raise PremiseFailed(f"no error redirect to check the state of: {outcome}", see=see)
         found = _state_of(outcome, target)
         assert found == state, (
             f"state came back as {found!r} with error={outcome.error!r}, sent {state!r}"
@@ -247,8 +249,7 @@ def expected_error(request: AuthRequest, act: str) -> str:
 
 
 def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
-    """The visit's outcome and further samples of it (noted for the report); lazily, so a
-    failing sample ends the check."""
+    """The visit's outcome and further samples (noted), lazily: a failing sample ends the check."""
     count = sample_count(target.driver.visits_are_cheap)
     target.http.note(sampling_note(count))
     assert scene.outcome is not None and scene.revisit is not None, "no visit to sample"
@@ -257,7 +258,12 @@ def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Out
 
 
 @then("the service shows an error page without sending the user back")
-@check
+@check(
+    "AUTHZ-ERR-BAD-CLIENT",
+    "AUTHZ-ERR-BAD-REDIRECT",
+    "AUTHZ-REDIRECT-URI-BYPASS",
+    "DESKTOP-LOOPBACK-PATH",
+)
 def error_page(scene: Scene) -> None:
     """No redirect at all: the service cannot trust the redirect URI."""
     outcome = scene.outcome
@@ -267,14 +273,14 @@ def error_page(scene: Scene) -> None:
 
 
 @then("no authorization code is issued")
-@check
+@check("AUTHZ-REQUIRED-PARAMS", "AUTH-USER-CONSENT")
 def no_code(scene: Scene) -> None:
     """Whatever happened, no code came out (in the query or the fragment)."""
     assert not _has_code(scene.outcome), "a code was issued"
 
 
 @then("the consent page is shown")
-@check
+@check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE")
 def consent_shown(scene: Scene) -> None:
     """The user is asked."""
     outcome = scene.outcome
@@ -284,7 +290,7 @@ def consent_shown(scene: Scene) -> None:
 
 
 @then("the consent page is not shown")
-@check
+@check("AUTHZ-APPROVAL-AUTO")
 def consent_not_shown(scene: Scene) -> None:
     """The user is not asked again."""
     outcome = scene.outcome

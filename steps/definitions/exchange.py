@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from pytest_bdd import parsers, when
 
 from steps.http.readers import issued_tokens, require_granted
+from steps.rules.ids import RULE
 from steps.scenario.authorization import exchange_rule
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import new_verifier
@@ -35,10 +36,10 @@ PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code v
 def exchanges_the_code(
     scene: Scene, target: Target, code: IssuedCode | None, again: str | None
 ) -> None:
-    """The plain exchange; a second one replays the code (TOKEN-CODE-SINGLE-USE refuses it)."""
+    """The plain exchange; a second one replays the code (RULE.TOKEN_CODE_SINGLE_USE refuses it)."""
     exchange(scene, target, code)
     if again:
-        scene.refusal_rule = "TOKEN-CODE-SINGLE-USE"
+        scene.refusal_rule = RULE.TOKEN_CODE_SINGLE_USE
 
 
 @when("the application exchanges the code for tokens")
@@ -70,7 +71,7 @@ def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None,
     """Client authentication fails, also for a secret that shares all but its end."""
     secret = wrong_secret(code_to_exchange(scene, code).client, how)
     exchange(scene, target, code, client_secret=secret)
-    scene.refusal_rule = "AUTH-TOKEN-CLIENT-SECRET"
+    scene.refusal_rule = RULE.AUTH_TOKEN_CLIENT_SECRET
 
 
 @when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
@@ -195,7 +196,7 @@ def exchange_no_code(scene: Scene, target: Target) -> None:
     """A request missing a required parameter."""
     client = scene.app()
     scene.keep(target.service.exchange(client, "", client.redirect_uri, {"code": None}))
-    scene.refusal_rule = "TOKEN-REQUIRED-PARAMS"
+    scene.refusal_rule = RULE.TOKEN_REQUIRED_PARAMS
 
 
 @when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))

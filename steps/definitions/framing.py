@@ -13,6 +13,7 @@ from steps.consent.base import redirect_target
 from steps.http.layer import HttpLayer
 from steps.outcomes import require
 from steps.profiles.profile import TargetProfile
+from steps.rules.ids import RULE
 from steps.scenario.kinds import check
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
@@ -47,25 +48,26 @@ def framing_headers(headers: dict[str, str]) -> dict[str, str]:
 
 
 @then("the consent page forbids framing")
-@check
+@check("AUTHZ-FRAMING")
 def consent_page_unframeable(scene: Scene, driver: ConsentDriver) -> None:
     """Clickjacking protection on the page where the user decides."""
     if not driver.observes_pages:
         pytest.skip(f"the {driver.name} driver cannot read page headers")
     outcome = scene.outcome
     shown = isinstance(outcome, ServicePage) and outcome.consent
-    require(shown, f"no consent page to judge: {outcome}", see="AUTHZ-APPROVAL-FORCE")
+    require(shown, f"no consent page to judge: {outcome}", see=RULE.AUTHZ_APPROVAL_FORCE)
     assert isinstance(outcome, ServicePage)
     headers = dict(outcome.headers)
     assert forbids_framing(headers), f"framing allowed: {framing_headers(headers)}"
 
 
 @then("the page a logged-out user sees forbids framing")
-@check
+@check()
 def landing_page_unframeable(
     auth_request: AuthRequest, service: Service, http: HttpLayer, profile: TargetProfile
 ) -> None:
-    """The first page of the flow (usually the login page) without a session."""
+    """The first page of the flow (usually the login page) without a session: the other half
+    of RULE.AUTHZ_FRAMING's check (`consent_page_unframeable`)."""
     url = service.authorize_url(auth_request.params)
     for _ in range(MAX_REDIRECTS):
         response = http.request("GET", url)

@@ -17,7 +17,7 @@ def _grant(scene: Scene) -> dict[str, object]:
 
 
 @then("the length and alphabet of its code and tokens are recorded")
-@check
+@check("INFO-TOKEN-FORMAT")
 def token_formats(scene: Scene, observations: Observations) -> None:
     """Formats of the grant's code and tokens."""
     assert scene.tokens is not None
@@ -28,7 +28,7 @@ def token_formats(scene: Scene, observations: Observations) -> None:
 
 
 @then("the spelling of its token type is recorded")
-@check
+@check("INFO-TOKEN-TYPE-CASE")
 def token_type_case(scene: Scene, observations: Observations) -> None:
     """token_type exactly as sent."""
     value = _grant(scene).get("token_type")
@@ -37,7 +37,7 @@ def token_type_case(scene: Scene, observations: Observations) -> None:
 
 
 @then("the fields of its token response beyond the spec's are recorded")
-@check
+@check("INFO-TOKEN-EXTRA-FIELDS")
 def extra_fields(scene: Scene, observations: Observations) -> None:
     """Fields such as scope."""
     observations.record(
@@ -46,7 +46,7 @@ def extra_fields(scene: Scene, observations: Observations) -> None:
 
 
 @then("the fields of the user information are recorded")
-@check
+@check("INFO-USERINFO-FIELDS")
 def userinfo_fields(scene: Scene, observations: Observations) -> None:
     """Names (not values: they are the user's data) of the user information fields."""
     body = json_body(scene.last())
@@ -55,7 +55,7 @@ def userinfo_fields(scene: Scene, observations: Observations) -> None:
 
 
 @then("the headers of the revocation response are recorded")
-@check
+@check("INFO-REVOKE-HEADERS")
 def revoke_headers(scene: Scene, observations: Observations) -> None:
     """Content-Type and Content-Length of the empty revocation response."""
     headers = scene.last().headers

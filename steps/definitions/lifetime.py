@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, when
 
+from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import premise
 from steps.scenario.scene import Scene
@@ -16,7 +17,7 @@ ACCESS_TOKEN_LIFETIME = 3600
 @premise()
 def time_passes(clock: Clock, scene: Scene, seconds: str) -> None:
     """Move the test clock, or wait for real (only with --run-slow). Past the access token's
-    lifetime, LIFETIME-ACCESS-EXPIRES requires it to be refused."""
+    lifetime, RULE.LIFETIME_ACCESS_EXPIRES requires it to be refused."""
     clock.advance(int(seconds))
     if int(seconds) > ACCESS_TOKEN_LIFETIME:
-        scene.refusal_rule = "LIFETIME-ACCESS-EXPIRES"
+        scene.refusal_rule = RULE.LIFETIME_ACCESS_EXPIRES

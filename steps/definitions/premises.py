@@ -39,16 +39,17 @@ def other_application(profile: TargetProfile) -> RegisteredApp:
 
 
 @then("the two applications have different Client IDs")
-@check
+@check("APP-CLIENT-ID-UNIQUE")
 def different_client_ids(scene: Scene, other_client: RegisteredApp) -> None:
     """Client IDs identify applications."""
     assert scene.app().client_id != other_client.client_id
 
 
 @then("every registered application has a Client ID of its own")
-@check
+@check()
 def unique_client_ids(profile: TargetProfile) -> None:
-    """Spec 2.1: unique, whatever the application type."""
+    """Spec 2.1: unique, whatever the application type (RULE.APP_CLIENT_ID_UNIQUE, with
+    `different_client_ids`)."""
     ids = [client.client_id for client in profile.clients.values()]
     assert len(set(ids)) == len(ids), f"{len(ids)} applications share {len(set(ids))} Client IDs"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, when
 
 from steps.http.readers import require_granted
+from steps.rules.ids import RULE
 from steps.scenario.kinds import premise
 from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRETS, wrong_secret
 from steps.scenario.scene import Scene
@@ -20,11 +21,11 @@ def refreshes(scene: Scene, target: Target) -> None:
 
 
 @given("the application has refreshed the access token")
-@premise(see="REFRESH-NEW-ACCESS-TOKEN")
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
 def has_refreshed(scene: Scene, target: Target) -> None:
     """A refresh that must have been granted for the scenario to go on (read leniently)."""
     refresh(scene, target, refresh_token(scene))
-    require_granted(scene.last(), "the refresh", see="REFRESH-NEW-ACCESS-TOKEN")
+    require_granted(scene.last(), "the refresh", see=RULE.REFRESH_NEW_ACCESS_TOKEN)
 
 
 @when("the application refreshes the access token again with the refresh token it sent first")
@@ -67,7 +68,7 @@ def refresh_by_other(scene: Scene, target: Target) -> None:
     """A refresh token stolen by another registered application."""
     other = target.profile.client("other_web")
     scene.keep(target.service.refresh(other, refresh_token(scene)))
-    scene.refusal_rule = "REFRESH-CROSS-CLIENT"
+    scene.refusal_rule = RULE.REFRESH_CROSS_CLIENT
 
 
 @when("the application refreshes with a refresh token the service never issued")

@@ -12,6 +12,7 @@ from steps.consent.base import DriverError, UnrecognisedPage
 from steps.http.readers import granted, issued_tokens
 from steps.outcomes import NotChecked, require
 from steps.profiles.profile import TargetProfile
+from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
@@ -81,7 +82,7 @@ def revoke(
 
 
 @given(parsers.re(r"the application has revoked the (?P<which>access|refresh) token"))
-@premise(see="REVOKE-EMPTY-200")
+@premise(see=RULE.REVOKE_EMPTY_200)
 def has_revoked(
     scene: Scene,
     service: Service,
@@ -90,17 +91,17 @@ def has_revoked(
     which: str,
 ) -> None:
     """A revocation the service must have accepted (any 2xx: its exact answer is
-    REVOKE-EMPTY-200's business) for the scenario to go on. The spec rule that then requires
+    RULE.REVOKE_EMPTY_200's business) for the scenario to go on. The spec rule that then requires
     the revoked token to be refused is noted for the checks of the refusal's shape."""
     revoke(scene, service, observations, revocations, which)
     response = scene.last()
     assert response.is_success, f"the revocation answered {response.status_code}"
     if which == "refresh":
-        scene.refusal_rule = "REVOKE-REFRESH-WHOLE-GRANT"
+        scene.refusal_rule = RULE.REVOKE_REFRESH_WHOLE_GRANT
     elif scene.grant().refresh_token:
-        scene.refusal_rule = "REVOKE-ACCESS-KEEPS-REFRESH"  # that access token is revoked
+        scene.refusal_rule = RULE.REVOKE_ACCESS_KEEPS_REFRESH  # that access token is revoked
     else:
-        scene.refusal_rule = "REVOKE-ONLINE-WHOLE-GRANT"
+        scene.refusal_rule = RULE.REVOKE_ONLINE_WHOLE_GRANT
 
 
 @when("the application revokes a token the service never issued")
@@ -131,7 +132,7 @@ def revoke_wrong_secret(scene: Scene, service: Service) -> None:
     """Client authentication fails."""
     token = _token(scene, "refresh")
     scene.keep(service.revoke(scene.app(), token, overrides={"client_secret": WRONG_SECRET}))
-    scene.refusal_rule = "AUTH-REVOKE-CLIENT-SECRET"
+    scene.refusal_rule = RULE.AUTH_REVOKE_CLIENT_SECRET
 
 
 @when("another web application revokes the refresh token with its own credentials")
@@ -186,7 +187,7 @@ def revoke_manually(
 
 
 @then("the service offers token revocation")
-@check
+@check("VERSION-REVOCATION")
 def revocation_offered(scene: Scene) -> None:
     """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
     status = scene.last().status_code
@@ -194,7 +195,7 @@ def revocation_offered(scene: Scene) -> None:
 
 
 @then("the revocation is answered 200 with an empty body")
-@check
+@check("REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200")
 def revoked_200_empty(scene: Scene) -> None:
     """Section 4.4: 200, empty body."""
     response = scene.last()
@@ -203,7 +204,12 @@ def revoked_200_empty(scene: Scene) -> None:
 
 
 @then("the revocation is not answered with success")
-@check
+@check(
+    "AUTH-REVOKE-CLIENT-SECRET",
+    "REVOKE-NO-QUERY-PARAMS",
+    "REVOKE-POST-ONLY",
+    "REVOKE-REQUIRED-PARAMS",
+)
 def revoke_refused(scene: Scene) -> None:
     """Anything but a 2xx."""
     response = scene.last()
@@ -211,7 +217,7 @@ def revoke_refused(scene: Scene) -> None:
 
 
 @then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
-@check
+@check("LIFETIME-ACCESS-EXPIRES")
 def access_token_state(scene: Scene, service: Service, still: str) -> None:
     """Whether the service still accepts the grant's access token (any 2xx: what it returns
     is the USERINFO-* rules' business), or no longer gives the user's data for it."""
@@ -223,7 +229,7 @@ def access_token_state(scene: Scene, service: Service, still: str) -> None:
 
 
 @then("the refresh token no longer works")
-@check
+@check("REVOKE-MANUAL", "REVOKE-REFRESH-WHOLE-GRANT")
 def refresh_dead(
     scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
 ) -> None:
@@ -237,7 +243,7 @@ def refresh_dead(
 
 
 @then("no refresh token of the grant works either")
-@check
+@check("REVOKE-ONLINE-WHOLE-GRANT")
 def no_refresh_left(scene: Scene, service: Service) -> None:
     """An online grant has no refresh token; one a non-conforming service handed out anyway
     must have gone with the whole grant."""
@@ -251,10 +257,10 @@ def no_refresh_left(scene: Scene, service: Service) -> None:
 
 
 @then("the refresh token still yields new access tokens")
-@check
+@check("LIFETIME-REFRESH-PERSISTS", "REVOKE-ACCESS-KEEPS-REFRESH", "REVOKE-OTHER-CLIENT")
 def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
     """A refresh with the token is granted (read as a client reads it: its format is
-    TOKEN-RESPONSE-ACCESS-TOKEN's business)."""
+    RULE.TOKEN_RESPONSE_ACCESS_TOKEN's business)."""
     response = service.refresh(scene.app(), _token(scene, "refresh"))
     answer = granted(response)
     assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"

@@ -16,6 +16,7 @@ from steps.http.readers import (
     strict_json,
 )
 from steps.outcomes import require
+from steps.rules.ids import RULE
 from steps.scenario.controls import blame, exchange_owner
 from steps.scenario.kinds import check
 from steps.scenario.scene import Scene
@@ -26,7 +27,7 @@ from steps.scenario.token import refresh_rule
 #: Seconds by which a correct expires_in may fall short of 3600 (see `lasts_3600`).
 EXPIRES_IN_SLACK = 2
 #: The rule whose check says that each kind of token request is granted.
-GRANTED_BY = {"code exchange": "TOKEN-CODE-EXCHANGE", "refresh": "REFRESH-NEW-ACCESS-TOKEN"}
+GRANTED_BY = {"code exchange": RULE.TOKEN_CODE_EXCHANGE, "refresh": RULE.REFRESH_NEW_ACCESS_TOKEN}
 
 
 def _granted(response: httpx.Response) -> TokenAnswer:
@@ -46,9 +47,17 @@ def _answer(scene: Scene, which: str) -> httpx.Response:
 
 
 @then("the application receives an access token")
-@check
+@check(
+    "APP-TYPES",
+    "DESKTOP-OOB",
+    "PKCE-DEFAULT-PLAIN",
+    "PKCE-OPTIONAL",
+    "PKCE-PLAIN",
+    "PKCE-S256",
+    "TOKEN-CODE-EXCHANGE",
+)
 def receives_access_token(scene: Scene, target: Target, scenario_rules: tuple[str, ...]) -> None:
-    """The exchange was granted (the answer's format is TOKEN-RESPONSE-ACCESS-TOKEN's). When it
+    """The exchange was granted (the answer's format is RULE.TOKEN_RESPONSE_ACCESS_TOKEN's). When it
     was not, control flows decide whose failure that is (steps/scenario/controls.py)."""
     response = scene.last()
     if granted(response) is None:
@@ -58,7 +67,7 @@ def receives_access_token(scene: Scene, target: Target, scenario_rules: tuple[st
 
 
 @then("the application receives a new access token")
-@check
+@check("REFRESH-NEW-ACCESS-TOKEN", "REFRESH-TOKEN-STAYS-VALID")
 def receives_new_access_token(scene: Scene) -> None:
     """A granted refresh with an access token other than the previous ones."""
     answer = _granted(scene.last())
@@ -66,19 +75,20 @@ def receives_new_access_token(scene: Scene) -> None:
 
 
 @then(parsers.re(r"the (?:new )?access token is accepted by the service"))
-@check
+@check()
 def token_accepted(scene: Scene, service: Service) -> None:
     """The user information endpoint accepts the token (whatever the shape of its answer:
-    what it returns is the USERINFO-* rules' business)."""
+    what it returns is the USERINFO-* rules' business): the end of the checks of
+    `receives_access_token` and `receives_new_access_token`."""
     response = service.userinfo(scene.grant().access_token)
     assert response.is_success, f"the user information endpoint answered {response.status_code}"
 
 
 @then(parsers.re(r"the response carries (?:a|(?P<no>no)) refresh token"))
-@check
+@check("TOKEN-NO-REFRESH-ONLINE", "TOKEN-REFRESH-INSTALLED", "TOKEN-REFRESH-OFFLINE")
 def has_refresh_token(scene: Scene, no: str | None) -> None:
     """refresh_token present (or absent) in a granted answer."""
-    answer = require_granted(scene.last(), "the code exchange", see="TOKEN-CODE-EXCHANGE")
+    answer = require_granted(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
     if no:
         assert not answer.fields.get("refresh_token"), "a refresh token was issued"
     else:
@@ -86,7 +96,7 @@ def has_refresh_token(scene: Scene, no: str | None) -> None:
 
 
 @then("the response carries the same refresh token")
-@check
+@check("REFRESH-SAME-TOKEN")
 def same_refresh_token(scene: Scene) -> None:
     """The refresh response returns the refresh token that was sent."""
     answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
@@ -100,7 +110,24 @@ def same_refresh_token(scene: Scene) -> None:
 
 
 @then(parsers.re(r"the (?:exchange|refresh) is refused"))
-@check
+@check(
+    "AUTH-TOKEN-CLIENT-SECRET",
+    "PKCE-DOWNGRADE",
+    "PKCE-VERIFIER-MISMATCH",
+    "PKCE-VERIFIER-MISSING",
+    "REFRESH-CROSS-CLIENT",
+    "REFRESH-REQUIRED-PARAMS",
+    "TOKEN-CODE-LIFETIME",
+    "TOKEN-CODE-SINGLE-USE",
+    "TOKEN-CROSS-CLIENT-CODE",
+    "TOKEN-NO-QUERY-PARAMS",
+    "TOKEN-REDIRECT-URI-REGISTERED",
+    "TOKEN-REDIRECT-URI-SAME",
+    "TOKEN-REQUIRED-PARAMS",
+    "TOKEN-TYPE-PARAM",
+    "VERSION-PKCE",
+    "VERSION-TOKEN-TYPE-BEARER-ONLY",
+)
 def refused(scene: Scene) -> None:
     """No token is issued. Spec 7.2 leaves the status and body of token-endpoint errors open
     ("not shown"), so a rule that says a request is refused or rejected is met by any answer
@@ -118,7 +145,7 @@ def refused(scene: Scene) -> None:
         r'(?: or "(?P<other>[a-z_]+)")?'
     )
 )
-@check
+@check("TOKEN-ERR-INVALID-GRANT", "TOKEN-ERR-INVALID-REQUEST", "TOKEN-ERR-UNSUPPORTED-GRANT")
 def token_error(scene: Scene, status: str, error: str, other: str | None) -> None:
     """RFC 6749 5.2: the status, and a JSON document (application/json) naming the error."""
     response = scene.last()
@@ -139,7 +166,7 @@ def token_error(scene: Scene, status: str, error: str, other: str | None) -> Non
         r'"invalid_client" as RFC \d+ describes'
     )
 )
-@check
+@check("REVOKE-ERR-INVALID-CLIENT", "TOKEN-ERR-INVALID-CLIENT")
 def invalid_client(scene: Scene, endpoint: str) -> None:
     """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2).
     Premise: the request was refused as the spec rule requires (no token issued at the token
@@ -157,7 +184,7 @@ def invalid_client(scene: Scene, endpoint: str) -> None:
 
 
 @then("the token response forbids caching")
-@check
+@check("TOKEN-NO-STORE")
 def no_store(scene: Scene) -> None:
     """Cache-Control: no-store and Pragma: no-cache (directives, over repeated fields)."""
     response = scene.last()
@@ -170,12 +197,12 @@ def no_store(scene: Scene) -> None:
 
 
 @then(parsers.re(r"the (?P<which>access|refresh) token from the first exchange no longer works"))
-@check
+@check("TOKEN-CODE-REPLAY-REVOKES")
 def first_tokens_dead(scene: Scene, service: Service, which: str) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
     tokens, and the replay was refused)."""
     first = scene.history.first_tokens
-    require(first, "the first exchange gave no tokens", see="TOKEN-CODE-EXCHANGE")
+    require(first, "the first exchange gave no tokens", see=RULE.TOKEN_CODE_EXCHANGE)
     assert first is not None
     scene.require_refusal(not issued_tokens(scene.last()), "the replayed code gave tokens")
     if which == "access":
@@ -197,7 +224,7 @@ def first_tokens_dead(scene: Scene, service: Service, which: str) -> None:
         r" with the access token as a string"
     )
 )
-@check
+@check("TOKEN-RESPONSE-ACCESS-TOKEN")
 def answered_json(scene: Scene, which: str) -> None:
     """Section 2.3: a JSON document (application/json, UTF-8, no member twice) carrying the
     access token as a string (premise: the request was granted at all)."""
@@ -210,7 +237,7 @@ def answered_json(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the access token lasts 3600 seconds"))
-@check
+@check("TOKEN-EXPIRES-IN-3600")
 def lasts_3600(scene: Scene, which: str) -> None:
     """expires_in is a JSON integer (2.3 gives its type) and the lifetime 3600 s (2.3, 8).
 
@@ -220,12 +247,12 @@ def lasts_3600(scene: Scene, which: str) -> None:
     second ticks over between storing and answering. That is still a token issued for 3600
     seconds, so a value a second or two short passes; anything longer than 3600, clearly
     shorter (7200, 1800), or not a JSON integer ("3600", 3600.0, true) fails. An answer that is
-    not a JSON document has no JSON integer to judge: that is TOKEN-RESPONSE-ACCESS-TOKEN's."""
+    not a JSON document has no JSON integer to judge: that is RULE.TOKEN_RESPONSE_ACCESS_TOKEN's."""
     response = _answer(scene, which)
     require_granted(response, f"the {which}", see=GRANTED_BY[which])
     read = strict_json(response)
     what = f"the {which} answered {read.problem}"
-    require(read.body is not None, what, see="TOKEN-RESPONSE-ACCESS-TOKEN")
+    require(read.body is not None, what, see=RULE.TOKEN_RESPONSE_ACCESS_TOKEN)
     assert read.body is not None
     value = read.body.get("expires_in")
     assert type(value) is int, f"expires_in is {value!r}, not an integer"
@@ -233,7 +260,7 @@ def lasts_3600(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
-@check
+@check("TOKEN-RESPONSE-STATUS-200")
 def answered_200(scene: Scene, which: str) -> None:
     """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
     was granted; a premise reads any 2xx as a client library does)."""
@@ -243,7 +270,7 @@ def answered_200(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
-@check
+@check("TOKEN-TYPE-BEARER")
 def bearer(scene: Scene, which: str) -> None:
     """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
     answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])

@@ -57,7 +57,7 @@ def call_plain_http(
 
 
 @then("the request is refused")
-@check
+@check("TRANSPORT-HTTPS-ONLY")
 def refused(scene: Scene) -> None:
     """No connection, a redirect to HTTPS, or an error of its own: never the answer the
     endpoint gives over HTTPS (that would mean it processed the request)."""

@@ -14,6 +14,7 @@ from steps.http.layer import HttpLayer
 from steps.http.readers import auth_param, challenges, json_body, strict_json
 from steps.outcomes import require
 from steps.profiles.profile import TargetProfile
+from steps.rules.ids import RULE
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
@@ -30,9 +31,9 @@ WAYS = {
 }
 #: The rule that says the user information is returned for each way of passing the token.
 DELIVERY_RULES = {
-    "header": "USERINFO-HEADER",
-    "body": "USERINFO-POST-BODY",
-    "query": "USERINFO-QUERY",
+    "header": RULE.USERINFO_HEADER,
+    "body": RULE.USERINFO_POST_BODY,
+    "query": RULE.USERINFO_QUERY,
 }
 
 
@@ -54,7 +55,7 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
     response = scene.keep(service.userinfo(grant.access_token, how))
     scene.delivery = how
     if grant.scope and "profile" not in grant.scope.split():
-        scene.refusal_rule = "SCOPE-PROFILE-WITHHELD"
+        scene.refusal_rule = RULE.SCOPE_PROFILE_WITHHELD
     elif how == "body":  # section 9: a token with the profile scope, read from a form body
         observations.describe("userinfo_post_body", response.status_code == 200)
 
@@ -127,13 +128,19 @@ def _accepted(scene: Scene) -> httpx.Response:
     """The premise of the checks on what a granted answer holds: the endpoint accepted the
     token (2xx, whatever it returned), as the USERINFO-* rule of the way it went says."""
     response = scene.last()
-    see = DELIVERY_RULES.get(scene.delivery, "USERINFO-HEADER")
+    see = DELIVERY_RULES.get(scene.delivery, RULE.USERINFO_HEADER)
     require(response.is_success, f"the user information answered {response.status_code}", see=see)
     return response
 
 
 @then("the service returns the user's profile")
-@check
+@check(
+    "SCOPE-PROFILE-GRANTS-PROFILE",
+    "USERINFO-HEADER",
+    "USERINFO-POST-BODY",
+    "USERINFO-QUERY",
+    "VERSION-USERINFO-POST",
+)
 def returns_profile(scene: Scene, profile: TargetProfile) -> None:
     """2xx with the user's name in the answer (among a JSON document's values; the spec does
     not show the shape, so in the text of any other answer)."""
@@ -143,7 +150,7 @@ def returns_profile(scene: Scene, profile: TargetProfile) -> None:
 
 
 @then("the service does not return the user's profile")
-@check
+@check("AUTH-BEARER-ONLY", "BEARER-HTTP-IGNORED", "SCOPE-PROFILE-WITHHELD")
 def no_profile(scene: Scene, profile: TargetProfile) -> None:
     """The user's profile is not in the answer (or there was no connection at all). Spec 7.2
     does not show the answers for a missing, refused or ignored token, so the status is not
@@ -163,7 +170,7 @@ def _email(profile: TargetProfile) -> str:
 
 
 @then("the user's email is not revealed")
-@check
+@check("SCOPE-EMAIL-WITHHELD")
 def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
     """Whatever the answer (granted or refused, JSON or not), the user's email is not in it: a
     refusal withholds it too."""
@@ -175,7 +182,7 @@ def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
 
 
 @then("the user's email is included")
-@check
+@check("SCOPE-EMAIL-GRANTS-EMAIL")
 def email_included(scene: Scene, profile: TargetProfile) -> None:
     """The user's email address is in the granted answer."""
     email = _email(profile)
@@ -192,7 +199,7 @@ def _challenge(response: httpx.Response) -> str:
 
 
 @then(parsers.parse("the service answers {status:d} with a Bearer challenge without an error code"))
-@check
+@check("USERINFO-ERR-NO-TOKEN")
 def challenge_no_error(scene: Scene, profile: TargetProfile, http: HttpLayer, status: int) -> None:
     """RFC 6750 3.1: no error attribute when no credentials were sent (sampled)."""
     for response in _sampled(scene, profile, http):
@@ -204,7 +211,7 @@ def challenge_no_error(scene: Scene, profile: TargetProfile, http: HttpLayer, st
 @then(
     parsers.parse('the service answers {status:d} with a Bearer challenge with the error "{error}"')
 )
-@check
+@check("USERINFO-ERR-INSUFFICIENT-SCOPE", "USERINFO-ERR-INVALID-TOKEN")
 def challenge_error(
     scene: Scene,
     profile: TargetProfile,
@@ -227,7 +234,7 @@ def challenge_error(
 
 
 @then(parsers.parse('the service answers {status:d} with the error "{error}"'))
-@check
+@check("USERINFO-ERR-MULTIPLE-METHODS")
 def plain_error(
     scene: Scene, profile: TargetProfile, http: HttpLayer, status: int, error: str
 ) -> None:

@@ -10,7 +10,7 @@ of the rule that states the format reads strictly (`strict_json`): the media typ
 No reader is more lenient than the rules: every leniency a premise uses names the rule that
 judges the same answer strictly (`LENIENCIES`), and the exchange it was read from carries a note
 saying so, which the reports show. So a deployment whose refresh answer is form-encoded fails
-TOKEN-RESPONSE-ACCESS-TOKEN on its refresh variant, and nothing else.
+RULE.TOKEN_RESPONSE_ACCESS_TOKEN on its refresh variant, and nothing else.
 """
 
 from __future__ import annotations
@@ -24,14 +24,15 @@ from urllib.parse import parse_qsl
 import httpx
 
 from steps.outcomes import PremiseFailed
+from steps.rules.ids import RULE
 
 #: Leniency -> the rule whose check reads the same answer strictly (and fails on it).
 LENIENCIES = {
-    "a form-encoded token answer": "TOKEN-RESPONSE-ACCESS-TOKEN",
-    "a JSON token answer without the application/json media type": "TOKEN-RESPONSE-ACCESS-TOKEN",
-    "a JSON token answer that is not strict JSON": "TOKEN-RESPONSE-ACCESS-TOKEN",
-    "user information without the user name": "USERINFO-HEADER",
-    "a code only in the redirect's fragment": "CODE-IN-REDIRECT",
+    "a form-encoded token answer": RULE.TOKEN_RESPONSE_ACCESS_TOKEN,
+    "a JSON token answer without the application/json media type": RULE.TOKEN_RESPONSE_ACCESS_TOKEN,
+    "a JSON token answer that is not strict JSON": RULE.TOKEN_RESPONSE_ACCESS_TOKEN,
+    "user information without the user name": RULE.USERINFO_HEADER,
+    "a code only in the redirect's fragment": RULE.CODE_IN_REDIRECT,
 }
 #: The key under which HttpLayer hangs the recorded exchange on a response (for notes).
 EXCHANGE_KEY = "mb_oauth_exchange"

@@ -52,7 +52,7 @@ class Capabilities:
     the out-of-band rules fail ("the profile declares no out-of-band support"). The others
     say what the suite can do: without a `test_clock` path, expiry waits in real time (only
     with --run-slow); `manual_revocation = false` (the consent driver cannot revoke on the
-    website) makes REVOKE-MANUAL "could not be checked", while `manual_revocation = "none"`
+    website) makes RULE.REVOKE_MANUAL "could not be checked", while `manual_revocation = "none"`
     declares that the website offers the user no way to revoke, which fails it."""
 
     test_clock: str | None = None

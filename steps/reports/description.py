@@ -22,6 +22,7 @@ from steps.reports.verdicts import (
     WARNING,
     RuleVerdict,
 )
+from steps.rules.ids import RULE
 
 FULLER = "fuller"
 EARLIER = "earlier"
@@ -52,7 +53,7 @@ ITEMS = (
         "absent (code_challenge / code_verifier are ignored)",
         r"PKCE",
         r"\bPKCE\b|code_verifier|code_challenge",
-        r"^VERSION-PKCE|^PKCE-VERIFIER-MISMATCH",
+        rf"^({RULE.VERSION_PKCE}|{RULE.PKCE_VERIFIER_MISMATCH})$",
     ),
     Item(
         "token_type_mac",

@@ -14,6 +14,7 @@ from steps.consent.base import Outcome, RedirectResult
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, lenient_note
 from steps.profiles.profile import RegisteredApp
+from steps.rules.ids import RULE
 from steps.scenario.observations import Observations
 from steps.scenario.pkce import challenge_for, url_safe_verifier
 from steps.scenario.probes import ALL_SCOPES, OOB_URI
@@ -21,7 +22,7 @@ from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.service import Service
 from steps.scenario.target import Target
 
-PKCE_RULES = {"plain": "PKCE-PLAIN", "default": "PKCE-DEFAULT-PLAIN", "": "PKCE-OPTIONAL"}
+PKCE_RULES = {"plain": RULE.PKCE_PLAIN, "default": RULE.PKCE_DEFAULT_PLAIN, "": RULE.PKCE_OPTIONAL}
 
 
 def visit(
@@ -42,7 +43,7 @@ def code_of(
 ) -> IssuedCode | None:
     """The code the visit ended with (its format observed), or None. Read as the application
     would: from the query; a code only in the fragment is taken too, leniently, with a note
-    (CODE-IN-REDIRECT fails on it)."""
+    (RULE.CODE_IN_REDIRECT fails on it)."""
     code = redirect_code(outcome, http)
     if not code:
         return None
@@ -65,28 +66,28 @@ def redirect_code(outcome: Outcome, http: HttpLayer) -> str | None:
 
 def code_rule(request: AuthRequest | None, client: RegisteredApp) -> str:
     """The rule that says a request of this shape leads to a code."""
-    return _rule_for(request, client, web="AUTHZ-RESPONSE-TYPE-CODE")
+    return _rule_for(request, client, web=RULE.AUTHZ_RESPONSE_TYPE_CODE)
 
 
 def exchange_rule(request: AuthRequest | None, client: RegisteredApp) -> str:
     """The rule that says the code of such a request is exchanged for tokens."""
-    return _rule_for(request, client, web="TOKEN-CODE-EXCHANGE")
+    return _rule_for(request, client, web=RULE.TOKEN_CODE_EXCHANGE)
 
 
 def _rule_for(request: AuthRequest | None, client: RegisteredApp, *, web: str) -> str:
     params = request.params if request is not None else {}
     redirect_uri = params.get("redirect_uri") or client.redirect_uri
     if redirect_uri == OOB_URI:
-        return "DESKTOP-OOB"
+        return RULE.DESKTOP_OOB
     if request is not None and pkce_shape(request) in PKCE_RULES:
         return PKCE_RULES[pkce_shape(request)]
     if params.get("access_type") == "offline":
-        return "TOKEN-REFRESH-OFFLINE"
+        return RULE.TOKEN_REFRESH_OFFLINE
     if redirect_uri != client.redirect_uri and _is_loopback(redirect_uri):
-        return "DESKTOP-LOCALHOST-ANY-PORT"
+        return RULE.DESKTOP_LOCALHOST_ANY_PORT
     if len((params.get("scope") or "").split()) == len(ALL_SCOPES):
-        return "SCOPE-IDENTIFIERS"
-    return "APP-TYPES" if client.role == "installed" else web
+        return RULE.SCOPE_IDENTIFIERS
+    return RULE.APP_TYPES if client.role == "installed" else web
 
 
 def _is_loopback(uri: str) -> bool:
@@ -95,7 +96,7 @@ def _is_loopback(uri: str) -> bool:
 
 def client_request(service: Service, client: RegisteredApp, scope: str) -> AuthRequest:
     """The authorization request a real client sends: an S256 challenge and a state (spec 4.1
-    recommends both), so premises hold on a deployment that demands PKCE; PKCE-OPTIONAL's
+    recommends both), so premises hold on a deployment that demands PKCE; RULE.PKCE_OPTIONAL's
     scenarios leave the challenge out on purpose."""
     request = AuthRequest(client, service.authorize_params(client, scope))
     request.verifier = url_safe_verifier()

@@ -8,11 +8,11 @@ get decides who owns the failure:
 | the check's request | the real client's | without PKCE | owner |
 |---|---|---|---|
 | varies from the real client's | gets one | - | the check's own rule |
-| any | gets none | gets one | PKCE-S256 (its challenge is what breaks) |
+| any | gets none | gets one | RULE.PKCE_S256 (its challenge is what breaks) |
 | any | gets none | gets none | the plain flow's rule (see below) |
 
-The plain flow's rule: AUTHZ-RESPONSE-TYPE-CODE (web) or APP-TYPES (installed) for a code,
-TOKEN-CODE-EXCHANGE or APP-TYPES for tokens.
+The plain flow's rule: RULE.AUTHZ_RESPONSE_TYPE_CODE (web) or RULE.APP_TYPES (installed) for a code,
+RULE.TOKEN_CODE_EXCHANGE or RULE.APP_TYPES for tokens.
 
 The controls cost visits only when a check is about to fail.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 from steps.http.readers import granted
 from steps.outcomes import PremiseFailed
 from steps.profiles.profile import RegisteredApp
+from steps.rules.ids import RULE
 from steps.scenario.authorization import (
     bare_request,
     client_request,
@@ -64,7 +65,7 @@ def code_owner(target: Target, request: AuthRequest) -> str:
     if _comparable(request) != _comparable(usual) and _code(target, usual):
         return ""
     if _code(target, bare_request(target.service, client, CONTROL_SCOPE)):
-        return "PKCE-S256"
+        return RULE.PKCE_S256
     return code_rule(None, client)
 
 
@@ -74,7 +75,7 @@ def exchange_owner(target: Target, client: RegisteredApp) -> str:
     if _tokens(target, client_request(target.service, client, CONTROL_SCOPE)):
         return ""
     if _tokens(target, bare_request(target.service, client, CONTROL_SCOPE)):
-        return "PKCE-S256"
+        return RULE.PKCE_S256
     return exchange_rule(None, client)
 
 

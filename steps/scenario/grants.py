@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from steps.http.readers import granted
 from steps.outcomes import CASCADE, PremiseFailed
+from steps.rules.ids import RULE
 from steps.scenario.authorization import client_request, code_rule, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
@@ -21,7 +22,7 @@ from steps.scenario.token import held_grant
 
 RENEW_MARGIN = 60.0
 #: The rule that says a code of each kind of application is exchanged for tokens.
-EXCHANGE_RULES = {"installed": "APP-TYPES"}
+EXCHANGE_RULES = {"installed": RULE.APP_TYPES}
 
 
 class Authorizer:
@@ -56,7 +57,7 @@ class Authorizer:
         )
         answer = granted(response)
         if answer is None:
-            see = EXCHANGE_RULES.get(role, "TOKEN-CODE-EXCHANGE")
+            see = EXCHANGE_RULES.get(role, RULE.TOKEN_CODE_EXCHANGE)
             what = f"the code exchange for {role} answered {response.status_code} without tokens"
             raise PremiseFailed(what, see=see)
         target.observations.token_response(answer.fields)

@@ -14,8 +14,12 @@ scenario's verdict. It is made on every variant the rule's words cover (client t
 kind, token delivery, error kind: `variants` in features/rules.toml, held to the scenarios by
 tests/suite/test_variants.py).
 
-Every step definition says which kind it is, `@premise(see=...)` or `@check`, and the features
-keep to it: Given and When steps are premises, Then steps checks (tests/suite/test_step_kinds.py).
+Every step definition says which kind it is, `@premise(see=...)` or `@check(...)`, and the
+features keep to it: Given and When steps are premises, Then steps checks
+(tests/suite/test_step_kinds.py). A check names the rules it states: each rule's id is written
+in the step layer once, in the `@check` of the Then step that decides it (its other Then steps,
+if any, and the premises name it as `RULE.<ID>`: steps/rules/ids.py), so that searching a
+rule's id finds its check (tests/test_rule_thread.py).
 Twins (scenarios with the same premise, steps/run/twins.py) take their premise once: while a twin
 replays it (`REPLAY`), its premise steps are not run.
 """
@@ -29,9 +33,11 @@ from typing import Any, TypeVar
 import httpx
 
 from steps.outcomes import NotChecked, PremiseFailed
+from steps.rules.ids import RULE
 
 F = TypeVar("F", bound=Callable[..., Any])
 KIND = "step_kind"
+RULES = "checked_rules"
 PREMISE, CHECK = "premise", "check"
 #: Who names the rule behind a premise: a rule id, or a function of the step's arguments.
 See = str | Callable[..., str]
@@ -70,12 +76,28 @@ def premise(see: See = "") -> Callable[[F], F]:
     return mark
 
 
-def check(function: F) -> F:
-    """Mark a step as the check of its scenario's rule: strict, and its failure is a verdict."""
-    setattr(function, KIND, CHECK)
-    return function
+def check(*rules: str) -> Callable[[F], F]:
+    """Mark a step as a check: strict, and its failure is the scenario's verdict. `rules`: the
+    rules whose check this step states (ids of features/rules.toml; a rule is named on one
+    step only, the one that decides it; a step that only completes another's check names none).
+    """
+    unknown = [rule for rule in rules if rule not in RULE]
+    if unknown:
+        raise ValueError(f"not rules of features/rules.toml: {', '.join(unknown)}")
+
+    def mark(function: F) -> F:
+        setattr(function, KIND, CHECK)
+        setattr(function, RULES, rules)
+        return function
+
+    return mark
 
 
 def kind_of(function: Callable[..., Any]) -> str:
     """PREMISE, CHECK, or "" for a step definition that says neither."""
     return str(getattr(function, KIND, ""))
+
+
+def rules_checked_by(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The rules whose check a step definition states (see `check`)."""
+    return tuple(getattr(function, RULES, ()))

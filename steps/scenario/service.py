@@ -128,7 +128,7 @@ class Service:
     def token_accepted(self, token: str) -> bool:
         """Whether the service takes the access token: the user information endpoint accepts
         it (2xx), whatever the shape of its answer (a premise's reading, noted when the answer
-        lacks the user's name: USERINFO-HEADER judges that)."""
+        lacks the user's name: RULE.USERINFO_HEADER judges that)."""
         response = self.userinfo(token)
         if response.is_success and self.profile.user.username not in response.text:
             what = "user information without the user name"

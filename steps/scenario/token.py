@@ -11,6 +11,7 @@ from steps.http.evidence import Exchange
 from steps.http.readers import TokenAnswer, granted
 from steps.outcomes import PremiseFailed, require
 from steps.profiles.profile import RegisteredApp
+from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule
 from steps.scenario.scene import HeldGrant, IssuedCode, Scene
 from steps.scenario.target import Target
@@ -19,7 +20,7 @@ from steps.scenario.target import Target
 def refresh_rule(role: str) -> str:
     """The rule that gives this kind of application a refresh token (named by a premise that
     needs one and finds none)."""
-    return "TOKEN-REFRESH-INSTALLED" if role == "installed" else "TOKEN-REFRESH-OFFLINE"
+    return RULE.TOKEN_REFRESH_INSTALLED if role == "installed" else RULE.TOKEN_REFRESH_OFFLINE
 
 
 def held_grant(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ def near_misses(draw, base: str) -> str:
     return text
 
 
+@pytest.mark.rule("AUTHZ-REDIRECT-URI-BYPASS")
 @settings(max_examples=300, deadline=None, database=None)
 @given(candidate=near_misses("https://client.example/callback"))
 def test_property_web_redirect_matches_only_itself(candidate: str):

@@ -48,6 +48,7 @@ def _assert_unframeable(answer: httpx.Response, what: str) -> None:
     assert directives.get("frame-ancestors") == "frame-ancestors 'none'", (what, csp)
 
 
+@pytest.mark.rule("AUTHZ-FRAMING")
 @pytest.mark.parametrize("logged_in", [False, True])
 def test_every_page_refuses_to_be_framed(site: World, logged_in: bool):
     browser = site.agent()

@@ -108,3 +108,12 @@ def assert_own_error_page(response: httpx.Response) -> None:
     assert response.status_code == 400
     assert "location" not in response.headers
     assert 'id="error-message"' in response.text
+
+
+def assert_error(response: httpx.Response, error: str, status: int = 400) -> None:
+    """An error answer of the token endpoint (RFC 6749 5.2), not kept by any cache."""
+    assert response.status_code == status, response.text
+    assert response.json()["error"] == error
+    assert response.json()["error_description"]
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["pragma"] == "no-cache"

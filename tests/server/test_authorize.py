@@ -11,6 +11,7 @@ from .flows import OOB, assert_own_error_page, authorize_params, exchange, obtai
 
 
 class TestClientAndRedirectChecksComeFirst:
+    @pytest.mark.rule("AUTHZ-ERR-BAD-CLIENT")
     def test_unknown_client_is_shown_on_our_page(self, world, user):
         params = authorize_params(world.web, client_id="no-such-client")
         assert_own_error_page(user.open_authorize(params))
@@ -35,6 +36,7 @@ class TestClientAndRedirectChecksComeFirst:
             "",
         ],
     )
+    @pytest.mark.rule("AUTHZ-ERR-BAD-REDIRECT")
     def test_redirect_uri_must_match_exactly(self, world, user, redirect_uri):
         params = authorize_params(world.web, redirect_uri=redirect_uri)
         assert_own_error_page(user.open_authorize(params))
@@ -71,12 +73,14 @@ class TestRedirectedErrors:
         assert location.startswith(params["redirect_uri"] + "?")
         return query_of(location)
 
+    @pytest.mark.rule("AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE", "AUTHZ-STATE-ON-ERROR")
     def test_unsupported_response_type(self, world, user):
         params = authorize_params(world.web, response_type="token")
         answer = self.redirected(user, params)
         assert answer["error"] == "unsupported_response_type"
         assert answer["state"] == params["state"]
 
+    @pytest.mark.rule("AUTHZ-ERR-INVALID-SCOPE", "SCOPE-CASE-SENSITIVE")
     @pytest.mark.parametrize("scope", ["bogus", "profile bogus", "PROFILE", ""])
     def test_invalid_scope(self, world, user, scope):
         params = authorize_params(world.web, scope=scope)
@@ -95,17 +99,20 @@ class TestRedirectedErrors:
             {"code_challenge": "+" * 43, "code_challenge_method": "S256"},
         ],
     )
+    @pytest.mark.rule("AUTHZ-ERR-INVALID-REQUEST", "PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT")
     def test_forbidden_pkce_parameters(self, world, user, pkce):
         params = authorize_params(world.web, **pkce)
         answer = self.redirected(user, params)
         assert answer["error"] == "invalid_request"
         assert answer["state"] == params["state"]
 
+    @pytest.mark.rule("AUTHZ-REQUIRED-PARAMS")
     def test_missing_response_type(self, world, user):
         params = authorize_params(world.web)
         del params["response_type"]
         assert self.redirected(user, params)["error"] == "invalid_request"
 
+    @pytest.mark.rule("AUTHZ-ERR-ACCESS-DENIED")
     def test_user_refusal_is_access_denied(self, world, user):
         params = authorize_params(world.installed)
         answer = query_of(user.authorize(params, decision="deny"))
@@ -121,6 +128,7 @@ class TestRedirectedErrors:
         answer = query_of(user.authorize(params))
         assert "code" in answer and "state" not in answer
 
+    @pytest.mark.rule("AUTHZ-STATE-ECHO")
     def test_state_comes_back_unchanged(self, world, user):
         odd_state = "a b&c=d/é?#%"
         params = authorize_params(world.installed, state=odd_state)
@@ -143,6 +151,19 @@ class TestRedirectedErrors:
 
 
 class TestLoginAndConsent:
+    @pytest.mark.rule("AUTH-USER-CONSENT")
+    def test_no_code_before_the_user_decides(self, world, user):
+        page = user.open_authorize(authorize_params(world.installed, scope="profile rating"))
+        assert page.status_code == 200 and 'id="consent-form"' in page.text
+        assert "location" not in page.headers
+
+    @pytest.mark.rule("AUTHZ-RESPONSE-TYPE-CODE", "CODE-IN-REDIRECT")
+    def test_an_approved_request_gets_a_code_in_the_query_of_its_redirect(self, world, user):
+        params = authorize_params(world.installed, scope="profile tag")
+        location = user.authorize(params)
+        assert location.startswith(params["redirect_uri"] + "?")
+        assert query_of(location)["code"]
+
     def test_logged_out_user_logs_in_and_returns_to_the_request(self, world, user):
         params = authorize_params(world.installed, scope="profile tag")
         first = user.http.get("/oauth2/authorize", params=params)
@@ -154,6 +175,7 @@ class TestLoginAndConsent:
         assert 'id="consent-form"' in consent.text
         assert query_of(back.headers["location"]) == params
 
+    @pytest.mark.rule("SCOPE-IDENTIFIERS")
     def test_consent_page_names_the_application_and_scopes_in_words(self, world, user):
         params = authorize_params(
             world.installed, scope="profile email tag rating collection submit_isrc submit_barcode"

@@ -12,6 +12,7 @@ from .flows import OOB, assert_own_error_page, authorize_params, exchange, obtai
 
 
 class TestDesktopRedirects:
+    @pytest.mark.rule("DESKTOP-OOB", "CODE-OOB-SHOWN")
     def test_out_of_band_code_lands_on_our_page(self, world, user, http):
         params = authorize_params(world.installed, redirect_uri=OOB)
         location = user.authorize(params)
@@ -30,6 +31,7 @@ class TestDesktopRedirects:
         assert "invalid_scope" in response.text
         assert "location" not in response.headers
 
+    @pytest.mark.rule("DESKTOP-LOCALHOST-ANY-PORT")
     @pytest.mark.parametrize("port", ["1", "8080", "49152", "65535"])
     def test_localhost_with_any_port(self, world, user, port):
         uri = f"http://localhost:{port}/callback"
@@ -54,11 +56,13 @@ class TestDesktopRedirects:
             "http://127.0.0.1:8080/callback",
         ],
     )
+    @pytest.mark.rule("DESKTOP-LOOPBACK-PATH")
     def test_localhost_path_and_the_rest_exact(self, world, user, uri):
         assert_own_error_page(
             user.open_authorize(authorize_params(world.installed, redirect_uri=uri))
         )
 
+    @pytest.mark.rule("TOKEN-REFRESH-INSTALLED")
     def test_installed_apps_always_see_consent_and_get_refresh_tokens(self, world, user, http):
         for _ in range(2):
             params = authorize_params(world.installed, approval_prompt="auto", access_type="online")
@@ -68,6 +72,9 @@ class TestDesktopRedirects:
 
 
 class TestWebApplicationPrompts:
+    @pytest.mark.rule(
+        "AUTHZ-APPROVAL-AUTO", "AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "TOKEN-REFRESH-OFFLINE"
+    )
     def test_consent_once_per_scope_set_with_auto(self, world, user, http):
         scope = "profile rating"
         params = authorize_params(world.other, scope=scope, access_type="offline")
@@ -86,6 +93,7 @@ class TestWebApplicationPrompts:
         other = user.open_authorize(authorize_params(world.other, scope="profile"))
         assert 'id="consent-form"' in other.text
 
+    @pytest.mark.rule("AUTHZ-APPROVAL-FORCE")
     def test_force_always_shows_consent(self, world, user, http):
         scope = "profile collection"
         obtain_code(user, world.other, scope)
@@ -97,6 +105,7 @@ class TestWebApplicationPrompts:
         code = query_of(user.decide(page, "approve").headers["location"])["code"]
         assert "refresh_token" in exchange(http, world.other, code).json()
 
+    @pytest.mark.rule("TOKEN-NO-REFRESH-ONLINE")
     def test_online_web_apps_get_no_refresh_token(self, world, user, http):
         code = obtain_code(user, world.web, "profile", approval_prompt="force")
         body = exchange(http, world.web, code).json()

@@ -17,6 +17,7 @@ def assert_revoked_ok(response) -> None:
 
 
 class TestEffects:
+    @pytest.mark.rule("REVOKE-ACCESS-KEEPS-REFRESH")
     @pytest.mark.parametrize("client_name", ["installed", "web_offline"])
     def test_access_token_of_offline_grant_only_that_token(self, world, user, http, client_name):
         client = world.installed if client_name == "installed" else world.web
@@ -28,12 +29,14 @@ class TestEffects:
         assert fresh.status_code == 200
         assert works(http, fresh.json()["access_token"])
 
+    @pytest.mark.rule("REVOKE-REFRESH-WHOLE-GRANT")
     def test_refresh_token_revokes_the_whole_grant(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         assert_revoked_ok(revoke(http, world.installed, tokens["refresh_token"]))
         assert not works(http, tokens["access_token"])
         assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 400
 
+    @pytest.mark.rule("REVOKE-ONLINE-WHOLE-GRANT")
     def test_access_token_of_online_grant_revokes_the_grant(self, world, user, http):
         tokens = token_set(user, http, world.web, approval_prompt="force")
         assert "refresh_token" not in tokens
@@ -47,9 +50,19 @@ class TestEffects:
         )
         assert grant is not None and grant["revoked_at"] is not None
 
+    @pytest.mark.rule("REVOKE-INVALID-TOKEN-200")
+    @pytest.mark.rule("REVOKE-EMPTY-200", "INFO-REVOKE-HEADERS", "VERSION-REVOCATION")
+    def test_a_revocation_answers_200_with_an_empty_body(self, world, user, http):
+        """No content type and a zero length: what the observation of its headers records."""
+        tokens = token_set(user, http, world.installed)
+        response = revoke(http, world.installed, tokens["refresh_token"])
+        assert_revoked_ok(response)
+        assert "content-type" not in response.headers
+
     def test_unknown_token_is_still_200(self, world, http):
         assert_revoked_ok(revoke(http, world.web, "z" * 32))
 
+    @pytest.mark.rule("REVOKE-OTHER-CLIENT")
     def test_other_clients_tokens_are_untouched(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         for token in (tokens["access_token"], tokens["refresh_token"]):
@@ -64,6 +77,7 @@ class TestEffects:
 
 
 class TestErrors:
+    @pytest.mark.rule("REVOKE-REQUIRED-PARAMS")
     @pytest.mark.parametrize("missing", ["token", "client_id", "client_secret"])
     def test_missing_parameters(self, world, http, missing):
         data = {
@@ -76,6 +90,7 @@ class TestErrors:
         assert response.status_code == 400
         assert response.json()["error"] == "invalid_request"
 
+    @pytest.mark.rule("REVOKE-ERR-INVALID-CLIENT", "AUTH-REVOKE-CLIENT-SECRET")
     def test_bad_client(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         response = http.post(
@@ -90,9 +105,11 @@ class TestErrors:
         assert response.json()["error"] == "invalid_client"
         assert works(http, tokens["access_token"])
 
+    @pytest.mark.rule("REVOKE-POST-ONLY")
     def test_only_post(self, http):
         assert http.get("/oauth2/revoke").status_code == 405
 
+    @pytest.mark.rule("REVOKE-NO-QUERY-PARAMS")
     def test_query_string_parameters_are_refused(self, world, http):
         response = http.post(
             "/oauth2/revoke",
@@ -106,6 +123,7 @@ class TestErrors:
 
 
 class TestManualRevocation:
+    @pytest.mark.rule("REVOKE-MANUAL")
     def test_user_revokes_on_the_authorized_applications_page(self, world, user, http):
         tokens = token_set(user, http, world.installed, scope="profile submit_isrc")
         page = user.http.get("/account/authorized")

@@ -22,6 +22,7 @@ from .flows import exchange, obtain_code, refresh, works
 
 
 class TestTransport:
+    @pytest.mark.rule("TRANSPORT-HTTPS-ONLY", "BEARER-HTTP-IGNORED")
     def test_plain_http_is_refused(self, world):
         plain = world.server.base_url.replace("https://", "http://")
         with pytest.raises(httpx.TransportError):

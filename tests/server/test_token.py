@@ -7,21 +7,22 @@ import re
 
 import pytest
 
-from .flows import exchange, obtain_code, pkce_pair, refresh, token_set, userinfo, works
+from .flows import assert_error, exchange, obtain_code, refresh, token_set, userinfo, works
 
 # Split tokens (credentials.py): an 8-byte selector and a 24-byte verifier, base64url.
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}$")
 
 
-def assert_error(response, error: str, status: int = 400) -> None:
-    assert response.status_code == status, response.text
-    assert response.json()["error"] == error
-    assert response.json()["error_description"]
-    assert response.headers["cache-control"] == "no-store"
-    assert response.headers["pragma"] == "no-cache"
-
-
 class TestCodeExchange:
+    @pytest.mark.rule(
+        "TOKEN-CODE-EXCHANGE",
+        "TOKEN-RESPONSE-ACCESS-TOKEN",
+        "TOKEN-RESPONSE-STATUS-200",
+        "TOKEN-TYPE-BEARER",
+        "TOKEN-EXPIRES-IN-3600",
+        "TOKEN-NO-STORE",
+        "PKCE-OPTIONAL",
+    )
     def test_success_shape_and_headers(self, world, user, http):
         code = obtain_code(user, world.installed)
         response = exchange(http, world.installed, code)
@@ -34,6 +35,17 @@ class TestCodeExchange:
         assert response.headers["cache-control"] == "no-store"
         assert response.headers["pragma"] == "no-cache"
 
+    @pytest.mark.rule("TOKEN-CODE-SINGLE-USE", "TOKEN-CODE-REPLAY-REVOKES")
+    @pytest.mark.rule("INFO-TOKEN-FORMAT", "INFO-TOKEN-TYPE-CASE", "INFO-TOKEN-EXTRA-FIELDS")
+    def test_what_the_observations_record_of_this_server(self, world, user, http):
+        """Codes and tokens of 43 base64url characters, the token type spelt "Bearer", and
+        no fields beyond those of spec 2.3."""
+        code = obtain_code(user, world.installed)
+        body = exchange(http, world.installed, code).json()
+        assert all(TOKEN_PATTERN.match(t) for t in (code, body["access_token"]))
+        assert body["token_type"] == "Bearer"
+        assert set(body) == {"access_token", "token_type", "expires_in", "refresh_token"}
+
     def test_code_is_single_use_and_replay_revokes(self, world, user, http):
         code = obtain_code(user, world.installed)
         first = exchange(http, world.installed, code).json()
@@ -42,6 +54,7 @@ class TestCodeExchange:
         assert not works(http, first["access_token"])
         assert_error(refresh(http, world.installed, first["refresh_token"]), "invalid_grant")
 
+    @pytest.mark.rule("TOKEN-CODE-LIFETIME")
     def test_code_lives_ten_minutes(self, world, user, http):
         code = obtain_code(user, world.installed)
         world.server.advance_clock(601)
@@ -52,11 +65,30 @@ class TestCodeExchange:
         world.server.advance_clock(590)
         assert exchange(http, world.installed, code).status_code == 200
 
+    @pytest.mark.rule("TOKEN-CROSS-CLIENT-CODE")
     def test_code_is_bound_to_its_client(self, world, user, http):
         code = obtain_code(user, world.web)
         foreign = exchange(http, world.other, code, redirect_uri=world.web.redirect_uri)
         assert_error(foreign, "invalid_grant")
         assert exchange(http, world.web, code).status_code == 200  # untouched
+
+    @pytest.mark.rule("TOKEN-REDIRECT-URI-SAME")
+    @pytest.mark.rule("APP-TYPES")
+    @pytest.mark.parametrize("kind", ["web", "installed"])
+    def test_both_application_types_complete_the_flow(self, world, user, http, kind):
+        client = getattr(world, kind)
+        response = exchange(http, client, obtain_code(user, client))
+        assert response.status_code == 200, response.text
+        assert works(http, response.json()["access_token"])
+
+    @pytest.mark.rule("TOKEN-REDIRECT-URI-REGISTERED")
+    @pytest.mark.parametrize("kind", ["web", "installed"])
+    def test_code_is_exchanged_only_with_the_registered_redirect_uri(self, world, user, http, kind):
+        client = getattr(world, kind)
+        code = obtain_code(user, client)
+        for uri in ("https://evil.example/callback", client.redirect_uri + "x"):
+            assert_error(exchange(http, client, code, redirect_uri=uri), "invalid_grant")
+        assert exchange(http, client, code).status_code == 200  # the code was not used up
 
     def test_code_is_bound_to_its_redirect_uri(self, world, user, http):
         uri = "http://localhost:5555/callback"
@@ -65,9 +97,11 @@ class TestCodeExchange:
         assert_error(other, "invalid_grant")
         assert exchange(http, world.installed, code, redirect_uri=uri).status_code == 200
 
+    @pytest.mark.rule("TOKEN-ERR-INVALID-GRANT")
     def test_unknown_code(self, world, http):
         assert_error(exchange(http, world.web, "x" * 32), "invalid_grant")
 
+    @pytest.mark.rule("TOKEN-REQUIRED-PARAMS", "TOKEN-ERR-INVALID-REQUEST")
     @pytest.mark.parametrize("missing", ["code", "redirect_uri", "grant_type"])
     def test_missing_parameters(self, world, http, missing):
         data = {
@@ -80,6 +114,7 @@ class TestCodeExchange:
         del data[missing]
         assert_error(http.post("/oauth2/token", data=data), "invalid_request")
 
+    @pytest.mark.rule("TOKEN-ERR-UNSUPPORTED-GRANT")
     def test_unsupported_grant_type(self, world, http):
         data = {
             "grant_type": "password",
@@ -88,6 +123,7 @@ class TestCodeExchange:
         }
         assert_error(http.post("/oauth2/token", data=data), "unsupported_grant_type")
 
+    @pytest.mark.rule("TOKEN-TYPE-PARAM", "VERSION-TOKEN-TYPE-BEARER-ONLY")
     @pytest.mark.parametrize("token_type", ["mac", "MAC", "jwt", ""])
     def test_token_type_other_than_bearer_is_refused(self, world, user, http, token_type):
         code = obtain_code(user, world.installed)
@@ -100,53 +136,8 @@ class TestCodeExchange:
         assert exchange(http, world.installed, code, token_type="bearer").status_code == 200
 
 
-class TestPkce:
-    @pytest.mark.parametrize("method", ["S256", "plain"])
-    def test_matching_verifier(self, world, user, http, method):
-        verifier, challenge = pkce_pair(method)
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method=method
-        )
-        assert exchange(http, world.installed, code, code_verifier=verifier).status_code == 200
-
-    def test_wrong_verifier_is_refused_and_keeps_the_code(self, world, user, http):
-        verifier, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
-        wrong = exchange(http, world.installed, code, code_verifier=pkce_pair()[0])
-        assert_error(wrong, "invalid_grant")
-        assert exchange(http, world.installed, code, code_verifier=verifier).status_code == 200
-
-    def test_missing_verifier_is_refused(self, world, user, http):
-        _, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
-        assert_error(exchange(http, world.installed, code), "invalid_request")
-
-    def test_challenge_itself_is_not_a_verifier_for_s256(self, world, user, http):
-        _, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
-        assert_error(
-            exchange(http, world.installed, code, code_verifier=challenge), "invalid_grant"
-        )
-
-    def test_default_method_is_plain(self, world, user, http):
-        verifier, _ = pkce_pair("plain")
-        code = obtain_code(user, world.installed, code_challenge=verifier)
-        assert exchange(http, world.installed, code, code_verifier=verifier).status_code == 200
-
-    def test_verifier_for_a_code_without_challenge_is_refused(self, world, user, http):
-        code = obtain_code(user, world.installed)
-        assert_error(
-            exchange(http, world.installed, code, code_verifier=pkce_pair()[0]), "invalid_grant"
-        )
-
-
 class TestClientAuthentication:
+    @pytest.mark.rule("AUTH-TOKEN-CLIENT-SECRET", "TOKEN-ERR-INVALID-CLIENT")
     def test_wrong_secret_is_invalid_client_with_challenge(self, world, user, http):
         code = obtain_code(user, world.installed)
         response = exchange(http, world.installed, code, client_secret="wrong")
@@ -193,6 +184,7 @@ class TestClientAuthentication:
 
 
 class TestTransportOfParameters:
+    @pytest.mark.rule("TOKEN-NO-QUERY-PARAMS")
     def test_parameters_in_the_query_string_are_refused(self, world, user, http):
         code = obtain_code(user, world.installed)
         params = {
@@ -227,6 +219,7 @@ class TestTransportOfParameters:
 
 
 class TestRefresh:
+    @pytest.mark.rule("REFRESH-SAME-TOKEN", "REFRESH-NEW-ACCESS-TOKEN")
     def test_refresh_returns_the_same_refresh_token_and_a_new_access_token(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         response = refresh(http, world.installed, tokens["refresh_token"])
@@ -239,11 +232,13 @@ class TestRefresh:
         assert works(http, body["access_token"])
         assert not works(http, tokens["access_token"])  # only the newest one is valid
 
+    @pytest.mark.rule("REFRESH-TOKEN-STAYS-VALID")
     def test_refresh_token_stays_valid_for_many_refreshes(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         for _ in range(3):
             assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 200
 
+    @pytest.mark.rule("LIFETIME-REFRESH-PERSISTS")
     def test_refresh_token_outlives_the_access_token(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         world.server.advance_clock(3601)
@@ -251,10 +246,26 @@ class TestRefresh:
         fresh = refresh(http, world.installed, tokens["refresh_token"]).json()
         assert works(http, fresh["access_token"])
 
+    @pytest.mark.rule("REFRESH-CROSS-CLIENT")
     def test_refresh_token_of_another_client_is_refused(self, world, user, http):
         tokens = token_set(user, http, world.installed)
         assert_error(refresh(http, world.other, tokens["refresh_token"]), "invalid_grant")
         assert refresh(http, world.installed, tokens["refresh_token"]).status_code == 200
+
+    @pytest.mark.rule("REFRESH-REQUIRED-PARAMS")
+    @pytest.mark.parametrize(
+        "missing", ["grant_type", "refresh_token", "client_id", "client_secret"]
+    )
+    def test_a_refresh_without_a_field_is_refused(self, world, user, http, missing):
+        client = world.installed
+        data = {
+            "grant_type": "refresh_token",
+            "refresh_token": token_set(user, http, client)["refresh_token"],
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }
+        del data[missing]
+        assert_error(http.post("/oauth2/token", data=data), "invalid_request")
 
     def test_unknown_refresh_token(self, world, http):
         assert_error(refresh(http, world.installed, "y" * 32), "invalid_grant")

@@ -13,18 +13,22 @@ def tokens(world, user, http) -> dict:
 
 
 class TestThreeWaysOfPassingTheToken:
+    @pytest.mark.rule("USERINFO-HEADER")
     def test_header(self, http, tokens):
         assert userinfo(http, tokens["access_token"]).json()["sub"] == "alice"
 
+    @pytest.mark.rule("USERINFO-POST-BODY", "VERSION-USERINFO-POST")
     def test_form_body(self, http, tokens):
         response = http.post("/oauth2/userinfo", data={"access_token": tokens["access_token"]})
         assert response.status_code == 200
         assert response.json()["sub"] == "alice"
 
+    @pytest.mark.rule("USERINFO-QUERY")
     def test_query_parameter(self, http, tokens):
         response = http.get("/oauth2/userinfo", params={"access_token": tokens["access_token"]})
         assert response.status_code == 200
 
+    @pytest.mark.rule("USERINFO-ERR-MULTIPLE-METHODS")
     def test_more_than_one_way_is_refused(self, http, tokens):
         token = tokens["access_token"]
         response = http.get(
@@ -38,6 +42,9 @@ class TestThreeWaysOfPassingTheToken:
 
 
 class TestFields:
+    @pytest.mark.rule(
+        "SCOPE-PROFILE-GRANTS-PROFILE", "SCOPE-EMAIL-GRANTS-EMAIL", "INFO-USERINFO-FIELDS"
+    )
     def test_profile_and_email_fields(self, world, http, tokens):
         body = userinfo(http, tokens["access_token"]).json()
         assert body["sub"] == "alice"
@@ -49,12 +56,14 @@ class TestFields:
         assert body["email"] == "alice@example.org"
         assert body["email_verified"] is True
 
+    @pytest.mark.rule("SCOPE-EMAIL-WITHHELD")
     def test_email_only_with_the_email_scope(self, world, user, http):
         plain = token_set(user, http, world.installed, scope="profile")
         body = userinfo(http, plain["access_token"]).json()
         assert "email" not in body and "email_verified" not in body
         assert body["sub"] == "alice"
 
+    @pytest.mark.rule("SCOPE-PROFILE-WITHHELD", "USERINFO-ERR-INSUFFICIENT-SCOPE")
     def test_without_profile_scope_is_insufficient_scope(self, world, user, http):
         no_profile = token_set(user, http, world.installed, scope="email tag")
         response = userinfo(http, no_profile["access_token"])
@@ -65,6 +74,7 @@ class TestFields:
 
 
 class TestBadTokens:
+    @pytest.mark.rule("USERINFO-ERR-NO-TOKEN")
     def test_missing_token(self, http):
         response = http.get("/oauth2/userinfo")
         assert response.status_code == 401
@@ -72,11 +82,13 @@ class TestBadTokens:
         assert challenge.startswith("Bearer realm=")
         assert "error=" not in challenge  # RFC 6750 3.1: no error code without a token
 
+    @pytest.mark.rule("USERINFO-ERR-INVALID-TOKEN")
     def test_unknown_token(self, http):
         response = userinfo(http, "q" * 32)
         assert response.status_code == 401
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
 
+    @pytest.mark.rule("LIFETIME-ACCESS-EXPIRES")
     def test_expired_token(self, world, http, tokens):
         world.server.advance_clock(3600)
         response = userinfo(http, tokens["access_token"])
@@ -93,6 +105,7 @@ class TestBadTokens:
         assert response.status_code == 401
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
 
+    @pytest.mark.rule("AUTH-BEARER-ONLY")
     def test_other_scheme_counts_as_no_token(self, http):
         response = http.get("/oauth2/userinfo", headers={"Authorization": "Basic Zm9vOmJhcg=="})
         assert response.status_code == 401
