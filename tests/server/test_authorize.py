@@ -107,10 +107,14 @@ class TestRedirectedErrors:
         assert answer["state"] == params["state"]
 
     @pytest.mark.rule("AUTHZ-REQUIRED-PARAMS")
-    def test_missing_response_type(self, world, user):
+    @pytest.mark.parametrize(
+        ("missing", "error"), [("response_type", "invalid_request"), ("scope", "invalid_scope")]
+    )
+    def test_missing_response_type_or_scope(self, world, user, missing, error):
         params = authorize_params(world.web)
-        del params["response_type"]
-        assert self.redirected(user, params)["error"] == "invalid_request"
+        del params[missing]
+        answer = self.redirected(user, params)
+        assert answer["error"] == error and "code" not in answer
 
     @pytest.mark.rule("AUTHZ-ERR-ACCESS-DENIED")
     def test_user_refusal_is_access_denied(self, world, user):

@@ -34,8 +34,11 @@ class TestCodeExchange:
         assert TOKEN_PATTERN.match(body["refresh_token"])
         assert response.headers["cache-control"] == "no-store"
         assert response.headers["pragma"] == "no-cache"
+        refused = exchange(http, world.installed, code)  # used: refused, and not kept either
+        assert refused.status_code == 400
+        assert refused.headers["cache-control"] == "no-store"
+        assert refused.headers["pragma"] == "no-cache"
 
-    @pytest.mark.rule("TOKEN-CODE-SINGLE-USE", "TOKEN-CODE-REPLAY-REVOKES")
     @pytest.mark.rule("INFO-TOKEN-FORMAT", "INFO-TOKEN-TYPE-CASE", "INFO-TOKEN-EXTRA-FIELDS")
     def test_what_the_observations_record_of_this_server(self, world, user, http):
         """Codes and tokens of 43 base64url characters, the token type spelt "Bearer", and
@@ -46,6 +49,7 @@ class TestCodeExchange:
         assert body["token_type"] == "Bearer"
         assert set(body) == {"access_token", "token_type", "expires_in", "refresh_token"}
 
+    @pytest.mark.rule("TOKEN-CODE-SINGLE-USE", "TOKEN-CODE-REPLAY-REVOKES")
     def test_code_is_single_use_and_replay_revokes(self, world, user, http):
         code = obtain_code(user, world.installed)
         first = exchange(http, world.installed, code).json()
@@ -72,7 +76,6 @@ class TestCodeExchange:
         assert_error(foreign, "invalid_grant")
         assert exchange(http, world.web, code).status_code == 200  # untouched
 
-    @pytest.mark.rule("TOKEN-REDIRECT-URI-SAME")
     @pytest.mark.rule("APP-TYPES")
     @pytest.mark.parametrize("kind", ["web", "installed"])
     def test_both_application_types_complete_the_flow(self, world, user, http, kind):
@@ -90,6 +93,7 @@ class TestCodeExchange:
             assert_error(exchange(http, client, code, redirect_uri=uri), "invalid_grant")
         assert exchange(http, client, code).status_code == 200  # the code was not used up
 
+    @pytest.mark.rule("TOKEN-REDIRECT-URI-SAME")
     def test_code_is_bound_to_its_redirect_uri(self, world, user, http):
         uri = "http://localhost:5555/callback"
         code = obtain_code(user, world.installed, redirect_uri=uri)
@@ -139,10 +143,15 @@ class TestCodeExchange:
 class TestClientAuthentication:
     @pytest.mark.rule("AUTH-TOKEN-CLIENT-SECRET", "TOKEN-ERR-INVALID-CLIENT")
     def test_wrong_secret_is_invalid_client_with_challenge(self, world, user, http):
-        code = obtain_code(user, world.installed)
-        response = exchange(http, world.installed, code, client_secret="wrong")
-        assert_error(response, "invalid_client", 401)
-        assert response.headers["www-authenticate"].startswith("Basic realm=")
+        client = world.installed
+        code = obtain_code(user, client)
+        secret = client.client_secret
+        last = "A" if secret[-1] != "A" else "B"
+        for wrong in ("wrong", secret[:-1], secret + "x", secret[:-1] + last):
+            response = exchange(http, client, code, client_secret=wrong)
+            assert_error(response, "invalid_client", 401)
+            assert response.headers["www-authenticate"].startswith("Basic realm=")
+        assert exchange(http, client, code).status_code == 200  # the code was not used up
 
     def test_unknown_client(self, world, http):
         response = exchange(http, world.web, "c", client_id="nobody")

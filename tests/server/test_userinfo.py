@@ -12,6 +12,18 @@ def tokens(world, user, http) -> dict:
     return token_set(user, http, world.installed, scope="profile email")
 
 
+def asked(http, token: str, way: str):
+    """/oauth2/userinfo with the token passed one of the three ways of spec 4.5."""
+    if way == "header":
+        return userinfo(http, token)
+    if way == "query":
+        return http.get("/oauth2/userinfo", params={"access_token": token})
+    return http.post("/oauth2/userinfo", data={"access_token": token})
+
+
+WAYS = ["header", "query", "body"]
+
+
 class TestThreeWaysOfPassingTheToken:
     @pytest.mark.rule("USERINFO-HEADER")
     def test_header(self, http, tokens):
@@ -57,17 +69,20 @@ class TestFields:
         assert body["email_verified"] is True
 
     @pytest.mark.rule("SCOPE-EMAIL-WITHHELD")
-    def test_email_only_with_the_email_scope(self, world, user, http):
+    @pytest.mark.parametrize("way", WAYS)
+    def test_email_only_with_the_email_scope(self, world, user, http, way):
         plain = token_set(user, http, world.installed, scope="profile")
-        body = userinfo(http, plain["access_token"]).json()
+        body = asked(http, plain["access_token"], way).json()
         assert "email" not in body and "email_verified" not in body
         assert body["sub"] == "alice"
 
     @pytest.mark.rule("SCOPE-PROFILE-WITHHELD", "USERINFO-ERR-INSUFFICIENT-SCOPE")
-    def test_without_profile_scope_is_insufficient_scope(self, world, user, http):
+    @pytest.mark.parametrize("way", WAYS)
+    def test_without_profile_scope_is_insufficient_scope(self, world, user, http, way):
         no_profile = token_set(user, http, world.installed, scope="email tag")
-        response = userinfo(http, no_profile["access_token"])
+        response = asked(http, no_profile["access_token"], way)
         assert response.status_code == 403
+        assert "alice" not in response.text
         assert response.json()["error"] == "insufficient_scope"
         challenge = response.headers["www-authenticate"]
         assert challenge.startswith("Bearer ") and 'error="insufficient_scope"' in challenge
@@ -106,9 +121,13 @@ class TestBadTokens:
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
 
     @pytest.mark.rule("AUTH-BEARER-ONLY")
-    def test_other_scheme_counts_as_no_token(self, http):
-        response = http.get("/oauth2/userinfo", headers={"Authorization": "Basic Zm9vOmJhcg=="})
+    @pytest.mark.parametrize("scheme", ["MAC", "Token", "Basic"])
+    def test_a_valid_token_under_another_scheme_counts_as_no_token(self, http, tokens, scheme):
+        token = tokens["access_token"]
+        response = http.get("/oauth2/userinfo", headers={"Authorization": f"{scheme} {token}"})
         assert response.status_code == 401
+        assert "error=" not in response.headers["www-authenticate"]
+        assert userinfo(http, token).status_code == 200  # the same token, as Bearer
 
     def test_responses_are_not_cached(self, http, tokens):
         assert userinfo(http, tokens["access_token"]).headers["cache-control"] == "no-store"
