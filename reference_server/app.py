@@ -19,8 +19,8 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
-from .errors import BearerError, LoginRequired, OAuthError, PageError, RedirectError
-from .oauth.responses import render_challenge, render_oauth_error
+from .errors import BearerError, OAuthError, PageError, RedirectError, SignInRequired
+from .oauth.error_replies import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
 from .oauth.userinfo import userinfo
@@ -28,7 +28,7 @@ from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, applications, pages
 from .web.authorize import authorize, out_of_band
-from .web.errorpages import render_login_required, render_page_error, render_redirect_error
+from .web.errorpages import render_page_error, render_redirect_error, render_sign_in_required
 from .web.html import favicon, stylesheet
 from .web.security import SecurityHeaders
 
@@ -103,7 +103,7 @@ EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
     BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
-    LoginRequired: render_login_required,
+    SignInRequired: render_sign_in_required,
     404: pages.not_found,  # a page of the site, not a bare "Not Found"
 }
 

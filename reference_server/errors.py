@@ -1,7 +1,7 @@
 """The server's errors, free of any web framework (as oauthlib's are).
 
 Rules raise them; the application renders them in one place each (`app.py` registers the
-renderers of `oauth/responses.py` and `web/errorpages.py`): an `OAuthError` as the JSON of
+renderers of `oauth/error_replies.py` and `web/errorpages.py`): an `OAuthError` as the JSON of
 RFC 6749 5.2, a `BearerError` as the challenge of RFC 6750 3, a `PageError` as the service's
 own error page, a `RedirectError` as a redirect to the client (RFC 6749 4.1.2.1).
 """
@@ -63,7 +63,7 @@ class BearerError(Exception):
         self.scope = scope
 
 
-class LoginRequired(Exception):
+class SignInRequired(Exception):
     """A page for logged-in users asked for without a session: log in, then come back."""
 
     def __init__(self, return_to: str) -> None:

@@ -63,7 +63,7 @@ def check_secret(app: Application, secret: str) -> Application:
     """`app` if `secret` is its Client Secret (compared in constant time, whole: a secret
     that differs only at its end is as wrong as any). AUTH-TOKEN-CLIENT-SECRET and
     AUTH-REVOKE-CLIENT-SECRET, refused as TOKEN-ERR-INVALID-CLIENT and
-    REVOKE-ERR-INVALID-CLIENT (401, with the challenge of `responses.oauth_error_response`)."""
+    REVOKE-ERR-INVALID-CLIENT (401, with the challenge of `error_replies.oauth_error_response`)."""
     if not credentials.same(app.secret_hash, credentials.token_hash(secret)):
         raise invalid_client()
     return app

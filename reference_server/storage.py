@@ -37,7 +37,7 @@ def _has_hex_keys(db: sqlite3.Connection) -> bool:
     return bool(columns) and "id" not in columns
 
 
-class _Unit:
+class _Transaction:
     """The context of `Store.transaction()` (a class, not a generator: it is entered on every
     token request). Yields the connection; all or nothing."""
 
@@ -49,17 +49,17 @@ class _Unit:
 
     def __enter__(self) -> sqlite3.Connection:
         db = self._db
-        # Inside a transaction already (group commit's, or an enclosing unit): a savepoint of it.
+        # Inside a transaction already (group commit's, or an enclosing one): a savepoint of it.
         self._nested = db.in_transaction
-        db.execute("SAVEPOINT unit" if self._nested else "BEGIN IMMEDIATE")
+        db.execute("SAVEPOINT nested" if self._nested else "BEGIN IMMEDIATE")
         return db
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         db = self._db
         if self._nested:
             if kind is not None:
-                db.execute("ROLLBACK TO unit")
-            db.execute("RELEASE unit")
+                db.execute("ROLLBACK TO nested")
+            db.execute("RELEASE nested")
         else:
             db.execute("COMMIT" if kind is None else "ROLLBACK")
 
@@ -120,11 +120,11 @@ class Store:
             self._checkpointer.stop()
         self.db.close()
 
-    def transaction(self) -> _Unit:
+    def transaction(self) -> _Transaction:
         """All or nothing: BEGIN IMMEDIATE (the write lock taken before reading what decides
         the write) ... COMMIT; inside a transaction already (a unit of `group_commit`), a
         savepoint of it, so that a failing unit leaves the others of its group alone."""
-        return _Unit(self.db)
+        return _Transaction(self.db)
 
     async def group_commit(self, unit: Callable[[], T]) -> T:
         """`unit()` in the transaction this turn of the event loop shares; returns or raises

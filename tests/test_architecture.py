@@ -14,6 +14,9 @@ scenario's objects know no step definition, and the run machinery reaches the st
 only through the registry (steps/run/bdd_registry.py names them as strings).
 `steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on.
 
+The classes issue 23 found under one name in two places (`TokenSet`, `Client`, `Application`,
+`Profile`, `LoginRequired`) are defined once across the product packages (`UNIQUE_NAMES`).
+
 And the size rule: a file over 300 lines says at the top of its module docstring why
 ("over 300 lines", with the reason).
 """
@@ -36,6 +39,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "client_kit": ("reference_server", "steps", "tests", "tools"),
     "steps": ("reference_server", "tests", "tools"),
 }
+#: Class names that name one class across the product packages (the kit's public ones).
+UNIQUE_NAMES = ("TokenSet", "Client", "Application", "Profile", "LoginRequired")
 ALLOWED: dict[str, set[str]] = {
     "steps/profiles/bundled.py": {"reference_server"},  # the bundled target starts the server
 }
@@ -249,3 +254,24 @@ def test_a_planted_long_file_is_found_unless_it_says_why() -> None:
     assert size_violation("tests/test_planted.py", silent) is not None
     assert size_violation("tests/test_planted.py", reasoned) is None
     assert size_violation("tests/test_planted.py", '"""A module."""\n' + "x = 1\n" * 299) is None
+
+
+def classes_named(names: tuple[str, ...], files: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """For each of `names`, the files (relative path, source) that define a class so named."""
+    found: dict[str, list[str]] = {name: [] for name in names}
+    for relative, source in files:
+        for node in ast.walk(ast.parse(source, filename=relative)):
+            if isinstance(node, ast.ClassDef) and node.name in found:
+                found[node.name].append(relative)
+    return found
+
+
+def test_the_kits_class_names_name_one_class() -> None:
+    files = [(p.relative_to(ROOT).as_posix(), p.read_text()) for p in python_files(PRODUCT)]
+    twice = {n: f for n, f in classes_named(UNIQUE_NAMES, files).items() if len(f) > 1}
+    assert twice == {}
+
+
+def test_a_second_class_of_a_kit_name_is_found() -> None:
+    files = [("client_kit/tokens.py", "class TokenSet: ..."), ("a/b.py", "class TokenSet: ...")]
+    assert classes_named(("TokenSet",), files) == {"TokenSet": ["client_kit/tokens.py", "a/b.py"]}

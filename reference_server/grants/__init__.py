@@ -18,7 +18,7 @@ the rest of the server.
 """
 
 from .authorization_code import CodeRequest, code_is_pending, exchange_code, issue_code
-from .base import ACCESS_TOKEN_LIFETIME, CODE_LIFETIME, TokenSet
+from .base import ACCESS_TOKEN_LIFETIME, CODE_LIFETIME, IssuedTokens
 from .bearer import AccessGrant, access_grant_and_user
 from .consent import Authorization, authorizations, has_consent, record_consent
 from .refresh_token import refresh
@@ -30,7 +30,7 @@ __all__ = [
     "AccessGrant",
     "Authorization",
     "CodeRequest",
-    "TokenSet",
+    "IssuedTokens",
     "access_grant_and_user",
     "authorizations",
     "code_is_pending",

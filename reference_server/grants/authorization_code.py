@@ -9,7 +9,7 @@ from .. import credentials, pkce
 from ..accounts import Application, User
 from ..errors import OAuthError, invalid_grant, invalid_request
 from ..storage import Row, Store
-from .base import CODE_LIFETIME, Lookup, TokenSet, insert_keyed, new_access_token, revoke_grant
+from .base import CODE_LIFETIME, IssuedTokens, Lookup, insert_keyed, new_access_token, revoke_grant
 
 _CODE = Lookup("SELECT * FROM codes WHERE", "id", "code_hash")
 _PENDING_CODE = Lookup(
@@ -61,7 +61,7 @@ def code_is_pending(store: Store, now: int, code: str) -> bool:
 
 def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
-) -> TokenSet:
+) -> IssuedTokens:
     """TOKEN-CODE-EXCHANGE: a code redeemed once for a new grant and its tokens."""
     with store.transaction():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
@@ -73,7 +73,7 @@ def exchange_code(
 
 def _redeem(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
-) -> TokenSet | OAuthError:
+) -> IssuedTokens | OAuthError:
     row = _CODE.find(store, code)
     if row is None or row["application_id"] != app.id:  # TOKEN-CROSS-CLIENT-CODE
         return invalid_grant("the code is unknown or was issued to another client")
@@ -118,7 +118,7 @@ def _refresh_token_allowed(code: Row) -> bool:
     return bool(code["offline"])
 
 
-def _new_grant(store: Store, now: int, code: Row) -> tuple[TokenSet, int]:
+def _new_grant(store: Store, now: int, code: Row) -> tuple[IssuedTokens, int]:
     """The grant's id is its refresh token's selector (a plain selector when it has none)."""
     made: list[int] = []
     with_refresh = _refresh_token_allowed(code)
@@ -140,5 +140,5 @@ def _new_grant(store: Store, now: int, code: Row) -> tuple[TokenSet, int]:
     refresh = insert_keyed(insert)
     grant_id = made[-1]
     access = new_access_token(store, now, grant_id, code["scope"])
-    tokens = TokenSet(access_token=access, refresh_token=refresh if with_refresh else None)
+    tokens = IssuedTokens(access_token=access, refresh_token=refresh if with_refresh else None)
     return tokens, grant_id

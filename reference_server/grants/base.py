@@ -15,7 +15,7 @@ ACCESS_TOKEN_LIFETIME = 3600  # TOKEN-EXPIRES-IN-3600 (spec 8)
 
 
 @dataclass(frozen=True, kw_only=True)
-class TokenSet:
+class IssuedTokens:
     """A token answer (spec 2.3); every field named where one is built. Its JSON has the
     fields of spec 2.3 and no others (what INFO-TOKEN-EXTRA-FIELDS records of a deployment)."""
 

@@ -6,7 +6,7 @@ from .. import scopes
 from ..accounts import Application
 from ..errors import OAuthError, invalid_grant
 from ..storage import Store
-from .base import Lookup, TokenSet, end_access_tokens, new_access_token
+from .base import IssuedTokens, Lookup, end_access_tokens, new_access_token
 
 _LIVE_GRANT = Lookup("SELECT * FROM grants WHERE", "id", "refresh_hash", " AND revoked_at IS NULL")
 
@@ -21,7 +21,7 @@ ONE_ACCESS_TOKEN_PER_GRANT = True
 
 def refresh(
     store: Store, now: int, app: Application, refresh_token: str, scope: str | None
-) -> TokenSet:
+) -> IssuedTokens:
     """REFRESH-NEW-ACCESS-TOKEN: a new access token of the grant, for the same client."""
     with store.transaction():
         grant = _LIVE_GRANT.find(store, refresh_token)  # LIFETIME-REFRESH-PERSISTS: until revoked
@@ -32,7 +32,7 @@ def refresh(
         if ONE_ACCESS_TOKEN_PER_GRANT:
             end_access_tokens(store, now, grant["id"])
         access = new_access_token(store, now, grant["id"], scopes.canonical(asked))
-    return TokenSet(
+    return IssuedTokens(
         access_token=access, refresh_token=refresh_token if SAME_REFRESH_TOKEN else None
     )
 

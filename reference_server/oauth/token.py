@@ -2,7 +2,7 @@
 
 Parameters come from the form body only: a query string is refused, so no client secret or
 code ever travels in a URL (RFC 6749 3.2, RFC 9700 4.3). Errors are raised as `OAuthError`s
-and rendered by `responses.render_oauth_error`.
+and rendered by `error_replies.render_oauth_error`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from starlette.responses import Response
 from .. import guard, inbound
 from ..accounts import Application
 from ..errors import OAuthError, ParameterError, invalid_request
-from ..grants import TokenSet, authorization_code, refresh_token
+from ..grants import IssuedTokens, authorization_code, refresh_token
 from ..state import ServerState
 from . import clients
-from .replies import JSONReply, encode_json
+from .success_replies import JSONReply, encode_json
 
 #: Whether a string needs no JSON escaping: base64url, what every token here is made of.
 _plain = re.compile(r"[A-Za-z0-9_-]*").fullmatch
@@ -57,20 +57,21 @@ async def token(request: Request) -> Response:
     grant_type = required(params, "grant_type")
     source = inbound.peer(request)
     tokens = await state.store.group_commit(
-        lambda: _token_unit(state, source, client, grant_type, params)
+        lambda: _grant_in_shared_transaction(state, source, client, grant_type, params)
     )
     return JSONReply(token_body(tokens))  # TOKEN-RESPONSE-STATUS-200
 
 
-def _token_unit(
+def _grant_in_shared_transaction(
     state: ServerState,
     source: str,
     client: tuple[str, str],
     grant_type: str,
     params: dict[str, str],
-) -> TokenSet:
-    """The request's work on the database, run by group commit: the client's authentication
-    and its throttle counts, then the grant, both read and written in one transaction."""
+) -> IssuedTokens:
+    """The request's work on the database, queued for group commit: the client's
+    authentication and its throttle counts, then the grant, read and written in the
+    transaction this turn of the event loop shares with other requests."""
     client_id, secret = client
     app, guessed_before = state.guard.authenticate_for(source, client_id, secret)
     check_token_type(params)
@@ -86,7 +87,7 @@ def _token_unit(
     return tokens
 
 
-def token_body(tokens: TokenSet) -> bytes:
+def token_body(tokens: IssuedTokens) -> bytes:
     """`tokens.as_json()` encoded as `encode_json` would, byte for byte, without the encoder: the
     tokens are base64url (nothing to escape; checked) and the lifetime an integer."""
     if not _plain(tokens.access_token) or not _plain(tokens.refresh_token or ""):
@@ -100,7 +101,7 @@ def token_body(tokens: TokenSet) -> bytes:
 
 def _grant(
     state: ServerState, app: Application, grant_type: str, params: dict[str, str]
-) -> TokenSet:
+) -> IssuedTokens:
     now = state.now()
     if grant_type == "authorization_code":
         return authorization_code.exchange_code(

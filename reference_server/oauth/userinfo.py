@@ -12,7 +12,7 @@ from .. import inbound
 from ..accounts import User
 from ..errors import BearerError, ParameterError
 from ..grants.bearer import access_grant_and_user
-from .replies import JSONReply, encode_json
+from .success_replies import JSONReply, encode_json
 
 
 async def _presented_tokens(request: Request) -> list[str]:

@@ -20,7 +20,7 @@ from ..accounts import (
     User,
     application_by_client_id,
 )
-from ..errors import LoginRequired, PageError
+from ..errors import PageError, SignInRequired
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
@@ -34,10 +34,10 @@ _NOTICES = {
 
 
 def require_login(state: ServerState, request: Request) -> tuple[sessions.Session, User]:
-    """The session and its user; without one, `LoginRequired` sends the browser to log in."""
+    """The session and its user; without one, `SignInRequired` sends the browser to log in."""
     session = sessions.load(state, request)
     if session is None or session.user is None:
-        raise LoginRequired(request.url.path)
+        raise SignInRequired(request.url.path)
     return session, session.user
 
 

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import inbound
-from ..errors import LoginRequired, PageError, RedirectError
+from ..errors import PageError, RedirectError, SignInRequired
 from ..redirects import OOB, with_params
 from . import sessions
 from .html import Viewer, error_page
@@ -35,8 +35,8 @@ def _viewer(request: Request) -> Viewer | None:
     return sessions.viewer_of(inbound.server(request), request)
 
 
-async def render_login_required(request: Request, error: Exception) -> Response:
-    assert isinstance(error, LoginRequired)  # registered for LoginRequired only
+async def render_sign_in_required(request: Request, error: Exception) -> Response:
+    assert isinstance(error, SignInRequired)  # registered for SignInRequired only
     return RedirectResponse("/login?returnto=" + quote(error.return_to), status_code=303)
 
 

@@ -25,7 +25,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def _offline_grant(store: Store) -> tuple[accounts.Application, grants.TokenSet]:
+def _offline_grant(store: Store) -> tuple[accounts.Application, grants.IssuedTokens]:
     user = accounts.add_user(store, "owner", "a long enough password", NOW)
     app = accounts.add_application(store, user, "app", "confidential", CALLBACK, NOW).application
     request = grants.CodeRequest(app, user, "profile", CALLBACK, None, None, offline=True)

@@ -1,4 +1,5 @@
-"""How the OAuth endpoints answer errors: JSON (RFC 6749 5.2) and Bearer challenges (RFC 6750 3).
+"""Error answers of the OAuth endpoints: JSON (RFC 6749 5.2) and Bearer challenges (RFC 6750 3).
+(Their success answers: success_replies.py.)
 
 The renderers of `errors.OAuthError` and `errors.BearerError`, registered once on the
 application by `app.create_app`: a handler raises, it never builds an error response itself.

@@ -1,4 +1,5 @@
 """Success answers of the token, revoke and userinfo endpoints: JSON with no-store, or empty.
+A handler returns one; its failures are raised and rendered by error_replies.py.
 
 The JSON is encoded by the endpoint (an encoder made once, or bytes kept from before: a
 profile, a token answer written out); the security headers are added by the middleware of
@@ -16,7 +17,7 @@ _encode = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
 ).encode
 
-# TOKEN-NO-STORE (the error answers carry it too: responses.NO_STORE)
+# TOKEN-NO-STORE (the error answers carry it too: error_replies.NO_STORE)
 _NO_STORE = ((b"cache-control", b"no-store"), (b"pragma", b"no-cache"))
 
 
