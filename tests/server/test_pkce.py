@@ -9,6 +9,13 @@ import pytest
 from .flows import assert_error, exchange, obtain_code, pkce_pair
 
 
+def s256_code(world, user, challenge: str) -> str:
+    """A code issued to the installed application for an S256 challenge."""
+    return obtain_code(
+        user, world.installed, code_challenge=challenge, code_challenge_method="S256"
+    )
+
+
 class TestPkce:
     @pytest.mark.rule("PKCE-S256", "PKCE-PLAIN", "VERSION-PKCE")
     @pytest.mark.parametrize("method", ["S256", "plain"])
@@ -22,9 +29,7 @@ class TestPkce:
     @pytest.mark.rule("PKCE-VERIFIER-MISMATCH")
     def test_wrong_verifier_is_refused_and_keeps_the_code(self, world, user, http):
         verifier, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
+        code = s256_code(world, user, challenge)
         wrong = exchange(http, world.installed, code, code_verifier=pkce_pair()[0])
         assert_error(wrong, "invalid_grant")
         assert exchange(http, world.installed, code, code_verifier=verifier).status_code == 200
@@ -32,16 +37,12 @@ class TestPkce:
     @pytest.mark.rule("PKCE-VERIFIER-MISSING")
     def test_missing_verifier_is_refused(self, world, user, http):
         _, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
+        code = s256_code(world, user, challenge)
         assert_error(exchange(http, world.installed, code), "invalid_request")
 
     def test_challenge_itself_is_not_a_verifier_for_s256(self, world, user, http):
         _, challenge = pkce_pair()
-        code = obtain_code(
-            user, world.installed, code_challenge=challenge, code_challenge_method="S256"
-        )
+        code = s256_code(world, user, challenge)
         assert_error(
             exchange(http, world.installed, code, code_verifier=challenge), "invalid_grant"
         )
