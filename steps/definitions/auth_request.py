@@ -11,9 +11,10 @@ from pytest_bdd import parsers, step
 from steps.scenario.authorization import client_request
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import challenge_for, malformed_challenge, new_verifier, url_safe_verifier
-from steps.scenario.probes import ALL_SCOPES, OOB_URI, change_uri, loopback_uri, new_scope_set
+from steps.scenario.probes import OOB_URI, change_uri, loopback_uri
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
+from steps.scenario.target import Target
 
 
 def _start(scene: Scene, service: Service, scope: str) -> AuthRequest:
@@ -36,9 +37,9 @@ def asks_for(scene: Scene, service: Service, scope: str) -> AuthRequest:
     target_fixture="auth_request",
 )
 @premise()
-def asks_for_new_scopes(scene: Scene, service: Service) -> AuthRequest:
-    """A random scope set; on a long-lived deployment an earlier run may have approved it."""
-    return _start(scene, service, " ".join(random.sample(ALL_SCOPES[2:], k=random.randint(3, 5))))
+def asks_for_new_scopes(scene: Scene, target: Target) -> AuthRequest:
+    """A set no earlier request of the run includes (steps/scenario/fresh_scopes.py)."""
+    return _start(scene, target.service, target.fresh_scopes.draw())
 
 
 @step(
@@ -46,9 +47,9 @@ def asks_for_new_scopes(scene: Scene, service: Service) -> AuthRequest:
     target_fixture="auth_request",
 )
 @premise()
-def asks_offline_new_scopes(scene: Scene, service: Service) -> AuthRequest:
+def asks_offline_new_scopes(scene: Scene, target: Target) -> AuthRequest:
     """access_type=offline with the default approval prompt (auto), for a new scope set."""
-    request = _start(scene, service, new_scope_set())
+    request = _start(scene, target.service, target.fresh_scopes.draw())
     request.params |= {"access_type": "offline"}
     return request
 

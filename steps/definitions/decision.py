@@ -25,7 +25,6 @@ from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, visit
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.kinds import check, premise
-from steps.scenario.probes import new_scope_set
 from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.target import Target
@@ -82,7 +81,7 @@ def user_approves_on_consent_page(
         outcome = scene.outcome
         if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
             return code
-        auth_request.params["scope"] = target.profile.scope(new_scope_set())
+        auth_request.params["scope"] = target.profile.scope(target.fresh_scopes.draw())
     raise NotChecked("every scope set tried had been approved before: no first approval")
 
 

@@ -4,7 +4,6 @@ step modules, so each lives once."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -59,14 +58,6 @@ def wrong_secret(client: RegisteredApp, how: str) -> str:
     if how == "an empty client secret":
         return ""
     return near_miss(client.client_secret, how.removeprefix("its client secret "))
-
-
-def new_scope_set() -> str:
-    """A random set with `email` and one to four of the tag-like scopes (perhaps `profile`):
-    one of 60, none of which another scenario approves or expects to be new (those draw from
-    the tag-like scopes alone, or ask for "profile email")."""
-    chosen = random.sample(ALL_SCOPES[2:], k=random.randint(1, 4))
-    return " ".join(["email", *chosen, *(["profile"] if random.random() < 0.5 else [])])
 
 
 def loopback_uri(registered: str, port: int, path: str | None = None) -> str:
