@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..accounts import User
 from ..storage import Store
@@ -18,9 +18,9 @@ _ACCESS_AND_USER = Lookup(
 )
 
 
-@dataclass(frozen=True)
-class AccessGrant:
-    """What a valid access token lets its bearer see."""
+class AccessGrant(NamedTuple):
+    """What a valid access token lets its bearer see (a named tuple: made on every userinfo
+    request, at a third of a frozen dataclass's cost)."""
 
     user_id: int
     application_id: int

@@ -16,6 +16,19 @@ SECURITY_HEADERS = [
     (b"strict-transport-security", b"max-age=31536000"),
 ]
 _NO_STORE = (b"cache-control", b"no-store")
+_OURS = frozenset(name for name, _ in SECURITY_HEADERS) | {_NO_STORE[0]}
+
+
+def with_security_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The headers of an answer and those of ours it lacks (no-store unless it says how it may
+    be cached). ASGI gives header names in lower case (Starlette's responses lower them)."""
+    present = _OURS.intersection([name for name, _ in headers])
+    if not present:  # the usual case: the answer set none of them
+        return [*headers, *SECURITY_HEADERS, _NO_STORE]
+    added = [h for h in SECURITY_HEADERS if h[0] not in present]
+    if _NO_STORE[0] not in present:
+        added.append(_NO_STORE)
+    return [*headers, *added]
 
 
 class SecurityHeaders:
@@ -29,12 +42,7 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                present = {name.lower() for name, _ in headers}
-                headers += [h for h in SECURITY_HEADERS if h[0] not in present]
-                if b"cache-control" not in present:
-                    headers.append(_NO_STORE)
-                message["headers"] = headers
+                message["headers"] = with_security_headers(list(message.get("headers", ())))
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
