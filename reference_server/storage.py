@@ -137,6 +137,13 @@ class Store:
         """
         return await self._group.run(unit)
 
+    def version(self) -> tuple[int, int]:
+        """A mark that moves whenever what this connection reads may have changed: another
+        connection committed (PRAGMA data_version) or this one changed a row, committed or
+        not (total_changes). What was read under a mark holds while the mark is the same."""
+        row = self.db.execute("PRAGMA data_version").fetchone()
+        return row[0], self.db.total_changes
+
     def one(self, sql: str, *args: object) -> Row | None:
         row: Row | None = self.db.execute(sql, args).fetchone()
         return row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 from ..accounts import User
@@ -27,15 +28,53 @@ class AccessGrant(NamedTuple):
     scope: frozenset[str]
 
 
-def access_grant_and_user(
-    store: Store, now: int, token: str
-) -> tuple[AccessGrant, User | None] | None:
-    """The grant behind a valid access token and its user (None if deleted), in one query.
+Found = tuple[AccessGrant, User | None]
+
+
+class RecentTokens:
+    """The access tokens a process resolved lately, with what they resolved to, kept only
+    while the database is as it was when they were read (`Store.version`): a revocation, an
+    expiry moved by the test clock's writes, a deleted user, by this worker or any other
+    process, moves the mark and empties the memory. A client asks the user-information
+    endpoint with the same token again and again; the lookup (token key, hash comparison,
+    join, row to objects) costs three times the mark's one PRAGMA. Only tokens that resolved
+    are kept, at most `size` (the oldest go first), so unknown tokens cannot fill it."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._mark: tuple[int, int] | None = None
+        self._found: dict[str, tuple[int, Found]] = {}
+
+    def get(self, store: Store, token: str) -> tuple[int, Found] | None:
+        mark = store.version()
+        if mark != self._mark:
+            self._mark, self._found = mark, {}
+            return None
+        return self._found.get(token)
+
+    def keep(self, token: str, expires_at: int, found: Found) -> None:
+        if len(self._found) >= self.size:
+            del self._found[next(iter(self._found))]
+        self._found[token] = (expires_at, found)
+
+
+_RECENT: weakref.WeakKeyDictionary[Store, RecentTokens] = weakref.WeakKeyDictionary()
+
+
+def access_grant_and_user(store: Store, now: int, token: str) -> Found | None:
+    """The grant behind a valid access token and its user (None if deleted), in one query
+    (or none, for a token resolved since the database last changed: RecentTokens).
 
     None when the token is unknown, revoked or expired (USERINFO-ERR-INVALID-TOKEN).
     """
-    row = _ACCESS_AND_USER.find(store, token)
-    if row is None or row["expires_at"] <= now:  # LIFETIME-ACCESS-EXPIRES
-        return None
-    grant = AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))
-    return grant, (User.from_row(row) if row["id"] is not None else None)
+    recent = _RECENT.get(store) or _RECENT.setdefault(store, RecentTokens())
+    kept = recent.get(store, token)
+    if kept is None:
+        row = _ACCESS_AND_USER.find(store, token)
+        if row is None:
+            return None
+        grant = AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))
+        kept = row["expires_at"], (grant, User.from_row(row) if row["id"] is not None else None)
+        recent.keep(token, *kept)
+    expires_at, found = kept
+    return None if expires_at <= now else found  # LIFETIME-ACCESS-EXPIRES
