@@ -8,7 +8,7 @@ set drawn at random is "new" only if no set approved earlier in the run includes
 here takes three of the five tag-like scopes that no other draw of the run has taken (and
 perhaps `profile` or `email`): no earlier draw includes it, nor does any fixed set of the
 features (each has at most two tag-like scopes; the one with all seven only gets a code, never a
-token). Without that, one run in ten drew a subset of an earlier draw on metabrainz.org and
+token). Without that, 1 run in 18 drew a subset of an earlier draw on metabrainz.org and
 failed RULE.AUTHZ_APPROVAL_AUTO_NEW_SCOPES against a provider that keeps the rule.
 
 Under `--workers` the run's draws are shared through a file (locked, like the clock lock), so
