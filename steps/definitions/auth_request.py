@@ -9,12 +9,12 @@ import random
 from pytest_bdd import parsers, step
 
 from steps.scenario.authorization import client_request
+from steps.scenario.fresh_scopes import never_approved, to_approve
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import challenge_for, malformed_challenge, new_verifier, url_safe_verifier
 from steps.scenario.probes import OOB_URI, change_uri, loopback_uri
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
-from steps.scenario.target import Target
 
 
 def _start(scene: Scene, service: Service, scope: str) -> AuthRequest:
@@ -37,9 +37,10 @@ def asks_for(scene: Scene, service: Service, scope: str) -> AuthRequest:
     target_fixture="auth_request",
 )
 @premise()
-def asks_for_new_scopes(scene: Scene, target: Target) -> AuthRequest:
-    """A set no earlier request of the run includes (steps/scenario/fresh_scopes.py)."""
-    return _start(scene, target.service, target.fresh_scopes.draw())
+def asks_for_new_scopes(scene: Scene, service: Service) -> AuthRequest:
+    """A set the suite never approves (steps/scenario/fresh_scopes.py): a scenario with this
+    step must not approve it, or later runs on the same deployment would find it approved."""
+    return _start(scene, service, never_approved())
 
 
 @step(
@@ -47,9 +48,9 @@ def asks_for_new_scopes(scene: Scene, target: Target) -> AuthRequest:
     target_fixture="auth_request",
 )
 @premise()
-def asks_offline_new_scopes(scene: Scene, target: Target) -> AuthRequest:
+def asks_offline_new_scopes(scene: Scene, service: Service) -> AuthRequest:
     """access_type=offline with the default approval prompt (auto), for a new scope set."""
-    request = _start(scene, target.service, target.fresh_scopes.draw())
+    request = _start(scene, service, to_approve())
     request.params |= {"access_type": "offline"}
     return request
 

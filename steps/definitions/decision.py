@@ -24,6 +24,7 @@ from steps.outcomes import NotChecked, PremiseFailed
 from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, visit
 from steps.scenario.controls import blame, code_owner
+from steps.scenario.fresh_scopes import to_approve
 from steps.scenario.kinds import check, premise
 from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
@@ -81,7 +82,7 @@ def user_approves_on_consent_page(
         outcome = scene.outcome
         if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
             return code
-        auth_request.params["scope"] = target.profile.scope(target.fresh_scopes.draw())
+        auth_request.params["scope"] = target.profile.scope(to_approve())
     raise NotChecked("every scope set tried had been approved before: no first approval")
 
 

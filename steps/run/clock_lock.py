@@ -13,23 +13,15 @@ from pathlib import Path
 import pytest
 
 
-def run_shared_file(config: pytest.Config, name: str) -> Path | None:
-    """A file the workers of one run share (named by pytest-xdist's run id); None in a
-    sequential run, where this process is the whole run."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None:
-        return None
-    return Path(tempfile.gettempdir()) / f"mb-oauth-{name}-{workerinput['testrunuid']}.lock"
-
-
 @contextmanager
 def clock_lock(config: pytest.Config, *, moves_clock: bool) -> Iterator[None]:
     """Hold the run's clock lock (exclusive when the scenario moves the clock) in a worker;
     nothing to hold in a sequential run."""
-    lock = run_shared_file(config, "clock")
-    if lock is None:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
         yield
         return
+    lock = Path(tempfile.gettempdir()) / f"mb-oauth-clock-{workerinput['testrunuid']}.lock"
     with lock.open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX if moves_clock else fcntl.LOCK_SH)
         try:

@@ -14,10 +14,8 @@ from steps.consent.manual import Console
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.approvals import estimate_prompts
-from steps.run.clock_lock import run_shared_file
 from steps.run.suite import SuiteState, suite_state
 from steps.scenario.clock import Clock
-from steps.scenario.fresh_scopes import FreshScopes
 from steps.scenario.grants import Authorizer, GrantCache
 from steps.scenario.isolation import isolation
 from steps.scenario.meta import META_KEY
@@ -122,8 +120,7 @@ def target(
     """The target as every scenario reaches it; its consent driver is built on first use (a
     manual driver asks a person), and closed at the end of the run."""
     consent = BuiltOnFirstUse(lambda: consent_driver(pytestconfig, suite, service.http))
-    fresh = FreshScopes(run_shared_file(pytestconfig, "scopes"))
-    yield Target(profile, service, clock, observations, consent, fresh)
+    yield Target(profile, service, clock, observations, consent)
     consent.close()
 
 

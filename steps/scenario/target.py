@@ -8,13 +8,12 @@ and a run whose scenarios send nobody to the authorization page asks nobody."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from steps.consent.base import ConsentDriver
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import TargetProfile
 from steps.scenario.clock import Clock
-from steps.scenario.fresh_scopes import FreshScopes
 from steps.scenario.observations import Observations
 from steps.scenario.service import Service
 
@@ -29,8 +28,6 @@ class Target:
     observations: Observations
     #: The consent driver: built on the first call, the same one after it.
     consent: Callable[[], ConsentDriver]
-    #: The run's draws of scope sets the user has not approved before.
-    fresh_scopes: FreshScopes = field(default_factory=FreshScopes)
 
     @property
     def driver(self) -> ConsentDriver:

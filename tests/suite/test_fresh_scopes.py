@@ -1,59 +1,51 @@
-"""The premise "scopes the user has not approved before" (steps/scenario/fresh_scopes.py): no
-draw of a run is included in an earlier one, nor in a fixed set of the features, in one process
-or across a run's workers; a run that has drawn every set says so instead of reusing one."""
+"""The premise "scopes the user has not approved before" (steps/scenario/fresh_scopes.py): a
+set drawn as never approved is neither equal to nor included in any set the suite approves (a
+draw to approve, a fixed set of the features), so no earlier approval, in this run or an
+earlier one on the same deployment, exact or covering, can make it old."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-import pytest
-
-from steps.outcomes import NotChecked
-from steps.scenario.fresh_scopes import TRIPLES, FreshScopes
+from steps.profiles.keys import SPEC_SCOPES
+from steps.rules.coverage import rendered_scenarios
+from steps.scenario.fresh_scopes import never_approved, to_approve
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
+EVERY = frozenset(SPEC_SCOPES)
+NEW_SCOPES_STEP = "the application asks for scopes the user has not approved before"
+#: Steps whose words name a scope set a scenario approves or is granted.
+FIXED = re.compile(r'"([a-z_ ]+)" scopes?\b|access to "([a-z_ ]+)"')
 
 
-def _included_in_earlier(draws: list[str]) -> list[tuple[str, str]]:
-    sets = [set(d.split()) for d in draws]
-    return [(draws[j], draws[i]) for j in range(len(sets)) for i in range(j) if sets[j] <= sets[i]]
+def _pool(draw, times: int = 3000) -> set[frozenset[str]]:
+    return {frozenset(draw().split()) for _ in range(times)}
 
 
-def test_no_draw_of_a_run_is_included_in_an_earlier_one() -> None:
-    for _ in range(200):  # runs
-        fresh = FreshScopes()
-        draws = [fresh.draw() for _ in TRIPLES]
-        assert _included_in_earlier(draws) == []
+def _fixed_sets() -> set[frozenset[str]]:
+    words = " ".join(path.read_text() for path in FEATURES.glob("*.feature"))
+    return {frozenset(s.split()) for pair in FIXED.findall(words) for s in pair if s}
 
 
-def test_the_workers_of_a_run_share_their_draws(tmp_path: Path) -> None:
-    ledger = tmp_path / "scopes.lock"
-    workers = [FreshScopes(ledger), FreshScopes(ledger)]
-    draws = [workers[i % 2].draw() for i in range(len(TRIPLES))]
-    assert _included_in_earlier(draws) == []
-    assert len(ledger.read_text().splitlines()) == len(TRIPLES)
+def test_a_never_approved_set_is_in_no_set_the_suite_approves() -> None:
+    never, approved = _pool(never_approved), _pool(to_approve)
+    assert len(never) == 20 and len(approved) == 30  # every set of each pool drawn
+    covered = [sorted(n) for n in never for a in approved | _fixed_sets() if n <= a != EVERY]
+    assert covered == []
 
 
-def test_a_run_that_drew_every_set_says_so() -> None:
-    fresh = FreshScopes()
-    for _ in TRIPLES:
-        fresh.draw()
-    with pytest.raises(NotChecked, match="no set is left"):
-        fresh.draw()
+def test_no_scenario_approves_a_never_approved_set() -> None:
+    """The set of all seven gets a code in SCOPE-IDENTIFIERS and is never exchanged; the
+    scenarios that ask for a never-approved set must not approve it."""
+    asking = [s for s in rendered_scenarios(FEATURES) if NEW_SCOPES_STEP in s.steps]
+    for scenario in asking:
+        later = scenario.steps[scenario.steps.index(NEW_SCOPES_STEP) :]
+        assert not [s for s in later if "approves" in s or "code for tokens" in s], scenario
+    assert asking
 
 
-def test_no_fixed_set_of_the_features_includes_a_draw() -> None:
-    """A fixed set the features approve and exchange would, on a provider whose approvals cover
-    subsets (metabrainz.org), make a draw old. The one with every scope only gets a code."""
-    fixed = set()
-    for feature in FEATURES.glob("*.feature"):
-        fixed |= set(
-            re.findall(r'"([a-z_ ]+)" scopes?\b|access to "([a-z_ ]+)"', feature.read_text())
-        )
-    scope_sets = {set_ for pair in fixed for set_ in pair if set_}
-    every = "profile email tag rating collection submit_isrc submit_barcode"
-    fresh = FreshScopes()
-    draws = [set(fresh.draw(extra=("profile", "email")).split()) for _ in TRIPLES]
-    covering = [s for s in scope_sets - {every} for d in draws if d <= set(s.split())]
-    assert scope_sets and covering == []
+def test_the_draws_vary() -> None:
+    """A set drawn anew each run: an exact-matching deployment's earlier approvals of one
+    fixed set would otherwise make it old after the first run."""
+    assert len(_pool(to_approve, 50)) > 5 and len(_pool(never_approved, 50)) > 5
