@@ -16,6 +16,14 @@ if TYPE_CHECKING:
 
 Command = TypeVar("Command", bound=Callable[..., None])
 
+
+def _seconds(name: str, default: float, help_text: str) -> Callable[[Command], Command]:
+    """A timeout option: seconds, at least 0.1."""
+    return click.option(
+        name, default=default, show_default=True, type=click.FloatRange(min=0.1), help=help_text
+    )
+
+
 _OPTIONS = [
     click.option("--host", default="127.0.0.1", show_default=True),
     click.option(
@@ -46,33 +54,17 @@ _OPTIONS = [
         help="The URL users reach the server at (userinfo's profile links); "
         "default: the URL it serves. Never taken from the Host header.",
     ),
-    click.option(
+    _seconds(
         "--handshake-timeout",
-        default=Limits.handshake_timeout,
-        show_default=True,
-        type=click.FloatRange(min=0.1),
-        help="Seconds a client has to complete its TLS handshake.",
+        Limits.handshake_timeout,
+        "Seconds a client has to complete its TLS handshake.",
     ),
-    click.option(
-        "--header-timeout",
-        default=Limits.header_timeout,
-        show_default=True,
-        type=click.FloatRange(min=0.1),
-        help="Seconds a client has to send a request head.",
+    _seconds(
+        "--header-timeout", Limits.header_timeout, "Seconds a client has to send a request head."
     ),
-    click.option(
-        "--body-timeout",
-        default=Limits.body_timeout,
-        show_default=True,
-        type=click.FloatRange(min=0.1),
-        help="Seconds a client has to send a request body.",
-    ),
-    click.option(
-        "--idle-timeout",
-        default=Limits.idle_timeout,
-        show_default=True,
-        type=click.FloatRange(min=0.1),
-        help="Seconds an idle keep-alive connection stays open.",
+    _seconds("--body-timeout", Limits.body_timeout, "Seconds a client has to send a request body."),
+    _seconds(
+        "--idle-timeout", Limits.idle_timeout, "Seconds an idle keep-alive connection stays open."
     ),
     click.option(
         "--max-connections",

@@ -137,7 +137,7 @@ class Store:
         """
         return await self._group.run(unit)
 
-    def version(self) -> tuple[int, int]:
+    def change_mark(self) -> tuple[int, int]:
         """A mark that moves whenever what this connection reads may have changed: another
         connection committed (PRAGMA data_version) or this one changed a row, committed or
         not (total_changes). What was read under a mark holds while the mark is the same."""

@@ -33,9 +33,9 @@ Found = tuple[AccessGrant, User | None]
 
 class RecentTokens:
     """The access tokens a process resolved lately, with what they resolved to, kept only
-    while the database is as it was when they were read (`Store.version`): a revocation, an
-    expiry moved by the test clock's writes, a deleted user, by this worker or any other
-    process, moves the mark and empties the memory. A client asks the user-information
+    while the database is as it was when they were read (`Store.change_mark`): a revocation, a
+    changed or deleted user, any write by this worker or another process moves the mark and
+    empties the memory; the expiry is compared with the clock at every use. A client asks the user-information
     endpoint with the same token again and again; the lookup (token key, hash comparison,
     join, row to objects) costs three times the mark's one PRAGMA. Only tokens that resolved
     are kept, at most `size` (the oldest go first), so unknown tokens cannot fill it."""
@@ -46,7 +46,7 @@ class RecentTokens:
         self._found: dict[str, tuple[int, Found]] = {}
 
     def get(self, store: Store, token: str) -> tuple[int, Found] | None:
-        mark = store.version()
+        mark = store.change_mark()
         if mark != self._mark:
             self._mark, self._found = mark, {}
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 from urllib.parse import urlencode
 
 from tests.suite.broken.exchange import (
@@ -22,6 +23,11 @@ def is_authorize(req: ProxyRequest) -> bool:
 
 def grant(req: ProxyRequest) -> str | None:
     return req.param("grant_type") if req.is_("POST", TOKEN) else None
+
+
+def token_answer(req: ProxyRequest, resp: ProxyResponse, grant_type: str) -> Any:
+    """The JSON of a 200 token answer to a request of `grant_type`, else None."""
+    return resp.json() if grant(req) == grant_type and resp.status == 200 else None
 
 
 def remember_tokens(ctx: Context, req: ProxyRequest, resp: ProxyResponse) -> None:

@@ -32,7 +32,7 @@ from tests.suite.broken.exchange import (
     ProxyResponse,
     json_response,
 )
-from tests.suite.broken.helpers import grant, set_form_value
+from tests.suite.broken.helpers import grant, set_form_value, token_answer
 from tests.suite.broken.registry import AUTHORIZE, REVOKE, USERINFO, mutation
 
 MANUAL_REVOKE = "/account/authorized/revoke"
@@ -204,7 +204,7 @@ async def online_refresh_survives(req: ProxyRequest, forward: Forward, ctx: Cont
     if grant(req) == "refresh_token" and req.param("refresh_token") in handed_out:
         return _fake_tokens(req.param("refresh_token") or "")
     resp = await forward(req)
-    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    data = token_answer(req, resp, "authorization_code")
     if isinstance(data, dict) and "refresh_token" not in data:
         data["refresh_token"] = "online-" + secrets.token_urlsafe(24)
         handed_out.add(data["refresh_token"])

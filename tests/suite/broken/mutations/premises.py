@@ -13,7 +13,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
-from tests.suite.broken.helpers import grant, remember_tokens
+from tests.suite.broken.helpers import grant, remember_tokens, token_answer
 from tests.suite.broken.registry import REVOKE, one_rule
 
 BOM = b"\xef\xbb\xbf"
@@ -42,7 +42,7 @@ async def code_exchange_bom(req: ProxyRequest, forward: Forward, ctx: Context) -
 )
 async def refresh_omits_refresh_token(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
-    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    data = token_answer(req, resp, "refresh_token")
     if isinstance(data, dict) and data.pop("refresh_token", None) is not None:
         resp.set_json(data)
     return resp
@@ -73,7 +73,7 @@ async def revocation_answers_json(req: ProxyRequest, forward: Forward, ctx: Cont
 )
 async def refresh_form_encoded(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
-    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    data = token_answer(req, resp, "refresh_token")
     if isinstance(data, dict):
         resp.body = urlencode({k: str(v) for k, v in data.items()}).encode()
         resp.set_header("content-type", "application/x-www-form-urlencoded")

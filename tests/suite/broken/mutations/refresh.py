@@ -17,6 +17,7 @@ from tests.suite.broken.helpers import (
     remember_tokens,
     set_form_value,
     swap_credentials,
+    token_answer,
 )
 from tests.suite.broken.registry import TOKEN, mutation
 
@@ -34,7 +35,7 @@ async def refresh_rotates(req: ProxyRequest, forward: Forward, ctx: Context) -> 
         if value in aliases and req.is_form():
             set_form_value(req, name, aliases[value])
     resp = await forward(req)
-    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    data = token_answer(req, resp, "refresh_token")
     if isinstance(data, dict) and isinstance(data.get("refresh_token"), str):
         fresh = secrets.token_urlsafe(24)
         aliases[fresh] = data["refresh_token"]
@@ -85,7 +86,7 @@ async def no_refresh_offline(req: ProxyRequest, forward: Forward, ctx: Context):
 )
 async def refresh_for_online(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
-    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    data = token_answer(req, resp, "authorization_code")
     if isinstance(data, dict) and "refresh_token" not in data:
         data["refresh_token"] = secrets.token_urlsafe(24)
         resp.set_json(data)

@@ -13,6 +13,7 @@ from tests.suite.broken.helpers import (
     remember_code,
     remember_tokens,
     set_form_value,
+    token_answer,
     userinfo_token_ways,
 )
 from tests.suite.broken.registry import USERINFO, mutation
@@ -175,7 +176,7 @@ def _role(ctx: Context, client_id: str | None) -> str | None:
 )
 async def expires_in_wrong_online(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
-    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    data = token_answer(req, resp, "authorization_code")
     if isinstance(data, dict) and "refresh_token" not in data:
         data["expires_in"] = 7200
         resp.set_json(data)

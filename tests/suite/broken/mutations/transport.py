@@ -13,6 +13,7 @@ from tests.suite.broken.helpers import (
     grant,
     invalid_token,
     set_form_value,
+    token_answer,
     userinfo_token_ways,
 )
 from tests.suite.broken.mutations.pkce import pkce_ignored
@@ -84,7 +85,7 @@ async def refresh_expires_with_access(req: ProxyRequest, forward: Forward, ctx: 
     resp = await forward(req)
     if req.path == CLOCK and isinstance(resp.json(), dict):
         ctx.state["offset"] = int(resp.json().get("offset", offset))
-    data = resp.json() if grant(req) == "authorization_code" and resp.status == 200 else None
+    data = token_answer(req, resp, "authorization_code")
     if isinstance(data, dict) and data.get("refresh_token"):
         issued[data["refresh_token"]] = offset
     return resp

@@ -21,6 +21,7 @@ from tests.suite.broken.helpers import (
     presented_token,
     remember_tokens,
     role_of,
+    token_answer,
     userinfo_token_ways,
 )
 from tests.suite.broken.registry import REVOKE, TOKEN, USERINFO, one_rule
@@ -35,7 +36,7 @@ from tests.suite.broken.registry import REVOKE, TOKEN, USERINFO, one_rule
 )
 async def installed_refresh_lasts_7200(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
-    data = resp.json() if grant(req) == "refresh_token" and resp.status == 200 else None
+    data = token_answer(req, resp, "refresh_token")
     if isinstance(data, dict) and role_of(ctx, req.param("client_id")) == "installed":
         data["expires_in"] = 7200
         resp.set_json(data)
