@@ -33,12 +33,13 @@ Found = tuple[AccessGrant, User | None]
 
 class RecentTokens:
     """The access tokens a process resolved lately, with what they resolved to, kept only
-    while the database is as it was when they were read (`Store.change_mark`): a revocation, a
-    changed or deleted user, any write by this worker or another process moves the mark and
-    empties the memory; the expiry is compared with the clock at every use. A client asks the user-information
-    endpoint with the same token again and again; the lookup (token key, hash comparison,
-    join, row to objects) costs three times the mark's one PRAGMA. Only tokens that resolved
-    are kept, at most `size` (the oldest go first), so unknown tokens cannot fill it."""
+    while the database is as it was when they were read (`Store.change_mark`): a revocation,
+    a changed or deleted user, any write by this worker or another process moves the mark and
+    empties the memory; the expiry is compared with the clock at every use. A client asks
+    the user-information endpoint with the same token again and again; the lookup (token
+    key, hash comparison, join, row to objects) costs three times the mark's one PRAGMA.
+    Only tokens that resolved are kept, at most `size` (the oldest go first), so unknown
+    tokens cannot fill it."""
 
     def __init__(self, size: int = 1024) -> None:
         self.size = size
