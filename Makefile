@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test pytest conformance lint typecheck venv clean
+.PHONY: test pytest conformance installed-check lint typecheck venv clean
 
 # pytest-xdist workers for `make test` (and so for .ci/run). More workers than the CI machine's
 # two cores on purpose: most tests wait (for servers, subprocesses, a real browser, a guard's
@@ -37,6 +37,10 @@ pytest: $(STAMP)
 
 conformance: $(STAMP)
 	$(BIN)/mb-oauth-conformance $(CONFORMANCE_ARGS)
+
+# The built wheel installed in a fresh venv, its server and whole suite run outside the checkout.
+installed-check:
+	tools/installed_check.sh $(PYTHON)
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy

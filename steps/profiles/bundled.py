@@ -71,13 +71,28 @@ def provision(server: ServerProcess, password: str | None = None) -> dict[str, A
     }
 
 
+def _missing_server_reason(error: ImportError) -> str:
+    """Tell a missing extra from a broken install: the two need different remedies."""
+    missing = error.name or ""
+    if missing.split(".")[0] == "reference_server":
+        return (
+            f"the installed mb-oauth is incomplete: its module {missing} is missing, so the "
+            "distribution was built without it (reinstalling the same build changes nothing; "
+            "build the wheel again from a checkout whose pyproject.toml lists that package)"
+        )
+    return (
+        f"the bundled server needs {missing or error}, which is not installed: "
+        "pip install 'mb-oauth[server]'"
+    )
+
+
 @contextlib.contextmanager
 def bundled_server(work_dir: Path) -> Iterator[ServerProcess]:
     """The reference server with a test clock, on a free port, in a throwaway data folder."""
     try:
         from reference_server.launcher import ServerProcess
-    except ImportError as error:  # the suite extra without the server extra
-        raise SetupError(f"the bundled server is not installed: {error}") from None
+    except ImportError as error:
+        raise SetupError(_missing_server_reason(error)) from None
     server = ServerProcess(work_dir / "server-data", test_clock=True)
     try:
         server.start()
