@@ -16,7 +16,7 @@ from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
-from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
+from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET, delivery
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 from steps.scenario.token import refresh_rule
@@ -216,16 +216,22 @@ def revoke_refused(scene: Scene) -> None:
     assert not response.is_success, f"answered {response.status_code}"
 
 
-@then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
+@then(
+    parsers.re(
+        r"the access token (?P<still>still works|no longer works)"
+        r"(?: when passed (?P<way>in .+))?"
+    )
+)
 @check("LIFETIME-ACCESS-EXPIRES")
-def access_token_state(scene: Scene, service: Service, still: str) -> None:
-    """Whether the service still accepts the grant's access token (any 2xx: what it returns
-    is the USERINFO-* rules' business), or no longer gives the user's data for it."""
-    token = _token(scene, "access")
+def access_token_state(scene: Scene, service: Service, still: str, way: str | None) -> None:
+    """Whether the service still accepts the grant's access token passed that way (any 2xx:
+    what it returns is the USERINFO-* rules' business), or no longer gives the user's data
+    for it."""
+    token, how = _token(scene, "access"), delivery(way)
     if still == "still works":
-        assert service.token_accepted(token), "the access token is refused"
+        assert service.token_accepted(token, how), "the access token is refused"
     else:
-        assert service.token_refused(token), "the access token still gives the user's data"
+        assert service.token_refused(token, how), "the access token still gives the user's data"
 
 
 @then("the refresh token no longer works")

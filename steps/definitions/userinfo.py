@@ -18,17 +18,11 @@ from steps.rules.ids import RULE
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
-from steps.scenario.probes import NEAR_MISSES, NEVER_ISSUED, near_miss
+from steps.scenario.probes import NEAR_MISSES, NEVER_ISSUED, delivery, near_miss
 from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 
-WAYS = {
-    "in the Authorization header": "header",
-    "in a form body": "body",
-    "in the query string": "query",
-    "in the header and the query string": "header+query",
-}
 #: The rule that says the user information is returned for each way of passing the token.
 DELIVERY_RULES = {
     "header": RULE.USERINFO_HEADER,
@@ -50,7 +44,7 @@ def _values(body: Any) -> list[str]:
 @premise()
 def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
     """User information with the token passed one way (or two)."""
-    how = WAYS[way]
+    how = delivery(way)
     grant = scene.grant()
     response = scene.keep(service.userinfo(grant.access_token, how))
     scene.delivery = how
@@ -108,7 +102,7 @@ def ask_profile_plain_http(
     """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear)."""
     token = scene.grant().access_token
     try:
-        how = WAYS[way or "in the Authorization header"]
+        how = delivery(way)
         scene.keep(service.userinfo(token, how, base=profile.plain_http_base))
     except httpx.HTTPError as exc:
         scene.transport_error = exc
