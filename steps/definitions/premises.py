@@ -28,11 +28,13 @@ def web_application(scene: Scene, profile: TargetProfile) -> None:
     scene.client = profile.client("web")
 
 
-@given("an installed application registered with the service")
+@given(parsers.re(rf"an? (?P<kind>{CLIENT_WORDS}) registered with the service"))
 @premise()
-def installed_application(scene: Scene, profile: TargetProfile) -> None:
-    """The public installed application of the profile."""
-    scene.client = profile.client("installed")
+def kind_of_application(scene: Scene, profile: TargetProfile, kind: str) -> None:
+    """An application of the profile, as the kind of application named (an offline web
+    application asks for offline access in its authorization requests)."""
+    role, offline = client_kind(kind)
+    scene.client, scene.offline = profile.client(role), offline and role != "installed"
 
 
 @given("another web application registered with the service", target_fixture="other_client")

@@ -36,6 +36,15 @@ PKCE_WORDS = {"an S256 code challenge": "S256", "a plain code challenge": "plain
               "no code challenge": "none"}  # fmt: skip
 
 
+#: The features' words for the characters of a state (the dimension `state`), and a state of
+#: each: a word; the characters URLs reserve, escapes and a broken escape; non-ASCII text of
+#: several scripts, an emoji and quotes (a server that encodes it twice, or decodes it once too
+#: often, changes it).
+STATES = {
+    "plain letters": "xyzzy42",
+    "reserved characters": "1+1=2 %2B%41%zz #top ?x=&y;z/é~",
+    "non-ASCII characters": 'Grüße, 東京 🎵 "quoted" ñ',
+}
 #: The features' words for how a token travels (the dimension `delivery`, and two at once).
 DELIVERIES = {
     "in the Authorization header": "header",
@@ -153,6 +162,9 @@ def _uri_changes(parts: SplitResult) -> dict[str, Callable[[], SplitResult]]:
     path = parts.path or "/"
     return {
         "to another host": lambda: parts._replace(netloc=f"attacker.example{port}"),
+        "to another host with the same port": lambda: parts._replace(
+            netloc=f"attacker.example{port}"
+        ),
         "to another path": lambda: parts._replace(path="/elsewhere"),
         "by a path segment added": lambda: parts._replace(path=path.rstrip("/") + "/more"),
         "to another scheme": lambda: parts._replace(

@@ -100,6 +100,8 @@ class Scene:
     """Per-scenario state shared by the step modules."""
 
     client: RegisteredApp | None = None
+    #: Whether the application's requests ask for offline access (a web application's).
+    offline: bool = False
     #: Where the browser ended after the user's last visit to the authorization page.
     outcome: Outcome | None = None
     tokens: HeldGrant | None = None

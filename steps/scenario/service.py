@@ -123,11 +123,17 @@ class Service:
             return self.http.request("POST", url, data={"access_token": token})
         if how == "query":
             return self.http.request("GET", url, params={"access_token": token})
+        header = {"Authorization": f"Bearer {token}"}
         if how == "header+query":
-            headers = {"Authorization": f"Bearer {token}"}
-            return self.http.request("GET", url, headers=headers, params={"access_token": token})
-        if how.startswith("scheme:"):
-            return self.http.request("GET", url, headers={"Authorization": f"{how[7:]} {token}"})
+            return self.http.request("GET", url, headers=header, params={"access_token": token})
+        if how == "header+body":
+            return self.http.request("POST", url, headers=header, data={"access_token": token})
+        if how == "body+query":
+            query = {"access_token": token}
+            return self.http.request("POST", url, params=query, data={"access_token": token})
+        if how.startswith("scheme:"):  # another scheme word, or none at all
+            value = f"{how[7:]} {token}".strip()
+            return self.http.request("GET", url, headers={"Authorization": value})
         raise ValueError(f"unknown token transport {how!r}")
 
     def token_accepted(self, token: str, how: str = "header") -> bool:
