@@ -171,61 +171,72 @@ Feature: Code exchange
     Examples:
       | client                  | pkce                   | missing                 |
       | online web application  | an S256 code challenge | the grant_type field    |
-      | online web application  | no code challenge      | the code field          |
-      | offline web application | an S256 code challenge | the code field          |
-      | offline web application | no code challenge      | the grant_type field    |
+      | offline web application | no code challenge      | the code field          |
       | installed application   | an S256 code challenge | the client_id field     |
-      | installed application   | no code challenge      | the client_secret field |
-      | online web application  | an S256 code challenge | the client_secret field |
-      | online web application  | an S256 code challenge | the redirect_uri field  |
+      | online web application  | no code challenge      | the client_secret field |
+      | offline web application | an S256 code challenge | the redirect_uri field  |
+      | installed application   | no code challenge      | the grant_type field    |
+      | online web application  | an S256 code challenge | the code field          |
       | online web application  | no code challenge      | the client_id field     |
-      | offline web application | no code challenge      | the redirect_uri field  |
-      | offline web application | an S256 code challenge | the client_id field     |
+      | online web application  | no code challenge      | the redirect_uri field  |
       | offline web application | an S256 code challenge | the client_secret field |
-      | installed application   | an S256 code challenge | the grant_type field    |
+      | offline web application | an S256 code challenge | the grant_type field    |
+      | offline web application | an S256 code challenge | the client_id field     |
       | installed application   | an S256 code challenge | the code field          |
+      | installed application   | an S256 code challenge | the client_secret field |
       | installed application   | an S256 code challenge | the redirect_uri field  |
 
   @TOKEN-ERR-INVALID-REQUEST @rfc
-  Scenario Outline: A code exchange without <missing> is answered invalid_request
-    Given an authorization code issued to the online web application
+  Scenario Outline: A code exchange of the <client> without <missing> is answered invalid_request
+    Given an authorization code issued to the <client>
     When the application exchanges the code without <missing>
     Then the token endpoint answers 400 with the error "invalid_request"
 
     Examples:
-      | missing                |
-      | the grant_type field   |
-      | the code field         |
-      | the redirect_uri field |
+      | client                  | missing                |
+      | online web application  | the grant_type field   |
+      | offline web application | the code field         |
+      | installed application   | the redirect_uri field |
+      | installed application   | the grant_type field   |
+      | online web application  | the code field         |
+      | installed application   | the code field         |
+      | online web application  | the redirect_uri field |
+      | offline web application | the redirect_uri field |
 
   @TOKEN-ERR-INVALID-REQUEST @rfc
-  Scenario: A refresh without its refresh token is answered invalid_request
-    Given the user has just granted the offline web application access to "profile email"
-    When the application refreshes the access token without the refresh_token field
+  Scenario Outline: A refresh of the <client> without <missing> is answered invalid_request
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token without <missing>
     Then the token endpoint answers 400 with the error "invalid_request"
 
+    Examples:
+      | client                  | missing                 |
+      | offline web application | the grant_type field    |
+      | installed application   | the refresh_token field |
+      | offline web application | the refresh_token field |
+
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario Outline: A code exchange of the <client> with <near_miss> is refused
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with <near_miss> is refused
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code with <near_miss>
     Then the code exchange is refused
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | installed application   | a wrong client secret                             |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | an empty client secret                            |
+      | installed application   | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret without the last character      |
+      | offline web application | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | its client secret in another case                 |
+      | online web application  | an S256 code challenge | an empty client secret                            |
+      | online web application  | no code challenge      | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret with a character added          |
+      | online web application  | an S256 code challenge | the first half of its client secret               |
+      | installed application   | no code challenge      | a wrong client secret                             |
+      | installed application   | an S256 code challenge | its client secret without the last character      |
+      | installed application   | no code challenge      | its client secret in another case                 |
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
   Scenario Outline: A refresh of the <client> with <near_miss> is refused
@@ -239,32 +250,32 @@ Feature: Code exchange
       | installed application   | an empty client secret                            |
       | offline web application | its client secret with the last character changed |
       | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
       | offline web application | the first half of its client secret               |
       | offline web application | its client secret in another case                 |
+      | installed application   | its client secret with a character added          |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
-  Scenario Outline: A code exchange of the <client> with <near_miss> is answered invalid_client
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with <near_miss> is answered invalid_client
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code with <near_miss>
     Then the token endpoint answers with the error "invalid_client" as RFC 6749 describes
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | installed application   | a wrong client secret                             |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | an empty client secret                            |
+      | installed application   | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret without the last character      |
+      | offline web application | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | its client secret in another case                 |
+      | online web application  | an S256 code challenge | an empty client secret                            |
+      | online web application  | no code challenge      | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret with a character added          |
+      | online web application  | an S256 code challenge | the first half of its client secret               |
+      | installed application   | no code challenge      | a wrong client secret                             |
+      | installed application   | an S256 code challenge | its client secret without the last character      |
+      | installed application   | no code challenge      | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
   Scenario Outline: A refresh of the <client> with <near_miss> is answered invalid_client
@@ -278,31 +289,31 @@ Feature: Code exchange
       | installed application   | an empty client secret                            |
       | offline web application | its client secret with the last character changed |
       | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
       | offline web application | the first half of its client secret               |
       | offline web application | its client secret in another case                 |
+      | installed application   | its client secret with a character added          |
 
   @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario Outline: A code exchange of the <client> with a code <invalidity> is answered invalid_grant
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with a code <invalidity> is answered invalid_grant
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the service is asked to exchange a code <invalidity>
     Then the token endpoint answers 400 with the error "invalid_grant"
 
     Examples:
-      | client                  | invalidity                      |
-      | online web application  | that the service never issued   |
-      | offline web application | with its last character changed |
-      | installed application   | without its last character      |
-      | online web application  | with a character added          |
-      | online web application  | that was already used           |
-      | online web application  | issued to another application   |
-      | online web application  | with its last character changed |
-      | online web application  | without its last character      |
-      | offline web application | that was already used           |
-      | installed application   | that the service never issued   |
-      | installed application   | with a character added          |
-      | installed application   | that was already used           |
-      | installed application   | issued to another application   |
+      | client                  | pkce                   | invalidity                      |
+      | online web application  | an S256 code challenge | that the service never issued   |
+      | offline web application | no code challenge      | with its last character changed |
+      | installed application   | an S256 code challenge | without its last character      |
+      | online web application  | no code challenge      | with a character added          |
+      | offline web application | an S256 code challenge | that was already used           |
+      | installed application   | no code challenge      | issued to another application   |
+      | online web application  | an S256 code challenge | with its last character changed |
+      | online web application  | no code challenge      | without its last character      |
+      | online web application  | no code challenge      | that was already used           |
+      | online web application  | an S256 code challenge | issued to another application   |
+      | installed application   | no code challenge      | that the service never issued   |
+      | installed application   | an S256 code challenge | with a character added          |
+      | installed application   | an S256 code challenge | that was already used           |
 
   @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario Outline: A refresh of the <client> with a refresh token <invalidity> is answered invalid_grant
@@ -346,17 +357,17 @@ Feature: Code exchange
     Examples:
       | client                  | pkce                   | redirect_change                |
       | online web application  | an S256 code challenge | to another host                |
-      | online web application  | no code challenge      | by a path segment added        |
-      | offline web application | an S256 code challenge | by a path segment added        |
-      | offline web application | no code challenge      | to another host                |
+      | offline web application | no code challenge      | by a path segment added        |
       | installed application   | an S256 code challenge | by an extra query parameter    |
-      | installed application   | no code challenge      | by a user name before the host |
-      | online web application  | an S256 code challenge | by a user name before the host |
-      | online web application  | no code challenge      | by an extra query parameter    |
-      | offline web application | an S256 code challenge | by an extra query parameter    |
+      | online web application  | no code challenge      | by a user name before the host |
       | offline web application | an S256 code challenge | by a user name before the host |
-      | installed application   | an S256 code challenge | to another host                |
+      | installed application   | no code challenge      | to another host                |
+      | online web application  | an S256 code challenge | by a path segment added        |
+      | online web application  | no code challenge      | by an extra query parameter    |
+      | offline web application | an S256 code challenge | to another host                |
+      | offline web application | an S256 code challenge | by an extra query parameter    |
       | installed application   | an S256 code challenge | by a path segment added        |
+      | installed application   | an S256 code challenge | by a user name before the host |
 
   @TOKEN-REDIRECT-URI-SAME @rfc
   Scenario Outline: A code is exchanged only with the redirect URI it was issued for (<pkce>)

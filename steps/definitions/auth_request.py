@@ -60,7 +60,7 @@ def asks_offline_new_scopes(scene: Scene, service: Service) -> AuthRequest:
 
 
 @step(parsers.re(r"the request carries a state of (?P<kind>" + "|".join(STATES) + ")"))
-@premise()
+@premise(touches=("state",))
 def with_state_of(auth_request: AuthRequest, kind: str) -> None:
     """A state of one kind of characters (the dimension `state`)."""
     auth_request.params["state"] = STATES[kind]
@@ -74,14 +74,19 @@ def with_state(auth_request: AuthRequest, state: str) -> None:
 
 
 @step(parsers.parse('the request uses the response type "{value}"'))
-@premise()
+@premise(touches=("error_redirect",))
 def with_response_type(auth_request: AuthRequest, value: str) -> None:
     """Change response_type."""
     auth_request.params["response_type"] = value
 
 
+def _missing_or_redirect(name: str) -> tuple[str, ...]:
+    """A required parameter left out; without a redirect URI, the redirect URI is what varies."""
+    return ("redirect_uri",) if name == "redirect_uri" else ("missing_field",)
+
+
 @step(parsers.parse("the request leaves out the {name} parameter"))
-@premise()
+@premise(touches=_missing_or_redirect)
 def without_parameter(auth_request: AuthRequest, name: str) -> None:
     """Drop one parameter."""
     auth_request.params[name] = None
@@ -109,7 +114,7 @@ def force_consent(auth_request: AuthRequest) -> None:
 
 
 @step(parsers.parse("the request carries the registered redirect URI changed {change}"))
-@premise()
+@premise(touches=("redirect_uri",))
 def changed_redirect_uri(auth_request: AuthRequest, change: str) -> None:
     """A redirect URI that differs from the registered one in one way."""
     auth_request.params["redirect_uri"] = change_uri(auth_request.client.redirect_uri, change)
@@ -127,7 +132,7 @@ def oob_redirect(auth_request: AuthRequest) -> None:
         r"the request carries a localhost redirect URI on port (?P<port>\d+) changed (?P<change>.+)"
     )
 )
-@premise()
+@premise(touches=("redirect_uri",))
 def localhost_redirect_changed(auth_request: AuthRequest, port: str, change: str) -> None:
     """The registered loopback URI on a port of the application's choosing (allowed), changed
     in one more way (not allowed: spec 4.1 lets only the port vary)."""
@@ -160,7 +165,7 @@ def _challenge(request: AuthRequest, method: str | None, *, challenge_as: str = 
 
 
 @step("the request carries no code challenge")
-@premise()
+@premise(touches=("authorization",))
 def without_challenge(auth_request: AuthRequest) -> None:
     """No PKCE at all (the spec makes it optional)."""
     auth_request.verifier = auth_request.challenge = None
@@ -168,21 +173,21 @@ def without_challenge(auth_request: AuthRequest) -> None:
 
 
 @step(parsers.re(r"the request carries an? (?P<method>S256|plain) code challenge$"))
-@premise()
+@premise(touches=("authorization",))
 def with_challenge(auth_request: AuthRequest, method: str) -> None:
     """A challenge from a fresh verifier."""
     _challenge(auth_request, method)
 
 
 @step("the request carries a code challenge without a method")
-@premise()
+@premise(touches=("authorization",))
 def with_challenge_no_method(auth_request: AuthRequest) -> None:
     """A challenge with the method left to its default (plain)."""
     _challenge(auth_request, None)
 
 
 @step(parsers.parse('the request carries a code challenge with the method "{method}"'))
-@premise()
+@premise(touches=("error_redirect",))
 def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
     """A well-formed challenge under an unsupported method."""
     _challenge(auth_request, method, challenge_as="S256")
@@ -193,7 +198,7 @@ def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
         r"the request carries an? (?P<method>S256|plain) code challenge that is (?P<shape>.+)"
     )
 )
-@premise()
+@premise(touches=("error_redirect",))
 def with_malformed_challenge(auth_request: AuthRequest, method: str, shape: str) -> None:
     """A challenge of the wrong length or alphabet."""
     challenge = malformed_challenge(shape)

@@ -112,7 +112,12 @@ def _blame(target: Target, request: AuthRequest, failure: str, rules: tuple[str,
 
 
 @then("the application receives an authorization code")
-@check("AUTHZ-RESPONSE-TYPE-CODE", "DESKTOP-LOCALHOST-ANY-PORT", "SCOPE-IDENTIFIERS")
+@check(
+    "AUTHZ-RESPONSE-TYPE-CODE",
+    "DESKTOP-LOCALHOST-ANY-PORT",
+    "SCOPE-IDENTIFIERS",
+    touches=("authorization",),
+)
 def receives_code(
     scene: Scene, target: Target, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
 ) -> None:
@@ -127,7 +132,7 @@ def receives_code(
 
 
 @then("the code comes in the query of the redirect to the redirect URI")
-@check("CODE-IN-REDIRECT")
+@check("CODE-IN-REDIRECT", touches=("authorization",))
 def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
     """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
     to redirect_uri; a code in the fragment never reaches the application's server."""
@@ -164,7 +169,7 @@ def _state_of(redirect: RedirectResult, target: Target) -> str | None:
 
 
 @then(parsers.re(r'the redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
-@check("AUTHZ-STATE-ECHO")
+@check("AUTHZ-STATE-ECHO", touches=("state",))
 def carries_state(
     scene: Scene,
     target: Target,
@@ -192,6 +197,7 @@ def carries_state(
     "AUTHZ-ERR-INVALID-REQUEST",
     "AUTHZ-ERR-INVALID-SCOPE",
     "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
+    touches=("error_redirect",),
 )
 def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
     """An error redirect to the application: `error` once in the query, and no code."""
@@ -203,7 +209,9 @@ def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
 
 
 @then(parsers.parse('the request is refused as "{error}"'))
-@check("PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE")
+@check(
+    "PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE", touches=("error_redirect",)
+)
 def refused_as(scene: Scene, error: str) -> None:
     """Refused with that error, by an error redirect or on the service's own page: how the
     error reaches the user is the business of the rules about error delivery (7.1), not of
@@ -220,7 +228,7 @@ def refused_as(scene: Scene, error: str) -> None:
 
 
 @then(parsers.re(r'the error redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
-@check("AUTHZ-STATE-ON-ERROR")
+@check("AUTHZ-STATE-ON-ERROR", touches=("error_redirect", "state"))
 def error_carries_state(
     scene: Scene, target: Target, auth_request: AuthRequest, state: str | None
 ) -> None:
@@ -282,7 +290,7 @@ def no_code(scene: Scene) -> None:
 
 
 @then("the consent page is shown")
-@check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE")
+@check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE", touches=("authorization",))
 def consent_shown(scene: Scene) -> None:
     """The user is asked."""
     outcome = scene.outcome
@@ -292,7 +300,7 @@ def consent_shown(scene: Scene) -> None:
 
 
 @then("the consent page is not shown")
-@check("AUTHZ-APPROVAL-AUTO")
+@check("AUTHZ-APPROVAL-AUTO", touches=("authorization",))
 def consent_not_shown(scene: Scene) -> None:
     """The user is not asked again."""
     outcome = scene.outcome

@@ -34,7 +34,7 @@ PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code v
 
 
 @when(parsers.re(r"the application exchanges the code(?P<again> again)?$"))
-@premise()
+@premise(touches=("code",))
 def exchanges_the_code(
     scene: Scene, target: Target, code: IssuedCode | None, again: str | None
 ) -> None:
@@ -45,7 +45,7 @@ def exchanges_the_code(
 
 
 @when("the application exchanges the code for tokens")
-@premise()
+@premise(touches=("code",))
 def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """An exchange that must give tokens for the scenario to go on (read leniently)."""
     issued = code_to_exchange(scene, code)
@@ -59,7 +59,7 @@ def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -
         r"the application exchanges the code without (?:a code verifier|the (?P<field>\w+) field)"
     )
 )
-@premise()
+@premise(touches=lambda field: ("code", "missing_field") if field else ("code",))
 def exchange_without(
     scene: Scene, target: Target, code: IssuedCode | None, field: str | None
 ) -> None:
@@ -70,7 +70,7 @@ def exchange_without(
 
 
 @when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
-@premise()
+@premise(touches=("code", "secret"))
 def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
     """Client authentication fails, also for a secret that shares all but its end."""
     secret = wrong_secret(code_to_exchange(scene, code).client, how)
@@ -79,7 +79,7 @@ def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None,
 
 
 @when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
-@premise()
+@premise(touches=("code", "invalid"))
 def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
     """A code that only resembles the issued one."""
     exchange(scene, target, code, code=near_miss(code_to_exchange(scene, code).code, how))
@@ -90,7 +90,7 @@ def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, ho
         "the application exchanges the code with the registered redirect URI changed {change}"
     )
 )
-@premise()
+@premise(touches=("code", "redirect_uri"))
 def exchange_changed_uri(
     scene: Scene, target: Target, code: IssuedCode | None, change: str
 ) -> None:
@@ -100,7 +100,7 @@ def exchange_changed_uri(
 
 
 @when(parsers.parse('the application exchanges the code with the token type "{token_type}"'))
-@premise()
+@premise(touches=("code", "token_type"))
 def exchange_token_type(
     scene: Scene, target: Target, code: IssuedCode | None, token_type: str
 ) -> None:
@@ -111,14 +111,14 @@ def exchange_token_type(
 
 
 @when(parsers.parse('the application exchanges the code with the redirect URI "{uri}"'))
-@premise()
+@premise(touches=("code",))
 def exchange_other_uri(scene: Scene, target: Target, code: IssuedCode | None, uri: str) -> None:
     """An exchange naming an unregistered redirect URI."""
     exchange(scene, target, code, redirect_uri=uri)
 
 
 @when("the application exchanges the code with another redirect URI it may use")
-@premise()
+@premise(touches=("code",))
 def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """Another URI the application may use than the code was issued for: a further registered
     one where the profile names one, else its loopback URI on another port (spec 4.1)."""
@@ -134,7 +134,7 @@ def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | No
 
 
 @when(parsers.re(r"the application exchanges the code with " + PKCE_VALUES))
-@premise()
+@premise(touches=("code",))
 def exchange_pkce_value(scene: Scene, target: Target, code: IssuedCode | None, which: str) -> None:
     """PKCE done right (the verifier), or the challenge itself sent as the verifier: right
     for plain, wrong for S256."""
@@ -145,7 +145,7 @@ def exchange_pkce_value(scene: Scene, target: Target, code: IssuedCode | None, w
 
 
 @when("the application exchanges the code with a different code verifier")
-@premise()
+@premise(touches=("code",))
 def exchange_other_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A verifier that does not agree with the challenge."""
     response = exchange(scene, target, code, code_verifier=new_verifier())
@@ -153,7 +153,7 @@ def exchange_other_verifier(scene: Scene, target: Target, code: IssuedCode | Non
 
 
 @when("the application exchanges the code with a code verifier of its own")
-@premise()
+@premise(touches=("code",))
 def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A verifier for a code issued without a challenge (PKCE downgrade)."""
     exchange(scene, target, code, code_verifier=new_verifier())
@@ -165,7 +165,7 @@ def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | N
         r"(?: of a (?P<method>GET|POST) request)?$"
     )
 )
-@premise()
+@premise(touches=("code", "url_parameters"))
 def exchange_in_query(
     scene: Scene, target: Target, code: IssuedCode | None, method: str | None
 ) -> None:
@@ -184,7 +184,7 @@ def exchange_in_query(
 
 
 @when("another web application exchanges the code with its own credentials")
-@premise()
+@premise(touches=("code",))
 def exchange_by_other(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A code stolen by another registered application."""
     scene.keep(_foreign_exchange(target, code_to_exchange(scene, code)))
@@ -200,7 +200,7 @@ def _foreign_exchange(target: Target, issued: IssuedCode) -> httpx.Response:
 
 
 @when(parsers.re(r"the service is asked to exchange a code " + INVALID))
-@premise()
+@premise(touches=("code", "invalid"))
 def exchange_invalid_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
     """A code exchange of the application with a code that is not valid, otherwise right:
     never issued, near the issued one, used already, or issued to another application (which

@@ -22,7 +22,7 @@ from steps.scenario.token import refresh, refresh_token
 
 
 @when(parsers.re(r"the application refreshes the access token(?: again)?"))
-@premise()
+@premise(touches=("refresh_token",))
 def refreshes(scene: Scene, target: Target) -> None:
     """A plain refresh."""
     refresh(scene, target, refresh_token(scene))
@@ -39,7 +39,7 @@ def has_refreshed(scene: Scene, target: Target) -> None:
 @when(
     parsers.re(r"the application's (?P<grant>code exchange|refresh) is (?P<answer>granted|refused)")
 )
-@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN, touches=("token_answer", "answer"))
 def token_request_answered(scene: Scene, target: Target, grant: str, answer: str) -> None:
     """A token request of the grant's own that the service grants (a refresh; the code
     exchange that issued the grant) or must refuse (its code replayed; a refresh with a wrong
@@ -64,7 +64,7 @@ def token_request_answered(scene: Scene, target: Target, grant: str, answer: str
 
 
 @when("the application refreshes the access token again with the refresh token it sent first")
-@premise()
+@premise(touches=("refresh_token",))
 def refresh_with_first(scene: Scene, target: Target) -> None:
     """Spec 3: the refresh token stays valid, so the ORIGINAL one still works after a refresh
     (a server that rotates refresh tokens and retires the old one fails here)."""
@@ -74,7 +74,7 @@ def refresh_with_first(scene: Scene, target: Target) -> None:
 
 
 @when(parsers.parse("the application refreshes the access token without the {field} field"))
-@premise()
+@premise(touches=("refresh_token", "missing_field"))
 def refresh_without(scene: Scene, target: Target, field: str) -> None:
     """A refresh missing one field."""
     refresh(scene, target, refresh_token(scene), {field: None})
@@ -82,7 +82,7 @@ def refresh_without(scene: Scene, target: Target, field: str) -> None:
 
 
 @when(parsers.re(r"the application refreshes the access token with " + WRONG_SECRETS))
-@premise()
+@premise(touches=("refresh_token", "secret"))
 def refresh_wrong_secret(scene: Scene, target: Target, how: str) -> None:
     """Client authentication fails, also for a secret that shares all but its end."""
     secret = wrong_secret(scene.app(), how)
@@ -92,14 +92,14 @@ def refresh_wrong_secret(scene: Scene, target: Target, how: str) -> None:
 @when(
     parsers.parse('the application refreshes the access token with the token type "{token_type}"')
 )
-@premise()
+@premise(touches=("refresh_token", "token_type"))
 def refresh_token_type(scene: Scene, target: Target, token_type: str) -> None:
     """token_type on the refresh (only bearer allowed)."""
     refresh(scene, target, refresh_token(scene), {"token_type": token_type})
 
 
 @when("another web application refreshes the access token with its own credentials")
-@premise()
+@premise(touches=("refresh_token",))
 def refresh_by_other(scene: Scene, target: Target) -> None:
     """A refresh token stolen by another registered application."""
     other = target.profile.client("other_web")
@@ -115,7 +115,7 @@ def refresh_unknown(scene: Scene, target: Target) -> None:
 
 
 @when(parsers.re(r"the service is asked to refresh with a refresh token " + INVALID))
-@premise()
+@premise(touches=("refresh_token", "invalid"))
 def refresh_invalid(scene: Scene, target: Target, how: str) -> None:
     """A refresh of the application with a refresh token that is not valid, otherwise right:
     never issued, near its own, revoked, or issued to another application (which then

@@ -74,7 +74,7 @@ def revocations() -> Revocations:
 
 
 @when(parsers.re(r"the application revokes the (?P<which>access|refresh) token$"))
-@premise()
+@premise(touches=("revocation",))
 def revoke(
     scene: Scene,
     service: Service,
@@ -143,7 +143,7 @@ def revoke_unknown(scene: Scene, service: Service, observations: Observations) -
 
 
 @when(parsers.re(r"the application revokes a token " + INVALID))
-@premise()
+@premise(touches=("invalid",))
 def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
     """A token that is not valid: never issued, near the grant's access token, or revoked
     already (still 200, RFC 7009 2.2)."""
@@ -161,7 +161,7 @@ def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
 
 
 @when(parsers.re(r"the application revokes the (?P<which>access|refresh) token with a GET request"))
-@premise()
+@premise(touches=("revocation",))
 def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
     """POST is the only method."""
     scene.keep(service.revoke(scene.app(), _token(scene, which), method="GET"))
@@ -173,7 +173,7 @@ def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
         r" without the (?P<field>\w+) field"
     )
 )
-@premise()
+@premise(touches=("revocation", "missing_field"))
 def revoke_without(scene: Scene, service: Service, which: str, field: str) -> None:
     """A revocation missing one field."""
     token = _token(scene, which)
@@ -183,7 +183,7 @@ def revoke_without(scene: Scene, service: Service, which: str, field: str) -> No
 @when(
     parsers.re(r"the application revokes the (?P<which>access|refresh) token with " + WRONG_SECRETS)
 )
-@premise()
+@premise(touches=("revocation", "secret"))
 def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) -> None:
     """Client authentication fails, also for a near miss of the right secret."""
     token, client = _token(scene, which), scene.app()
@@ -198,7 +198,7 @@ def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) ->
         r" with its own credentials"
     )
 )
-@premise()
+@premise(touches=("revocation",))
 def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, which: str) -> None:
     """Another application tries to revoke this one's token."""
     scene.keep(service.revoke(profile.client("other_web"), _token(scene, which)))
@@ -210,7 +210,7 @@ def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, whic
         r" in the URL query string(?: of a (?P<method>GET|POST) request)?"
     )
 )
-@premise()
+@premise(touches=("revocation", "url_parameters"))
 def revoke_in_query(scene: Scene, service: Service, which: str, method: str | None) -> None:
     """Credentials in the URL: a POST with an empty body, or a GET."""
     token = _token(scene, which)
@@ -222,7 +222,7 @@ def revoke_in_query(scene: Scene, service: Service, which: str, method: str | No
 
 @visits_consent(Visits.EACH)
 @when("the user revokes the application's access on the website")
-@premise()
+@premise(touches=("refresh_token",))
 def revoke_manually(
     scene: Scene,
     driver: ConsentDriver,
@@ -293,7 +293,7 @@ def revoke_refused(scene: Scene) -> None:
         r"(?: when passed (?P<way>in .+))?"
     )
 )
-@check("LIFETIME-ACCESS-EXPIRES")
+@check("LIFETIME-ACCESS-EXPIRES", touches=("token",))
 def access_token_state(scene: Scene, service: Service, still: str, way: str | None) -> None:
     """Whether the service still accepts the grant's access token passed that way (any 2xx:
     what it returns is the USERINFO-* rules' business), or no longer gives the user's data
@@ -306,7 +306,7 @@ def access_token_state(scene: Scene, service: Service, still: str, way: str | No
 
 
 @then("the refresh token no longer works")
-@check("REVOKE-MANUAL", "REVOKE-REFRESH-WHOLE-GRANT")
+@check("REVOKE-MANUAL", "REVOKE-REFRESH-WHOLE-GRANT", touches=("refresh_token",))
 def refresh_dead(
     scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
 ) -> None:
@@ -334,7 +334,12 @@ def no_refresh_left(scene: Scene, service: Service) -> None:
 
 
 @then(parsers.re(r"the refresh token (?:still yields new access tokens|still works)"))
-@check("LIFETIME-REFRESH-PERSISTS", "REVOKE-ACCESS-KEEPS-REFRESH", "REVOKE-OTHER-CLIENT")
+@check(
+    "LIFETIME-REFRESH-PERSISTS",
+    "REVOKE-ACCESS-KEEPS-REFRESH",
+    "REVOKE-OTHER-CLIENT",
+    touches=("refresh_token",),
+)
 def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
     """A refresh with the token is granted (read as a client reads it: its format is
     RULE.TOKEN_RESPONSE_ACCESS_TOKEN's business)."""

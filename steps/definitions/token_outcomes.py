@@ -80,7 +80,7 @@ def receives_new_access_token(scene: Scene) -> None:
         r"the (?:new )?access token is accepted by the service(?: when passed (?P<way>in .+))?"
     )
 )
-@check()
+@check(touches=("token",))
 def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
     """The user information endpoint accepts the token passed that way (whatever the shape of
     its answer: what it returns is the USERINFO-* rules' business): the end of the checks of
@@ -90,7 +90,12 @@ def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
 
 
 @then(parsers.re(r"the response carries (?:a|(?P<no>no)) refresh token"))
-@check("TOKEN-NO-REFRESH-ONLINE", "TOKEN-REFRESH-INSTALLED", "TOKEN-REFRESH-OFFLINE")
+@check(
+    "TOKEN-NO-REFRESH-ONLINE",
+    "TOKEN-REFRESH-INSTALLED",
+    "TOKEN-REFRESH-OFFLINE",
+    touches=("token_answer",),
+)
 def has_refresh_token(scene: Scene, no: str | None) -> None:
     """refresh_token present (or absent) in a granted answer."""
     answer = require_granted(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
@@ -101,7 +106,7 @@ def has_refresh_token(scene: Scene, no: str | None) -> None:
 
 
 @then("the response carries the same refresh token")
-@check("REFRESH-SAME-TOKEN")
+@check("REFRESH-SAME-TOKEN", touches=("token_answer",))
 def same_refresh_token(scene: Scene) -> None:
     """The refresh response returns the refresh token that was sent."""
     answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
@@ -132,6 +137,7 @@ def same_refresh_token(scene: Scene) -> None:
     "TOKEN-TYPE-PARAM",
     "VERSION-PKCE",
     "VERSION-TOKEN-TYPE-BEARER-ONLY",
+    touches=("token_answer",),
 )
 def refused(scene: Scene) -> None:
     """No token is issued. Spec 7.2 leaves the status and body of token-endpoint errors open
@@ -150,7 +156,12 @@ def refused(scene: Scene) -> None:
         r'(?: or "(?P<other>[a-z_]+)")?'
     )
 )
-@check("TOKEN-ERR-INVALID-GRANT", "TOKEN-ERR-INVALID-REQUEST", "TOKEN-ERR-UNSUPPORTED-GRANT")
+@check(
+    "TOKEN-ERR-INVALID-GRANT",
+    "TOKEN-ERR-INVALID-REQUEST",
+    "TOKEN-ERR-UNSUPPORTED-GRANT",
+    touches=("token_answer",),
+)
 def token_error(scene: Scene, status: str, error: str, other: str | None) -> None:
     """RFC 6749 5.2: the status, and a JSON document (application/json) naming the error."""
     response = scene.last()
@@ -171,7 +182,11 @@ def token_error(scene: Scene, status: str, error: str, other: str | None) -> Non
         r'"invalid_client" as RFC \d+ describes'
     )
 )
-@check("REVOKE-ERR-INVALID-CLIENT", "TOKEN-ERR-INVALID-CLIENT")
+@check(
+    "REVOKE-ERR-INVALID-CLIENT",
+    "TOKEN-ERR-INVALID-CLIENT",
+    touches=lambda endpoint: ("token_answer",) if endpoint == "token" else (),
+)
 def invalid_client(scene: Scene, endpoint: str) -> None:
     """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2).
     Premise: the request was refused as the spec rule requires (no token issued at the token
@@ -189,7 +204,7 @@ def invalid_client(scene: Scene, endpoint: str) -> None:
 
 
 @then("the token response forbids caching")
-@check("TOKEN-NO-STORE")
+@check("TOKEN-NO-STORE", touches=("token_answer",))
 def no_store(scene: Scene) -> None:
     """Cache-Control: no-store and Pragma: no-cache (directives, over repeated fields)."""
     response = scene.last()
@@ -201,13 +216,17 @@ def no_store(scene: Scene) -> None:
     )
 
 
+def _first_token(which: str) -> tuple[str, ...]:
+    return ("token",) if which == "access" else ("refresh_token",)
+
+
 @then(
     parsers.re(
         r"the (?P<which>access|refresh) token from the first exchange no longer works"
         r"(?: when passed (?P<way>in .+))?"
     )
 )
-@check("TOKEN-CODE-REPLAY-REVOKES")
+@check("TOKEN-CODE-REPLAY-REVOKES", touches=_first_token)
 def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | None) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
     tokens, and the replay was refused). An online web application's grant has no refresh
@@ -237,7 +256,7 @@ def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | Non
         r" with the access token as a string"
     )
 )
-@check("TOKEN-RESPONSE-ACCESS-TOKEN")
+@check("TOKEN-RESPONSE-ACCESS-TOKEN", touches=("token_answer",))
 def answered_json(scene: Scene, which: str) -> None:
     """Section 2.3: a JSON document (application/json, UTF-8, no member twice) carrying the
     access token as a string (premise: the request was granted at all)."""
@@ -250,7 +269,7 @@ def answered_json(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the access token lasts 3600 seconds"))
-@check("TOKEN-EXPIRES-IN-3600")
+@check("TOKEN-EXPIRES-IN-3600", touches=("token_answer",))
 def lasts_3600(scene: Scene, which: str) -> None:
     """expires_in is a JSON integer (2.3 gives its type) and the lifetime 3600 s (2.3, 8).
 
@@ -273,7 +292,7 @@ def lasts_3600(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
-@check("TOKEN-RESPONSE-STATUS-200")
+@check("TOKEN-RESPONSE-STATUS-200", touches=("token_answer",))
 def answered_200(scene: Scene, which: str) -> None:
     """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
     was granted; a premise reads any 2xx as a client library does)."""
@@ -283,7 +302,7 @@ def answered_200(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
-@check("TOKEN-TYPE-BEARER")
+@check("TOKEN-TYPE-BEARER", touches=("token_answer",))
 def bearer(scene: Scene, which: str) -> None:
     """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
     answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])

@@ -44,8 +44,13 @@ def _values(body: Any) -> list[str]:
     return [body] if isinstance(body, str) else []
 
 
+def _token_or_doubled(way: str) -> tuple[str, ...]:
+    """A token passed one way, or two at once."""
+    return ("doubled_token",) if "+" in delivery(way) else ("token",)
+
+
 @when(parsers.re(r"the application asks for the user's profile with the token (?P<way>in .+)"))
-@premise()
+@premise(touches=_token_or_doubled)
 def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
     """User information with the token passed one way (or two)."""
     how = delivery(way)
@@ -63,7 +68,7 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
         'the application asks for the user\'s profile with the token under the "{scheme}" scheme'
     )
 )
-@premise()
+@premise(touches=("token", "scheme"))
 def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
     """The token under another authorization scheme (or none: the token alone)."""
     word = "" if scheme == "no scheme word" else scheme
@@ -84,7 +89,7 @@ def ask_profile_no_token(scene: Scene, service: Service) -> None:
         + r", passed (?P<way>in .+)"
     )
 )
-@premise()
+@premise(touches=("token", "invalid"))
 def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, way: str) -> None:
     """A token that is not valid, passed one way: never issued, near the grant's access token
     (what a comparison of a prefix or a fixed length lets through), revoked by the application
@@ -115,7 +120,7 @@ def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, 
         r"(?: with the token (?P<way>in .+))?"
     )
 )
-@premise()
+@premise(touches=("token",))
 def ask_profile_plain_http(
     scene: Scene, service: Service, profile: TargetProfile, way: str | None
 ) -> None:
@@ -154,6 +159,7 @@ def _accepted(scene: Scene) -> httpx.Response:
     "USERINFO-POST-BODY",
     "USERINFO-QUERY",
     "VERSION-USERINFO-POST",
+    touches=("token",),
 )
 def returns_profile(scene: Scene, profile: TargetProfile) -> None:
     """2xx with the user's name in the answer (among a JSON document's values; the spec does
@@ -164,7 +170,7 @@ def returns_profile(scene: Scene, profile: TargetProfile) -> None:
 
 
 @then("the service does not return the user's profile")
-@check("AUTH-BEARER-ONLY", "BEARER-HTTP-IGNORED", "SCOPE-PROFILE-WITHHELD")
+@check("AUTH-BEARER-ONLY", "BEARER-HTTP-IGNORED", "SCOPE-PROFILE-WITHHELD", touches=("token",))
 def no_profile(scene: Scene, profile: TargetProfile) -> None:
     """The user's profile is not in the answer (or there was no connection at all). Spec 7.2
     does not show the answers for a missing, refused or ignored token, so the status is not
@@ -184,7 +190,7 @@ def _email(profile: TargetProfile) -> str:
 
 
 @then("the user's email is not revealed")
-@check("SCOPE-EMAIL-WITHHELD")
+@check("SCOPE-EMAIL-WITHHELD", touches=("token",))
 def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
     """Whatever the answer (granted or refused, JSON or not), the user's email is not in it: a
     refusal withholds it too."""
@@ -196,7 +202,7 @@ def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
 
 
 @then("the user's email is included")
-@check("SCOPE-EMAIL-GRANTS-EMAIL")
+@check("SCOPE-EMAIL-GRANTS-EMAIL", touches=("token",))
 def email_included(scene: Scene, profile: TargetProfile) -> None:
     """The user's email address is in the granted answer."""
     email = _email(profile)
