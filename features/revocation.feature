@@ -130,6 +130,16 @@ Feature: Revocation
       | online web application  | the access token  | the client_secret field |
       | installed application   | the access token  | the client_id field     |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_kind        | missing                 |
+      | offline web application | the access token  | the client_id field     |
+      | offline web application | the access token  | the client_secret field |
+      | offline web application | the refresh token | the token field         |
+      | installed application   | the access token  | the token field         |
+      | installed application   | the refresh token | the client_id field     |
+      | installed application   | the refresh token | the client_secret field |
+
   @AUTH-REVOKE-CLIENT-SECRET @spec
   Scenario Outline: A revocation of <token_kind> of the <client> (one <origin>) with <near_miss> revokes nothing
     Given the user has just granted the <client> access to "profile rating"
@@ -162,6 +172,52 @@ Feature: Revocation
       | installed application   | from the code exchange | the access token  | the first half of its client secret               |
       | installed application   | from the code exchange | the access token  | its client secret in another case                 |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | token_kind        | near_miss                                         |
+      | offline web application | from the code exchange | the access token  | a wrong client secret                             |
+      | offline web application | from a refresh         | the access token  | a wrong client secret                             |
+      | offline web application | from the code exchange | the refresh token | a wrong client secret                             |
+      | offline web application | from the code exchange | the access token  | an empty client secret                            |
+      | offline web application | from a refresh         | the access token  | an empty client secret                            |
+      | offline web application | from the code exchange | the refresh token | an empty client secret                            |
+      | offline web application | from the code exchange | the access token  | its client secret with the last character changed |
+      | offline web application | from a refresh         | the access token  | its client secret with the last character changed |
+      | offline web application | from a refresh         | the refresh token | its client secret with the last character changed |
+      | offline web application | from the code exchange | the access token  | its client secret without the last character      |
+      | offline web application | from the code exchange | the refresh token | its client secret without the last character      |
+      | offline web application | from a refresh         | the refresh token | its client secret without the last character      |
+      | offline web application | from a refresh         | the access token  | its client secret with a character added          |
+      | offline web application | from the code exchange | the refresh token | its client secret with a character added          |
+      | offline web application | from a refresh         | the refresh token | its client secret with a character added          |
+      | offline web application | from the code exchange | the access token  | the first half of its client secret               |
+      | offline web application | from a refresh         | the access token  | the first half of its client secret               |
+      | offline web application | from the code exchange | the refresh token | the first half of its client secret               |
+      | offline web application | from the code exchange | the access token  | its client secret in another case                 |
+      | offline web application | from a refresh         | the access token  | its client secret in another case                 |
+      | offline web application | from the code exchange | the refresh token | its client secret in another case                 |
+      | installed application   | from a refresh         | the access token  | a wrong client secret                             |
+      | installed application   | from the code exchange | the refresh token | a wrong client secret                             |
+      | installed application   | from a refresh         | the refresh token | a wrong client secret                             |
+      | installed application   | from a refresh         | the access token  | an empty client secret                            |
+      | installed application   | from the code exchange | the refresh token | an empty client secret                            |
+      | installed application   | from a refresh         | the refresh token | an empty client secret                            |
+      | installed application   | from the code exchange | the access token  | its client secret with the last character changed |
+      | installed application   | from the code exchange | the refresh token | its client secret with the last character changed |
+      | installed application   | from a refresh         | the refresh token | its client secret with the last character changed |
+      | installed application   | from the code exchange | the access token  | its client secret without the last character      |
+      | installed application   | from a refresh         | the access token  | its client secret without the last character      |
+      | installed application   | from a refresh         | the refresh token | its client secret without the last character      |
+      | installed application   | from the code exchange | the access token  | its client secret with a character added          |
+      | installed application   | from a refresh         | the access token  | its client secret with a character added          |
+      | installed application   | from the code exchange | the refresh token | its client secret with a character added          |
+      | installed application   | from a refresh         | the access token  | the first half of its client secret               |
+      | installed application   | from the code exchange | the refresh token | the first half of its client secret               |
+      | installed application   | from a refresh         | the refresh token | the first half of its client secret               |
+      | installed application   | from a refresh         | the access token  | its client secret in another case                 |
+      | installed application   | from the code exchange | the refresh token | its client secret in another case                 |
+      | installed application   | from a refresh         | the refresh token | its client secret in another case                 |
+
   @REVOKE-ERR-INVALID-CLIENT @rfc
   Scenario Outline: A revocation of <token_kind> of the <client> with <near_miss> is answered invalid_client
     Given the user has just granted the <client> access to "profile rating"
@@ -191,6 +247,24 @@ Feature: Revocation
       | installed application   | the access token  | an empty client secret                            |
       | installed application   | the access token  | the first half of its client secret               |
       | installed application   | the access token  | its client secret in another case                 |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_kind        | near_miss                                         |
+      | offline web application | the access token  | a wrong client secret                             |
+      | offline web application | the access token  | an empty client secret                            |
+      | offline web application | the access token  | its client secret with the last character changed |
+      | offline web application | the refresh token | its client secret without the last character      |
+      | offline web application | the refresh token | its client secret with a character added          |
+      | offline web application | the access token  | the first half of its client secret               |
+      | offline web application | the access token  | its client secret in another case                 |
+      | installed application   | the refresh token | a wrong client secret                             |
+      | installed application   | the refresh token | an empty client secret                            |
+      | installed application   | the refresh token | its client secret with the last character changed |
+      | installed application   | the access token  | its client secret without the last character      |
+      | installed application   | the access token  | its client secret with a character added          |
+      | installed application   | the refresh token | the first half of its client secret               |
+      | installed application   | the refresh token | its client secret in another case                 |
 
   @REVOKE-OTHER-CLIENT @rfc
   Scenario Outline: An application cannot revoke <token_kind> of the <client>

@@ -43,6 +43,8 @@ class ScenarioPayload:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that (readers.py).
     notes: list[str] = field(default_factory=list)
+    #: Requests it sent (its share of what the run cost the target).
+    requests: int = 0
 
     def to_wire(self) -> dict[str, Any]:
         """Plain data for the report's user_properties."""
@@ -91,6 +93,7 @@ def attach(
         return
     evidence = state.http().evidence() if state.http_started else []
     notes = state.http().scenario_notes() if state.http_started else []
+    sent = state.http().sent_in_scenario if state.http_started else 0
     if state.http_started:
         state.http().begin()
     premise = unchecked_premise(item, report, call)
@@ -102,6 +105,7 @@ def attach(
         state.observations.take_delta(),
     )
     payload.notes = notes
+    payload.requests = sent
     if premise is not None:
         payload.unchecked, payload.cause = True, _scrub(premise.cause, state)
         payload.message = unchecked_message(payload.message, premise)

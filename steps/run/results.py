@@ -35,6 +35,8 @@ class ScenarioEntry:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that.
     notes: list[str] = field(default_factory=list)
+    #: Requests it sent.
+    requests: int = 0
 
     @classmethod
     def of(cls, payload: ScenarioPayload) -> ScenarioEntry:
@@ -82,6 +84,7 @@ class Results:
         payload = ScenarioPayload.from_wire(wire)
         entry = self.scenarios.setdefault(report.nodeid, ScenarioEntry.of(payload))
         entry.duration += report.duration
+        entry.requests += payload.requests
         entry.evidence += payload.evidence
         entry.notes += [n for n in payload.notes if n not in entry.notes]
         if not payload.unchecked:  # conclusions only from requests that got through
@@ -110,6 +113,11 @@ class Results:
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
             "prompts_estimate": prompts_estimate(state),
+            "requests": sum(entry.requests for entry in self.scenarios.values()),
+            "combinations": {
+                "mode": state.combinations,
+                "not_run": state.product_rows_not_run,
+            },
         }
 
 
