@@ -12,7 +12,7 @@ from steps.scenario.authorization import client_request
 from steps.scenario.fresh_scopes import never_approved, to_approve
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import challenge_for, malformed_challenge, new_verifier, url_safe_verifier
-from steps.scenario.probes import OOB_URI, STATES, change_uri, loopback_uri
+from steps.scenario.probes import ALL_SCOPES, OOB_URI, STATES, change_uri, loopback_uri
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
 
@@ -32,8 +32,15 @@ def _start(scene: Scene, service: Service, scope: str) -> AuthRequest:
 )
 @premise()
 def asks_for(scene: Scene, service: Service, scope: str) -> AuthRequest:
-    """The minimal authorization request for some scopes."""
-    return _start(scene, service, scope)
+    """The real client's authorization request for some scopes; a scope the spec does not
+    name (or names in another case) is the request's fault, its twin the "profile" scope."""
+    unknown = [word for word in scope.split() if word not in ALL_SCOPES]
+    if not unknown:
+        return _start(scene, service, scope)
+    request = _start(scene, service, "profile")
+    request.add_fault(f"the scope {' '.join(unknown)!r}")
+    request.params["scope"] = scope
+    return request
 
 
 @step(
@@ -77,6 +84,8 @@ def with_state(auth_request: AuthRequest, state: str) -> None:
 @premise(touches=("error_redirect",))
 def with_response_type(auth_request: AuthRequest, value: str) -> None:
     """Change response_type."""
+    if value != "code":
+        auth_request.add_fault(f"the response type {value!r}")
     auth_request.params["response_type"] = value
 
 
@@ -89,6 +98,7 @@ def _missing_or_redirect(name: str) -> tuple[str, ...]:
 @premise(touches=_missing_or_redirect)
 def without_parameter(auth_request: AuthRequest, name: str) -> None:
     """Drop one parameter."""
+    auth_request.add_fault(f"leaving out {name}")
     auth_request.params[name] = None
 
 
@@ -96,6 +106,7 @@ def without_parameter(auth_request: AuthRequest, name: str) -> None:
 @premise()
 def unknown_client_id(auth_request: AuthRequest) -> None:
     """A Client ID nobody registered."""
+    auth_request.add_fault("an unknown Client ID")
     auth_request.params["client_id"] = "unknown-" + new_verifier(24)
 
 
@@ -103,6 +114,7 @@ def unknown_client_id(auth_request: AuthRequest) -> None:
 @premise()
 def no_client_id(auth_request: AuthRequest) -> None:
     """No client_id at all."""
+    auth_request.add_fault("leaving out client_id")
     auth_request.params["client_id"] = None
 
 
@@ -117,6 +129,7 @@ def force_consent(auth_request: AuthRequest) -> None:
 @premise(touches=("redirect_uri",))
 def changed_redirect_uri(auth_request: AuthRequest, change: str) -> None:
     """A redirect URI that differs from the registered one in one way."""
+    auth_request.add_fault(f"the redirect URI changed {change}")
     auth_request.params["redirect_uri"] = change_uri(auth_request.client.redirect_uri, change)
 
 
@@ -137,6 +150,8 @@ def localhost_redirect_changed(auth_request: AuthRequest, port: str, change: str
     """The registered loopback URI on a port of the application's choosing (allowed), changed
     in one more way (not allowed: spec 4.1 lets only the port vary)."""
     uri = loopback_uri(auth_request.client.redirect_uri, int(port))
+    auth_request.params["redirect_uri"] = uri
+    auth_request.add_fault(f"the localhost redirect URI changed {change}")
     auth_request.params["redirect_uri"] = change_uri(uri, change)
 
 
@@ -155,11 +170,11 @@ def localhost_redirect(auth_request: AuthRequest, port: str | None, path: str | 
     auth_request.params["redirect_uri"] = uri
 
 
-def _challenge(request: AuthRequest, method: str | None, *, challenge_as: str = "") -> None:
-    """A fresh verifier and its challenge (made with `challenge_as`, else `method`); no
-    method parameter when `method` is None (the default, plain, applies)."""
+def _challenge(request: AuthRequest, method: str | None) -> None:
+    """A fresh verifier and its challenge; no method parameter when `method` is None (the
+    default, plain, applies)."""
     request.verifier = url_safe_verifier()
-    request.challenge = challenge_for(request.verifier, challenge_as or method or "plain")
+    request.challenge = challenge_for(request.verifier, method or "plain")
     request.params["code_challenge"] = request.challenge
     request.params["code_challenge_method"] = method
 
@@ -190,7 +205,9 @@ def with_challenge_no_method(auth_request: AuthRequest) -> None:
 @premise(touches=("error_redirect",))
 def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
     """A well-formed challenge under an unsupported method."""
-    _challenge(auth_request, method, challenge_as="S256")
+    _challenge(auth_request, "S256")
+    auth_request.add_fault(f"the challenge method {method!r}")
+    auth_request.params["code_challenge_method"] = method
 
 
 @step(
@@ -201,6 +218,8 @@ def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
 @premise(touches=("error_redirect",))
 def with_malformed_challenge(auth_request: AuthRequest, method: str, shape: str) -> None:
     """A challenge of the wrong length or alphabet."""
+    _challenge(auth_request, method)
+    auth_request.add_fault(f"a challenge {shape}")
     challenge = malformed_challenge(shape)
     auth_request.verifier, auth_request.challenge = None, challenge
     auth_request.params |= {"code_challenge": challenge, "code_challenge_method": method}

@@ -22,7 +22,7 @@ from steps.consent.base import Outcome, RedirectResult
 from steps.http.readers import LENIENCIES, lenient_note
 from steps.outcomes import NotChecked, PremiseFailed
 from steps.rules.ids import RULE
-from steps.scenario.authorization import code_rule, visit
+from steps.scenario.authorization import code_rule, require_faultless_accepted, visit
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.fresh_scopes import to_approve
 from steps.scenario.kinds import check, premise
@@ -199,20 +199,22 @@ def carries_state(
     "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
     touches=("error_redirect",),
 )
-def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
-    """An error redirect to the application: `error` once in the query, and no code."""
+def receives_error(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
+    """An error redirect to the application: `error` once in the query, and no code (beside
+    the request's positive twin, the same request without its fault)."""
     redirect = scene.redirect()
     assert not (redirect.code or redirect.fragment_code), "a code was issued"
     assert "error" not in redirect.repeated, "the query gives `error` more than once"
     assert redirect.error == error, f"error={redirect.error!r}, expected {error!r}"
     _sent_to_request(redirect, auth_request, "error")
+    require_faultless_accepted(target, auth_request)
 
 
 @then(parsers.parse('the request is refused as "{error}"'))
 @check(
     "PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE", touches=("error_redirect",)
 )
-def refused_as(scene: Scene, error: str) -> None:
+def refused_as(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
     """Refused with that error, by an error redirect or on the service's own page: how the
     error reaches the user is the business of the rules about error delivery (7.1), not of
     the rule that uses this step."""
@@ -220,11 +222,12 @@ def refused_as(scene: Scene, error: str) -> None:
     if isinstance(outcome, RedirectResult):
         assert not (outcome.code or outcome.fragment_code), "a code was issued"
         assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
-        return
-    assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
-    assert not outcome.consent, "the service asked for consent: it accepted the request"
-    if outcome.html:  # a driver that cannot read pages (manual) shows no text
-        assert error in outcome.html, f"the service's page does not name {error!r}"
+    else:
+        assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
+        assert not outcome.consent, "the service asked for consent: it accepted the request"
+        if outcome.html:  # a driver that cannot read pages (manual) shows no text
+            assert error in outcome.html, f"the service's page does not name {error!r}"
+    require_faultless_accepted(target, auth_request)
 
 
 @then(parsers.re(r'the error redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
@@ -274,19 +277,23 @@ def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Out
     "AUTHZ-REDIRECT-URI-BYPASS",
     "DESKTOP-LOOPBACK-PATH",
 )
-def error_page(scene: Scene) -> None:
-    """No redirect at all: the service cannot trust the redirect URI."""
+def error_page(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """No redirect at all: the service cannot trust the redirect URI (beside the request's
+    positive twin, the same request without its fault)."""
     outcome = scene.outcome
     assert not isinstance(outcome, RedirectResult), f"the browser was sent to {outcome.url}"
     assert isinstance(outcome, ServicePage)
     assert not outcome.consent, "the service asked for consent instead of refusing the request"
+    require_faultless_accepted(target, auth_request)
 
 
 @then("no authorization code is issued")
 @check("AUTHZ-REQUIRED-PARAMS", "AUTH-USER-CONSENT")
-def no_code(scene: Scene) -> None:
-    """Whatever happened, no code came out (in the query or the fragment)."""
+def no_code(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """Whatever happened, no code came out (in the query or the fragment); where the request
+    had a fault, beside its positive twin."""
     assert not _has_code(scene.outcome), "a code was issued"
+    require_faultless_accepted(target, auth_request)
 
 
 @then("the consent page is shown")

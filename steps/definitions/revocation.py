@@ -15,6 +15,7 @@ from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
+from steps.scenario.negatives import Negative, require_twin
 from steps.scenario.observations import Observations
 from steps.scenario.probes import (
     INVALID,
@@ -41,6 +42,17 @@ def _token(scene: Scene, which: str) -> str:
 
 def _seen(observations: Observations, response_status: int) -> None:
     observations.describe("revocation_endpoint", response_status not in (404, 405, 501))
+
+
+def _refused_unless(scene: Scene, service: Service, token: str, fault: str) -> None:
+    """The revocation just sent is a negative: the application's usual revocation of the same
+    token is its twin, sent by the check that comes last (it ends the token it names)."""
+    client = scene.app()
+
+    def send_twin() -> bool:
+        return service.revoke(client, token).is_success
+
+    scene.negative = Negative(fault, RULE.REVOKE_EMPTY_200, send_twin)
 
 
 @dataclass
@@ -164,7 +176,9 @@ def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
 @premise(touches=("revocation",))
 def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
     """POST is the only method."""
-    scene.keep(service.revoke(scene.app(), _token(scene, which), method="GET"))
+    token = _token(scene, which)
+    scene.keep(service.revoke(scene.app(), token, method="GET"))
+    _refused_unless(scene, service, token, "the GET method")
 
 
 @when(
@@ -178,6 +192,7 @@ def revoke_without(scene: Scene, service: Service, which: str, field: str) -> No
     """A revocation missing one field."""
     token = _token(scene, which)
     scene.keep(service.revoke(scene.app(), token, overrides={field: None}))
+    _refused_unless(scene, service, token, f"leaving out the {field} field")
 
 
 @when(
@@ -190,6 +205,7 @@ def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) ->
     secret = wrong_secret(client, how)
     scene.keep(service.revoke(client, token, overrides={"client_secret": secret}))
     scene.refusal_rule = RULE.AUTH_REVOKE_CLIENT_SECRET
+    _refused_unless(scene, service, token, how)
 
 
 @when(
@@ -201,7 +217,9 @@ def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) ->
 @premise(touches=("revocation",))
 def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, which: str) -> None:
     """Another application tries to revoke this one's token."""
-    scene.keep(service.revoke(profile.client("other_web"), _token(scene, which)))
+    token = _token(scene, which)
+    scene.keep(service.revoke(profile.client("other_web"), token))
+    _refused_unless(scene, service, token, "another application naming it")
 
 
 @when(
@@ -218,6 +236,7 @@ def revoke_in_query(scene: Scene, service: Service, which: str, method: str | No
         scene.keep(service.revoke(scene.app(), token, method="GET"))
     else:
         scene.keep(service.revoke(scene.app(), token, in_query=True))
+    _refused_unless(scene, service, token, "its parameters in the URL")
 
 
 @visits_consent(Visits.EACH)
@@ -301,6 +320,7 @@ def access_token_state(scene: Scene, service: Service, still: str, way: str | No
     token, how = _token(scene, "access"), delivery(way)
     if still == "still works":
         assert service.token_accepted(token, how), "the access token is refused"
+        require_twin(scene.negative)  # a refused revocation's twin, now that it was checked
     else:
         assert service.token_refused(token, how), "the access token still gives the user's data"
 
@@ -348,3 +368,4 @@ def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
     assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"
     assert scene.tokens is not None
     scene.tokens.renewed(answer.fields, clock.now())
+    require_twin(scene.negative)  # a refused revocation's twin, now that it was checked

@@ -19,6 +19,7 @@ from steps.outcomes import require
 from steps.rules.ids import RULE
 from steps.scenario.controls import blame, exchange_owner
 from steps.scenario.kinds import check
+from steps.scenario.negatives import require_twin
 from steps.scenario.probes import delivery
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
@@ -144,10 +145,12 @@ def refused(scene: Scene) -> None:
     ("not shown"), so a rule that says a request is refused or rejected is met by any answer
     without tokens, a 200 carrying {"error": ...} included; but a token in any answer, JSON or
     form-encoded, whatever its status, was issued. The status and the error name are checked
-    by the rfc-level TOKEN-ERR-* rules."""
+    by the rfc-level TOKEN-ERR-* rules. A refusal proves something only beside its positive
+    twin: the same request without its fault is accepted (steps/scenario/negatives.py)."""
     response = scene.last()
     issued = issued_tokens(response)
     assert not issued, f"answered {response.status_code} with {' and '.join(issued)}"
+    require_twin(scene.negative)
 
 
 @then(
@@ -166,6 +169,7 @@ def token_error(scene: Scene, status: str, error: str, other: str | None) -> Non
     """RFC 6749 5.2: the status, and a JSON document (application/json) naming the error."""
     response = scene.last()
     scene.require_refusal(not issued_tokens(response), f"answered {response.status_code}")
+    require_twin(scene.negative)
     read = strict_json(response)
     assert read.body is not None, f"answered {response.status_code} with {read.problem}"
     expected = {error} | ({other} if other else set())
@@ -194,6 +198,7 @@ def invalid_client(scene: Scene, endpoint: str) -> None:
     response = scene.last()
     refused = not issued_tokens(response) if endpoint == "token" else not response.is_success
     scene.require_refusal(refused, f"answered {response.status_code}")
+    require_twin(scene.negative)
     assert response.status_code in (400, 401), f"status {response.status_code}"
     read = strict_json(response)
     assert read.body is not None, f"the error is {read.problem}"
