@@ -38,7 +38,7 @@ def asks_for(scene: Scene, service: Service, scope: str) -> AuthRequest:
     if not unknown:
         return _start(scene, service, scope)
     request = _start(scene, service, "profile")
-    request.add_fault(f"the scope {' '.join(unknown)!r}")
+    request.add_fault(f"the scope {' '.join(unknown)!r}", "invalid_scope")
     request.params["scope"] = scope
     return request
 
@@ -85,7 +85,7 @@ def with_state(auth_request: AuthRequest, state: str) -> None:
 def with_response_type(auth_request: AuthRequest, value: str) -> None:
     """Change response_type."""
     if value != "code":
-        auth_request.add_fault(f"the response type {value!r}")
+        auth_request.add_fault(f"the response type {value!r}", "unsupported_response_type")
     auth_request.params["response_type"] = value
 
 
@@ -206,7 +206,7 @@ def with_challenge_no_method(auth_request: AuthRequest) -> None:
 def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
     """A well-formed challenge under an unsupported method."""
     _challenge(auth_request, "S256")
-    auth_request.add_fault(f"the challenge method {method!r}")
+    auth_request.add_fault(f"the challenge method {method!r}", "invalid_request")
     auth_request.params["code_challenge_method"] = method
 
 
@@ -219,7 +219,7 @@ def with_challenge_method(auth_request: AuthRequest, method: str) -> None:
 def with_malformed_challenge(auth_request: AuthRequest, method: str, shape: str) -> None:
     """A challenge of the wrong length or alphabet."""
     _challenge(auth_request, method)
-    auth_request.add_fault(f"a challenge {shape}")
+    auth_request.add_fault(f"a challenge {shape}", "invalid_request")
     challenge = malformed_challenge(shape)
     auth_request.verifier, auth_request.challenge = None, challenge
     auth_request.params |= {"code_challenge": challenge, "code_challenge_method": method}

@@ -14,6 +14,7 @@ from steps.http.readers import (
     issued_tokens,
     require_granted,
     strict_json,
+    strict_token_fields,
 )
 from steps.outcomes import require
 from steps.rules.ids import RULE
@@ -98,24 +99,26 @@ def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
     touches=("token_answer",),
 )
 def has_refresh_token(scene: Scene, no: str | None) -> None:
-    """refresh_token present (or absent) in a granted answer."""
-    answer = require_granted(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
+    """refresh_token present (or absent) in a granted answer (its one strict reading)."""
+    fields = strict_token_fields(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
+    value = fields.get("refresh_token")
     if no:
-        assert not answer.fields.get("refresh_token"), "a refresh token was issued"
+        assert not value, "a refresh token was issued"
     else:
-        assert answer.refresh_token, f"no refresh_token in {sorted(answer.fields)}"
+        assert isinstance(value, str) and value, f"no refresh_token string in {sorted(fields)}"
 
 
 @then("the response carries the same refresh token")
 @check("REFRESH-SAME-TOKEN", touches=("token_answer",))
 def same_refresh_token(scene: Scene) -> None:
-    """The refresh response returns the refresh token that was sent."""
-    answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
+    """The refresh response returns the refresh token that was sent (its one strict reading)."""
+    fields = strict_token_fields(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
     sent = scene.history.sent_refresh_token
     assert sent is not None
-    assert answer.refresh_token == sent, (
+    carried = fields.get("refresh_token")
+    assert carried == sent, (
         "the refresh response carried no refresh token"
-        if not answer.refresh_token
+        if not carried
         else "the refresh response carried another refresh token"
     )
 
@@ -285,13 +288,8 @@ def lasts_3600(scene: Scene, which: str) -> None:
     seconds, so a value a second or two short passes; anything longer than 3600, clearly
     shorter (7200, 1800), or not a JSON integer ("3600", 3600.0, true) fails. An answer that is
     not a JSON document has no JSON integer to judge: that is RULE.TOKEN_RESPONSE_ACCESS_TOKEN's."""
-    response = _answer(scene, which)
-    require_granted(response, f"the {which}", see=GRANTED_BY[which])
-    read = strict_json(response)
-    what = f"the {which} answered {read.problem}"
-    require(read.body is not None, what, see=RULE.TOKEN_RESPONSE_ACCESS_TOKEN)
-    assert read.body is not None
-    value = read.body.get("expires_in")
+    fields = strict_token_fields(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
+    value = fields.get("expires_in")
     assert type(value) is int, f"expires_in is {value!r}, not an integer"
     assert 3600 - EXPIRES_IN_SLACK <= value <= 3600, f"expires_in is {value}, not 3600"
 
@@ -309,7 +307,8 @@ def answered_200(scene: Scene, which: str) -> None:
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
 @check("TOKEN-TYPE-BEARER", touches=("token_answer",))
 def bearer(scene: Scene, which: str) -> None:
-    """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
-    answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
-    value = answer.fields.get("token_type")
+    """token_type Bearer (case-insensitive per RFC 6749 5.1), in the answer's one strict
+    reading (a token_type named twice is no answer to read it from)."""
+    fields = strict_token_fields(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
+    value = fields.get("token_type")
     assert isinstance(value, str) and value.lower() == "bearer", f"token_type is {value!r}"

@@ -37,6 +37,9 @@ class ScenarioEntry:
     notes: list[str] = field(default_factory=list)
     #: Requests it sent.
     requests: int = 0
+    #: A premise that did not hold: the rule it names, and what it saw.
+    see: str = ""
+    what: str = ""
 
     @classmethod
     def of(cls, payload: ScenarioPayload) -> ScenarioEntry:
@@ -46,7 +49,7 @@ class ScenarioEntry:
     def to_json(self) -> dict[str, Any]:
         """The entry of results.json (`cause` only when there is one)."""
         entry = asdict(self)
-        for optional in ("cause", "notes"):
+        for optional in ("cause", "notes", "see", "what"):
             if not entry[optional]:
                 del entry[optional]
         return entry
@@ -96,6 +99,7 @@ class Results:
             entry.outcome, entry.message = outcome, payload.message
             if payload.cause:
                 entry.cause = payload.cause
+            entry.see, entry.what = payload.see, payload.what
 
     def document(self, state: SuiteState) -> dict[str, Any]:
         """The results.json document of the contract."""

@@ -62,17 +62,20 @@ class AuthRequest:
     #: request as it was before: its positive twin (steps/scenario/negatives.py).
     fault: str = ""
     faultless: dict[str, str | None] | None = None
+    #: The error a service redirects with for that fault (spec 7.1), "" where none is due.
+    error: str = ""
 
     @property
     def redirect_uri(self) -> str | None:
         """The redirect URI the request carries."""
         return self.params.get("redirect_uri")
 
-    def add_fault(self, words: str) -> None:
-        """Note that the next change makes the request one the service must refuse (the first
-        fault only: the twin is the request as it was before it)."""
+    def add_fault(self, words: str, error: str = "") -> None:
+        """Note that the next change makes the request one the service must refuse, with
+        `error` where an error redirect is due (the first fault only: the twin is the request
+        as it was before it)."""
         if not self.fault:
-            self.fault, self.faultless = words, dict(self.params)
+            self.fault, self.faultless, self.error = words, dict(self.params), error
 
 
 @dataclass(frozen=True)
