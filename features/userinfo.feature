@@ -4,7 +4,7 @@ Feature: User information
   testing only) in the query string. Every way is tried with tokens of every kind of
   application, from the code exchange and from a refresh.
 
-  @USERINFO-HEADER @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-HEADER @spec
   Scenario Outline: The token of the <client> <origin> in the Authorization header gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -17,7 +17,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-HEADER @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-HEADER @spec
   Scenario Outline: The token of the <client> <origin> in the Authorization header gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -29,7 +29,7 @@ Feature: User information
       | offline web application | from a refresh |
       | installed application   | from a refresh |
 
-  @USERINFO-POST-BODY @SCOPE-PROFILE-GRANTS-PROFILE @VERSION-USERINFO-POST @spec
+  @USERINFO-POST-BODY @VERSION-USERINFO-POST @spec
   Scenario Outline: The token of the <client> <origin> in the body of a form POST gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -42,7 +42,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-POST-BODY @SCOPE-PROFILE-GRANTS-PROFILE @VERSION-USERINFO-POST @spec
+  @USERINFO-POST-BODY @VERSION-USERINFO-POST @spec
   Scenario Outline: The token of the <client> <origin> in the body of a form POST gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -54,7 +54,7 @@ Feature: User information
       | offline web application | from a refresh |
       | installed application   | from a refresh |
 
-  @USERINFO-QUERY @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-QUERY @spec
   Scenario Outline: The token of the <client> <origin> in the query string gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -67,7 +67,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-QUERY @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-QUERY @spec
   Scenario Outline: The token of the <client> <origin> in the query string gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -209,6 +209,49 @@ Feature: User information
     And the application holds an access token <origin>
     When the application asks for the user's profile with the token <delivery>
     Then the user's email is not revealed
+
+    Examples:
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in a form body              |
+      | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
+
+  @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  Scenario Outline: The profile scope shows the user's profile: a token of the <client> <origin>, passed <delivery>
+    Given the user has granted the <client> access to "profile email"
+    And the application holds an access token <origin>
+    When the application asks for the user's profile with the token <delivery>
+    Then the user's profile is included
+
+    Examples:
+      | client                  | origin                 | delivery                    |
+      | online web application  | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in a form body              |
+      | installed application   | from the code exchange | in the query string         |
+      | online web application  | from the code exchange | in a form body              |
+      | online web application  | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in the Authorization header |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
+  @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  Scenario Outline: The profile scope shows the user's profile: a token of the <client> <origin>, passed <delivery>, on a grant of its own
+    Given the user has just granted the <client> access to "profile email"
+    And the application holds an access token <origin>
+    When the application asks for the user's profile with the token <delivery>
+    Then the user's profile is included
 
     Examples:
       | client                  | origin         | delivery                    |

@@ -73,13 +73,6 @@ def with_state_of(auth_request: AuthRequest, kind: str) -> None:
     auth_request.params["state"] = STATES[kind]
 
 
-@step(parsers.parse('the request carries the state "{state}"'))
-@premise()
-def with_state(auth_request: AuthRequest, state: str) -> None:
-    """Add a state value."""
-    auth_request.params["state"] = state
-
-
 @step(parsers.parse('the request uses the response type "{value}"'))
 @premise(touches=("error_redirect",))
 def with_response_type(auth_request: AuthRequest, value: str) -> None:

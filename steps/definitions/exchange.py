@@ -13,11 +13,10 @@ from steps.rules.ids import RULE
 from steps.scenario.authorization import exchange_rule
 from steps.scenario.grants import Authorizer
 from steps.scenario.kinds import premise
-from steps.scenario.negatives import Negative
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.pkce import new_verifier
 from steps.scenario.probes import (
     INVALID,
-    NEAR_MISSES,
     NEVER_ISSUED,
     WRONG_SECRETS,
     change_uri,
@@ -34,7 +33,7 @@ def _refused_unless(scene: Scene, authorizer: Authorizer, issued: IssuedCode, fa
     """The exchange just sent is a negative: the code's usual exchange (negatives.py) is its
     twin."""
     see = exchange_rule(scene.request, issued.client)
-    scene.negative = Negative(fault, see, lambda: authorizer.exchanges(issued))
+    scene.negative = Negative(fault, twin(lambda: authorizer.exchanges(issued), see))
 
 
 #: Loopback ports for "another redirect URI it may use": the first one not issued for.
@@ -104,17 +103,6 @@ def exchange_wrong_secret(
     exchange(scene, target, code, client_secret=wrong_secret(issued.client, how))
     _refused_unless(scene, authorizer, issued, how)
     scene.refusal_rule = RULE.AUTH_TOKEN_CLIENT_SECRET
-
-
-@when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
-@premise(touches=("code", "invalid"))
-def exchange_near_code(
-    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, how: str
-) -> None:
-    """A code that only resembles the issued one."""
-    issued = code_to_exchange(scene, code)
-    exchange(scene, target, code, code=near_miss(issued.code, how))
-    _refused_unless(scene, authorizer, issued, f"a code {how}")
 
 
 @when(
@@ -269,23 +257,6 @@ def exchange_invalid_code(
         exchange(scene, target, issued, code=near_miss(issued.code, how))
     scene.refusal_rule = RULE.TOKEN_CODE_SINGLE_USE if "used" in how else ""
     _refused_unless(scene, authorizer, issued, f"a code {how}")
-
-
-@when("the application exchanges a code the service never issued")
-@premise()
-def exchange_unknown_code(scene: Scene, target: Target) -> None:
-    """A made-up code."""
-    client = scene.app()
-    scene.keep(target.service.exchange(client, NEVER_ISSUED, client.redirect_uri))
-
-
-@when("the application asks for tokens with an authorization code grant that has no code")
-@premise()
-def exchange_no_code(scene: Scene, target: Target) -> None:
-    """A request missing a required parameter."""
-    client = scene.app()
-    scene.keep(target.service.exchange(client, "", client.redirect_uri, {"code": None}))
-    scene.refusal_rule = RULE.TOKEN_REQUIRED_PARAMS
 
 
 @when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))

@@ -11,7 +11,7 @@ from steps.outcomes import require
 from steps.rules.ids import RULE
 from steps.scenario.grants import Authorizer
 from steps.scenario.kinds import premise
-from steps.scenario.negatives import Negative
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.probes import (
     INVALID,
     NEVER_ISSUED,
@@ -30,7 +30,7 @@ def _refused_unless(scene: Scene, authorizer: Authorizer, token: str | None, fau
     of a new grant's, where that one ended) is its twin (negatives.py)."""
     client = scene.app()
     send_twin = functools.partial(authorizer.refreshes, client, token)
-    scene.negative = Negative(fault, RULE.REFRESH_NEW_ACCESS_TOKEN, send_twin)
+    scene.negative = Negative(fault, twin(send_twin, RULE.REFRESH_NEW_ACCESS_TOKEN))
 
 
 @when(parsers.re(r"the application refreshes the access token(?: again)?"))
@@ -74,10 +74,9 @@ def token_request_answered(scene: Scene, target: Target, grant: str, answer: str
     else:
         token = refresh_token(scene)
         refresh(scene, target, token, {"client_secret": WRONG_SECRET})
+        send_twin = functools.partial(Authorizer(target).refreshes, scene.app(), token)
         scene.negative = Negative(
-            "a wrong client secret",
-            RULE.REFRESH_NEW_ACCESS_TOKEN,
-            functools.partial(Authorizer(target).refreshes, scene.app(), token),
+            "a wrong client secret", twin(send_twin, RULE.REFRESH_NEW_ACCESS_TOKEN)
         )
 
 
@@ -131,13 +130,6 @@ def refresh_by_other(scene: Scene, target: Target, authorizer: Authorizer) -> No
     scene.keep(target.service.refresh(other, token))
     scene.refusal_rule = RULE.REFRESH_CROSS_CLIENT
     _refused_unless(scene, authorizer, token, "another application presenting it")
-
-
-@when("the application refreshes with a refresh token the service never issued")
-@premise()
-def refresh_unknown(scene: Scene, target: Target) -> None:
-    """A made-up refresh token."""
-    scene.keep(target.service.refresh(scene.app(), NEVER_ISSUED))
 
 
 @when(parsers.re(r"the service is asked to refresh with a refresh token " + INVALID))

@@ -16,7 +16,7 @@ from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
-from steps.scenario.negatives import Negative, require_twin
+from steps.scenario.negatives import Negative, require_twin, twin
 from steps.scenario.observations import Observations
 from steps.scenario.probes import (
     INVALID,
@@ -54,7 +54,7 @@ def _refused_unless(scene: Scene, service: Service, token: str, fault: str) -> N
     def send_twin() -> bool:
         return service.revoke(client, token).is_success
 
-    scene.negative = Negative(fault, RULE.REVOKE_EMPTY_200, send_twin)
+    scene.negative = Negative(fault, twin(send_twin, RULE.REVOKE_EMPTY_200))
 
 
 @dataclass

@@ -143,10 +143,11 @@ def require_faultless_accepted(target: Target, request: AuthRequest) -> None:
         target.http.note(
             f"the same request without {request.fault} was accepted earlier in the run"
         )
+    faultless = AuthRequest(request.client, params, request.verifier, request.challenge)
     require(
         target.accepted_requests[shape],
         f"the same request without {request.fault} was refused too, so its refusal proves nothing",
-        see=code_rule(None, request.client),
+        see=code_rule(faultless, request.client),
     )
 
 

@@ -6,7 +6,7 @@ step that sends a request the service must refuse records it as a `Negative`: an
 request with one fault, and how to send that request without the fault. The check that judges
 the refusal then asks for the twin (`require_twin`): when the same request without the fault is
 refused too, the refusal proved nothing and the scenario could not be checked, naming the rule
-that says the faultless request is accepted.
+that covers the twin's refusal (which then fails: no defect seen is set aside).
 
 The twin's answer is kept on the Negative (a frozen object, so scenarios that replay a shared
 premise share it: steps/run/twins.py), so it is sent once however many checks read it.
@@ -17,7 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from steps.outcomes import require
+from steps.outcomes import PremiseFailed
+
+#: Sends a request without its fault: "" when the service accepts it, else the rule that
+#: covers the refusal (the one that says such a request is accepted).
+TwinSender = Callable[[], str]
+
+
+def twin(accepted: Callable[[], bool], see: str) -> TwinSender:
+    """A twin whose refusal one rule covers, whatever the answer."""
+    return lambda: "" if accepted() else see
 
 
 @dataclass(frozen=True)
@@ -26,26 +35,26 @@ class Negative:
 
     #: The fault, in the features' words ("its client secret in another case").
     fault: str
-    #: The rule that says the request without the fault is accepted.
-    see: str
-    #: Sends the request without the fault; True when the service accepts it.
-    send_twin: Callable[[], bool]
+    #: Sends the request without the fault (see TwinSender).
+    send_twin: TwinSender
     #: The twin's answer once sent (shared by the scenarios that replay a premise).
-    outcome: dict[str, bool] = field(default_factory=dict, compare=False)
+    outcome: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def twin_accepted(self) -> bool:
-        """Whether the service accepts the request without the fault (sent once)."""
-        if "accepted" not in self.outcome:
-            self.outcome["accepted"] = self.send_twin()
-        return self.outcome["accepted"]
+    def refused_twin(self) -> str:
+        """The rule covering the twin's refusal ("" when it was accepted), sent once."""
+        if "see" not in self.outcome:
+            self.outcome["see"] = self.send_twin()
+        return self.outcome["see"]
 
     def require_twin(self) -> None:
         """Go on when the twin is accepted; else the scenario could not be checked."""
-        require(
-            self.twin_accepted(),
-            f"the same request without {self.fault} was refused too, so its refusal proves nothing",
-            see=self.see,
-        )
+        see = self.refused_twin()
+        if see:
+            raise PremiseFailed(
+                f"the same request without {self.fault} was refused too, so its refusal "
+                "proves nothing",
+                see=see,
+            )
 
 
 def require_twin(negative: Negative | None) -> None:

@@ -67,6 +67,7 @@ ONCE_BECAUSE = {
     "no_code": "",
     # the user information endpoint: the same request again changes nothing
     "returns_profile": "",
+    "profile_included": "",
     "no_profile": "",
     "email_not_revealed": "",
     "email_included": "",
