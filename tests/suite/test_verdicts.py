@@ -223,5 +223,5 @@ def test_a_rule_a_known_deviation_keeps_from_being_checked_leaves_the_run_comple
     assert exit_status(verdicts.values()) == 0
     results["known_deviations"] = []
     assert exit_status(compute_verdicts(results, CATALOGUE)) == 1
-    results["scenarios"] = [blocked]
+    results["scenarios"] = [scenario(["AUTHZ-STATE-ECHO"], "unchecked", "throttled")]
     assert exit_status(compute_verdicts(results, CATALOGUE)) == 3
