@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..state import ServerState
-from .sessions import Session
+from .sessions import BrowserSession
 
 COOKIE = "__Host-mb-flash"
 LIFETIME = 300
@@ -37,7 +37,7 @@ def _key(state: ServerState) -> bytes:
 
 
 def attach(
-    state: ServerState, response: Response, session: Session, message: dict[str, str]
+    state: ServerState, response: Response, session: BrowserSession, message: dict[str, str]
 ) -> Response:
     nonce = os.urandom(12)
     sealed = AESGCM(_key(state)).encrypt(
@@ -50,7 +50,7 @@ def attach(
     return response
 
 
-def read(state: ServerState, request: Request, session: Session) -> dict[str, str] | None:
+def read(state: ServerState, request: Request, session: BrowserSession) -> dict[str, str] | None:
     """The message for this session, or None (absent, damaged, another session's)."""
     raw = request.cookies.get(COOKIE)
     if not raw:

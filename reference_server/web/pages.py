@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import credentials, guard, inbound, names
 from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
-from ..errors import PageError, ParameterError, Throttled
+from ..errors import PageError, ParameterError, TooManyGuesses
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
@@ -127,7 +127,7 @@ async def login(request: Request) -> Response:
     throttle_key = guard.key(inbound.peer(request), "user:" + name)
     try:
         state.guard.reserve(throttle_key)
-    except Throttled as refused:
+    except TooManyGuesses as refused:
         wait = refused.retry_after
         message = f"Too many failed logins from here for this user; try again in {wait} s."
         response = _login_form(state, token, False, context, message, status=429)
