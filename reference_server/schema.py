@@ -87,7 +87,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     csrf         TEXT NOT NULL,
     expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
--- Single-use tokens of consent forms, bound to a session and to one authorization request.
+-- Single-use tokens bound to a session and to one use: a consent form (its authorization
+-- request), a flash message (web/flash.py).
 CREATE TABLE IF NOT EXISTS form_tokens (
     token_hash   TEXT PRIMARY KEY,
     session_hash TEXT NOT NULL,

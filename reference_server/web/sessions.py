@@ -135,10 +135,17 @@ def forget(response: Response) -> Response:
     return response
 
 
-# single-use form tokens (the consent form) -------------------------------------------------
+# single-use tokens (the consent form, a flash message) ------------------------------------
 
 
-def new_form_token(state: ServerState, session: BrowserSession, fingerprint: str) -> str:
+def new_form_token(
+    state: ServerState,
+    session: BrowserSession,
+    fingerprint: str,
+    lifetime: int = FORM_TOKEN_LIFETIME,
+) -> str:
+    """A token that `use_form_token` accepts once, for this session and `fingerprint` (what
+    it may be used for), within `lifetime` seconds."""
     token = credentials.new_token()
     now = state.now()
     state.store.run(
@@ -147,7 +154,7 @@ def new_form_token(state: ServerState, session: BrowserSession, fingerprint: str
         credentials.token_hash(token),
         session.key_hash,
         fingerprint,
-        now + FORM_TOKEN_LIFETIME,
+        now + lifetime,
     )
     return token
 
@@ -155,7 +162,7 @@ def new_form_token(state: ServerState, session: BrowserSession, fingerprint: str
 def use_form_token(
     state: ServerState, session: BrowserSession, fingerprint: str, token: str
 ) -> bool:
-    """True once for a token issued to this session for this very request."""
+    """True once for a token issued to this session for this very use."""
     cursor = state.store.run(
         "DELETE FROM form_tokens WHERE token_hash = ? AND session_hash = ? AND fingerprint = ?"
         " AND expires_at > ?",
