@@ -98,7 +98,7 @@ def add_user(
 ) -> Account:
     name = clean_user_name(name)
     check_password(password)
-    check_profile(email, website, timezone)
+    check_profile(email, website, timezone, gender)
     password_hash = credentials.hash_password(password)  # slow: outside the write lock
     with store.transaction():
         taken = _same_name(store, "SELECT name FROM users", (), name)
