@@ -166,7 +166,7 @@ def add_application(
     store: Store, owner: Account, name: str, app_type: str, redirect_uri: str, now: int
 ) -> NewApplication:
     name = check_application(app_type, name, redirect_uri)
-    client_id = credentials.new_token()  # APP-CLIENT-ID-UNIQUE: random, and UNIQUE in schema
+    client_id = credentials.new_client_id()  # APP-CLIENT-ID-UNIQUE: random, UNIQUE in schema
     secret = credentials.new_token()
     with store.transaction():
         _refuse_duplicate(store, owner.id, name)

@@ -91,6 +91,16 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+def new_client_id() -> str:
+    """A Client ID: a token that never begins with '-', which a command line would take for
+    an option. Drawn again until it does not (1 draw in 64), so the other 63 characters are
+    equally likely first and the alphabet and length stay."""
+    while True:
+        client_id = new_token()
+        if not client_id.startswith("-"):
+            return client_id
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
