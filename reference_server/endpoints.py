@@ -55,6 +55,6 @@ def _served(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     return handler
 
 
-token = _served(oauth.token)
-revoke = _served(oauth.revoke)
-userinfo = _served(oauth.userinfo)
+token = _served(oauth.token_endpoint)
+revoke = _served(oauth.revocation_endpoint)
+userinfo = _served(oauth.userinfo_endpoint)

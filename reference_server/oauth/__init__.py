@@ -16,8 +16,8 @@ endpoint through `replies`: an endpoint always returns an answer.
 """
 
 from .request import ClientRequest
-from .revocation import revoke
-from .token import token
-from .userinfo import userinfo
+from .revocation import revocation_endpoint
+from .token import token_endpoint
+from .userinfo import userinfo_endpoint
 
-__all__ = ["ClientRequest", "revoke", "token", "userinfo"]
+__all__ = ["ClientRequest", "revocation_endpoint", "token_endpoint", "userinfo_endpoint"]

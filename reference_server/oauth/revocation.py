@@ -12,7 +12,7 @@ from .parameters import body_parameters, required
 from .request import ClientRequest
 
 
-async def revoke(state: ServerState, request: ClientRequest) -> Answer:
+async def revocation_endpoint(state: ServerState, request: ClientRequest) -> Answer:
     try:
         params = body_parameters(request)
         token = required(params, "token")

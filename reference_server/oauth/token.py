@@ -38,7 +38,7 @@ GRANT_TYPES: dict[str, Grant] = {
 }
 
 
-async def token(state: ServerState, request: ClientRequest) -> Answer:
+async def token_endpoint(state: ServerState, request: ClientRequest) -> Answer:
     try:
         params = body_parameters(request)
         client = client_credentials(request, params)

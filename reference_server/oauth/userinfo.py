@@ -11,7 +11,7 @@ from . import replies
 from .request import ClientRequest
 
 
-async def userinfo(state: ServerState, request: ClientRequest) -> Answer:
+async def userinfo_endpoint(state: ServerState, request: ClientRequest) -> Answer:
     try:
         token = _presented_token(request)
         found = access_grant_and_user(state.store, state.now(), token)

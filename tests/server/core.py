@@ -94,13 +94,13 @@ class Core:
         return asyncio.run(endpoint(self.state, request))
 
     def token(self, request: ClientRequest) -> Answer:
-        return self.call(oauth.token, request)
+        return self.call(oauth.token_endpoint, request)
 
     def revoke(self, request: ClientRequest) -> Answer:
-        return self.call(oauth.revoke, request)
+        return self.call(oauth.revocation_endpoint, request)
 
     def userinfo(self, request: ClientRequest) -> Answer:
-        return self.call(oauth.userinfo, request)
+        return self.call(oauth.userinfo_endpoint, request)
 
     def code(
         self,
