@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
-import secrets
 import shutil
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +21,10 @@ from reference_server.answers import Answer
 from reference_server.oauth import ClientRequest
 from reference_server.state import ServerState
 from reference_server.urlencoded import FORM_TYPE
+
+from .flows import pkce_pair
+
+__all__ = ["Core", "basic", "error_of", "form", "json_of", "no_store", "pkce_pair"]
 
 Endpoint = Callable[[ServerState, ClientRequest], Awaitable[Answer]]
 PEER = "192.0.2.10"
@@ -60,14 +62,6 @@ def form(
 
 def basic(client_id: str, secret: str) -> str:
     return "Basic " + base64.b64encode(f"{client_id}:{secret}".encode()).decode()
-
-
-def pkce_pair(method: str = "S256") -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    if method == "plain":
-        return verifier, verifier
-    digest = hashlib.sha256(verifier.encode()).digest()
-    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def json_of(answer: Answer) -> Any:
