@@ -18,14 +18,14 @@ from ..errors import invalid_client, invalid_request
 from .request import ClientRequest
 
 
-class ClientCredentials(NamedTuple):
+class PresentedCredentials(NamedTuple):
     """What the client presented, not yet checked."""
 
     client_id: str
     secret: str
 
 
-def client_credentials(request: ClientRequest, params: dict[str, str]) -> ClientCredentials:
+def client_credentials(request: ClientRequest, params: dict[str, str]) -> PresentedCredentials:
     scheme, encoded = request.authorization_scheme()
     if scheme == "basic":
         presented = _basic_credentials(encoded)
@@ -40,10 +40,10 @@ def client_credentials(request: ClientRequest, params: dict[str, str]) -> Client
         raise invalid_request("client_id is required")
     if secret is None:
         raise invalid_request("client_secret is required")
-    return ClientCredentials(client_id, secret)
+    return PresentedCredentials(client_id, secret)
 
 
-def _basic_credentials(encoded: str) -> ClientCredentials:
+def _basic_credentials(encoded: str) -> PresentedCredentials:
     """RFC 6749 2.3.1: base64 of the form-encoded client_id, a colon and the secret."""
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
@@ -52,4 +52,4 @@ def _basic_credentials(encoded: str) -> ClientCredentials:
     client_id, colon, secret = decoded.partition(":")
     if not colon:
         raise invalid_client("the Basic credentials lack the ':' separator")
-    return ClientCredentials(unquote_plus(client_id), unquote_plus(secret))
+    return PresentedCredentials(unquote_plus(client_id), unquote_plus(secret))

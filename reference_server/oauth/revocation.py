@@ -7,7 +7,7 @@ from ..errors import OAuthError
 from ..grants import revocation
 from ..state import ServerState
 from . import replies
-from .client_auth import ClientCredentials, client_credentials
+from .client_auth import PresentedCredentials, client_credentials
 from .parameters import body_parameters, required
 from .request import ClientRequest
 
@@ -23,7 +23,7 @@ async def revocation_endpoint(state: ServerState, request: ClientRequest) -> Ans
     return replies.revoked_answer()
 
 
-def _revoke(state: ServerState, source: str, client: ClientCredentials, token: str) -> None:
+def _revoke(state: ServerState, source: str, client: PresentedCredentials, token: str) -> None:
     """Queued for group commit: authentication and revocation run in the transaction this
     turn of the event loop shares with other requests (`Store.transaction()`, inside it, is
     the all-or-nothing block of one request's writes)."""

@@ -11,7 +11,7 @@ from ..grants import IssuedTokens, authorization_code, refresh_token
 from ..state import ServerState
 from ..storage import Store
 from . import replies
-from .client_auth import ClientCredentials, client_credentials
+from .client_auth import PresentedCredentials, client_credentials
 from .parameters import body_parameters, check_token_type, required
 from .request import ClientRequest
 
@@ -54,7 +54,7 @@ async def token_endpoint(state: ServerState, request: ClientRequest) -> Answer:
 def _grant(
     state: ServerState,
     source: str,
-    client: ClientCredentials,
+    client: PresentedCredentials,
     grant_type: str,
     params: dict[str, str],
 ) -> IssuedTokens:
