@@ -10,16 +10,17 @@ answer of the server.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 Header = tuple[bytes, bytes]  # (name in lower case, value), as ASGI carries headers
 
 CACHE_CONTROL_NO_STORE: Header = (b"cache-control", b"no-store")
 # RFC 6749 5.1: a token answer, and any other that holds a credential, forbids caching with
-# both headers (Pragma for HTTP/1.0 caches). TOKEN-NO-STORE
+# both headers (Pragma for HTTP/1.0 caches).
 NO_STORE: tuple[Header, ...] = (CACHE_CONTROL_NO_STORE, (b"pragma", b"no-cache"))
 JSON_TYPE: Header = (b"content-type", b"application/json")
+_JSON_HEADERS = (JSON_TYPE, *NO_STORE)  # TOKEN-NO-STORE: on every JSON answer
 
 _encode = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
@@ -40,15 +41,15 @@ class Answer(NamedTuple):
 
     @classmethod
     def json(
-        cls, content: Mapping[str, object], status: int = 200, headers: Iterable[Header] = ()
+        cls, content: Mapping[str, object], status: int = 200, headers: Sequence[Header] = ()
     ) -> Answer:
         """A JSON answer that no cache keeps."""
         return cls.encoded_json(encode_json(content), status, headers)
 
     @classmethod
-    def encoded_json(cls, body: bytes, status: int = 200, headers: Iterable[Header] = ()) -> Answer:
-        """`json` of content encoded already (bytes kept from an earlier answer)."""
-        return cls(status, (JSON_TYPE, *NO_STORE, *headers), body)  # TOKEN-NO-STORE: on each
+    def encoded_json(cls, body: bytes, status: int = 200, headers: Sequence[Header] = ()) -> Answer:
+        """`json` of content encoded already (kept bytes, or the token answer's fast path)."""
+        return cls(status, (*_JSON_HEADERS, *headers) if headers else _JSON_HEADERS, body)
 
     @classmethod
     def empty(cls) -> Answer:
