@@ -7,7 +7,8 @@ unmasked: values are masked by parameter name (URLs, form and JSON bodies, HTML 
 headers) and, as a second net, every secret value seen anywhere is scrubbed from all text.
 The layer learns those values from the traffic itself, as it goes: steps register nothing.
 What an exchange shows is steps/http/evidence.py's; the masker is the kit's `Redactor`
-(`client_kit.redaction`), the one the reports and the kit's logs use too. Every answer is read
+(`client_kit.redaction`), the one the reports and the kit's logs use too, here knowing every
+value in the forms it takes when echoed (steps/safety/secret_forms.py). Every answer is read
 within a size limit and a deadline (steps/http/bounded.py): pages 1 MB, the endpoints' answers
 64 kB, 20 s per request; beyond either the scenario could not be checked.
 """
@@ -24,7 +25,6 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from client_kit.redaction import Redactor
 from steps.http.bounded import ANSWER_LIMIT, PAGE_LIMIT, AnswerUnread, BoundedReader
 from steps.http.evidence import SCRUB_MIN_LENGTH, Exchange
 from steps.http.readers import EXCHANGE_KEY
@@ -35,6 +35,7 @@ from steps.http.throttle import (
     client_of,
     is_failure,
 )
+from steps.safety.secret_forms import EncodedSecrets
 
 
 class Pacer:
@@ -79,7 +80,7 @@ class HttpLayer:
         self.throttle = ThrottleWaits()
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
         #: The run's masker: it learns the secrets from the traffic (steps register nothing).
-        self.redactor = Redactor(min_length=SCRUB_MIN_LENGTH)
+        self.redactor = EncodedSecrets(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
         #: Exchanges made before the scenario that it shows because its checks read them (a
         #: shared grant's code exchange, a twin's premise): marked `reused` in its evidence.

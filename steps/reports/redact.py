@@ -1,10 +1,11 @@
 """The last line of defence: no secret, code or token may reach a report file unmasked.
 
 The plugin masks evidence as it records it; this module does not trust that. It masks the
-profile's secrets (and their encoded forms), every token value it can find in the recorded
-evidence, and anything that looks like a token after a well-known key, in every report file
-and in pytest's output. The masker is the kit's `Redactor` (`client_kit.redaction`), the one
-the evidence and the kit's logs use: the same value gets the same mask everywhere.
+profile's secrets (and their encoded forms: percent, JSON, base64 at its three alignments),
+every token value it can find in the recorded evidence, and anything that looks like a token
+after a well-known key, in every report file and in pytest's output. The masker is the kit's
+`Redactor` (`client_kit.redaction`) knowing those forms (steps/safety/secret_forms.py), as the
+evidence's does: the same value gets the same mask everywhere.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote_plus, urlsplit
 
 from client_kit.redaction import MIN_SECRET_LENGTH, Redactor, is_masked, is_secret_name
+from steps.safety.secret_forms import EncodedSecrets
 
 #: Files the last pass reads; anything else in a report directory is left alone.
 TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md", ".csv"}
@@ -25,8 +27,8 @@ TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md
 def last_pass(secrets: Iterable[str]) -> Redactor:
     """The reports' masker: the given secrets in every encoded form, and whatever follows a
     secret field name or an auth scheme."""
-    redactor = Redactor()
-    redactor.learn(*secrets, encoded=True)
+    redactor = EncodedSecrets()
+    redactor.learn(*secrets)
     return redactor
 
 

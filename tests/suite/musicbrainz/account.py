@@ -1,6 +1,7 @@
 """The user's applications page and its revocation, as on musicbrainz.org: one line per
 application and scope set holding a live access token (by display name, no client id), a
-"Revoke access" link each, and a confirmation page with an unnamed post form."""
+"Revoke access" link each, and a confirmation page with an unnamed post form; below, the
+applications the account registered, each with its Client Secret."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ async def applications(request: Request) -> Response:
     site: Site = request.app.state.site
     if logged_in(site, request) is None:
         return RedirectResponse("/login?returnto=" + LIST, status_code=302)
-    return mb_pages.page("Applications", mb_pages.applications_body(site.listed()))
+    body = mb_pages.applications_body(site.listed(), site.registered())
+    return mb_pages.page("Applications", body)
 
 
 async def revoke_access(request: Request) -> Response:
