@@ -30,6 +30,7 @@ from steps.run.preflight import PreflightError, run_preflight
 from steps.run.results import ResultsWriter
 from steps.run.selection import is_skipped, scenario_meta, selected, skip_unless_asked
 from steps.run.suite import STATE_KEY, build_state, suite_state
+from steps.safety.text import shown
 from steps.scenario.meta import META_KEY
 
 pytest_plugins = [
@@ -74,7 +75,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         run_preflight(state.profile)
     except PreflightError as error:
-        pytest.exit(f"setup error: preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        message = f"setup error: preflight: {shown(str(error))}"
+        pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
