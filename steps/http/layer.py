@@ -87,6 +87,10 @@ class HttpLayer:
         self.reused: set[int] = set()
         #: How the scenario read answers where it was lenient (steps/http/readers.py).
         self.notes: list[str] = []
+        #: What the suite kept the deployment from doing, and how it ran (a browser stopped on
+        #: its way to another origin, a browser without its sandbox): each once, for the
+        #: run's summary.
+        self.safety: list[str] = []
         self.api = self.new_client()
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
@@ -188,6 +192,11 @@ class HttpLayer:
             self.exchanges.append(exchange)
             if reused:
                 self.reused.add(id(exchange))
+
+    def report_safety(self, line: str) -> None:
+        """Add a line to the run's safety notes (once)."""
+        if line not in self.safety:
+            self.safety.append(line)
 
     def begin(self) -> None:
         """Start a scenario's evidence."""

@@ -93,6 +93,7 @@ def build_document(
         "skip_reasons": skip_reasons(verdicts),
         "pacing": dict(results.get("pacing") or {}),
         "consent": dict(results.get("consent") or {}),
+        "safety": list(results.get("safety") or ()),
         "known_deviations": deviation_reasons(results),
         "description": dict(description),
         "observations": observations(results),

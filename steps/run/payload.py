@@ -49,6 +49,9 @@ class ScenarioPayload:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that (readers.py).
     notes: list[str] = field(default_factory=list)
+    #: The run's safety notes so far in this process (HttpLayer.safety): what the suite kept
+    #: the deployment from doing; the controller keeps each once.
+    safety: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         """Plain data for the report's user_properties."""
@@ -108,6 +111,7 @@ def attach(
         state.observations.take_delta(),
     )
     payload.notes = notes
+    payload.safety = list(state.http().safety) if state.http_started else []
     if premise is not None:
         payload.unchecked, payload.cause = True, _scrub(premise.cause, state)
         payload.message = unchecked_message(payload.message, premise)
