@@ -209,13 +209,9 @@ _SECRET_IN_TEXT = re.compile(r"secret\W{0,3}[:=]\s*([^\s<>\"']{6,})", re.IGNOREC
 _LABEL_WORDS = 4
 _ONE_WORD = re.compile(r"\S{4,}")
 #: What may hold the value beside a label of each kind (never another heading).
-_VALUE_BESIDE = {
-    "th": ("td",),
-    "dt": ("dd",),
-    "label": ("input", "textarea", "code", "span", "kbd", "samp", "pre"),
-    "strong": ("code", "span", "kbd", "samp", "pre", "input"),
-    "b": ("code", "span", "kbd", "samp", "pre", "input"),
-}
+_SHOWN_VALUE = ("input", "textarea", "code", "span", "kbd", "samp", "pre")
+_VALUE_BESIDE = {"th": ("td",), "dt": ("dd",), "label": _SHOWN_VALUE}
+_VALUE_BESIDE |= {"strong": _SHOWN_VALUE, "b": _SHOWN_VALUE}
 
 
 def secret_places(html: str) -> list[str]:

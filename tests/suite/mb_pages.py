@@ -12,7 +12,7 @@ import html
 import secrets
 import socket
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,12 +208,9 @@ async def applications(request: Request) -> Response:
     return page("Applications", applications_body(listed))
 
 
-def applications_body(
-    grants: list[tuple[str, int, int]], registered: Sequence[tuple[str, str, str, str]] = ()
-) -> str:
+def applications_body(grants: list[tuple[str, int, int]]) -> str:
     """Authorized applications (display name, application row, scope bits), a revoke link
-    each; no client id anywhere. Then, as on musicbrainz-server, the applications the account
-    registered (name, kind, client id, secret): the Client Secret of every one of them."""
+    each; no client id anywhere."""
     rows = "".join(
         f'<tr class="{"odd" if i % 2 == 0 else "even"}"><td>{html.escape(name)}</td>'
         f"<td>{bits}</td><td>"
@@ -224,26 +221,7 @@ def applications_body(
         '<table class="tbl"><thead><tr><th>Application</th><th>Access</th><th>Actions</th></tr>'
         f"</thead><tbody>{rows}</tbody></table>"
     )
-    return "<h2>Authorized Applications</h2>" + table + _registered_table(registered)
-
-
-def _registered_table(registered: Sequence[tuple[str, str, str, str]]) -> str:
-    """musicbrainz-server's "Developer applications" table (root/account/applications)."""
-    if not registered:
-        return ""
-    rows = "".join(
-        f'<tr class="{"odd" if i % 2 == 0 else "even"}"><td>{html.escape(name)}</td>'
-        f"<td>{html.escape(kind)}</td><td><code>{html.escape(client_id)}</code></td>"
-        f'<td><code>{html.escape(secret)}</code></td><td><a href="#">Edit</a> | '
-        '<a href="#">Remove</a></td></tr>'
-        for i, (name, kind, client_id, secret) in enumerate(registered)
-    )
-    return (
-        "<h2>Developer applications</h2>"
-        '<table class="tbl"><thead><tr><th>Application</th><th>Type</th>'
-        "<th>OAuth client ID</th><th>OAuth client secret</th><th>Actions</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-    )
+    return "<h2>Authorized Applications</h2>" + table
 
 
 async def revoke_access(request: Request) -> Response:

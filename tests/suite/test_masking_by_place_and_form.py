@@ -17,6 +17,7 @@ from steps.http.evidence import Exchange
 from steps.http.layer import HttpLayer
 from steps.reports import finalize_reports, write_reports
 from tests.suite.mb_pages import applications_body, page
+from tests.suite.musicbrainz.account import registered_table
 from tests.suite.report_data import CATALOGUE, CLIENT_SECRET, PASSWORD, profile_file, results
 
 #: Secrets of three applications of the account the profile does not name.
@@ -57,7 +58,7 @@ def applications_page() -> str:
         (f"Other {i}", "Installed application", f"cid-{i}", secret)
         for i, secret in enumerate(OTHERS)
     ]
-    body = applications_body([("Suite web app", 11, 1)], registered)
+    body = applications_body([("Suite web app", 11, 1)]) + registered_table(registered)
     return bytes(page("Applications", body).body).decode()
 
 
