@@ -26,8 +26,17 @@ from tests.suite.broken.registry import REVOKE, mutation
     also={"REVOKE-EMPTY-200"},
 )
 async def revoke_invalid_400(req: ProxyRequest, forward: Forward, ctx: Context):
+    return await _unknown_token_refused(
+        req, forward, ctx, json_response(400, {"error": "invalid_request"})
+    )
+
+
+async def _unknown_token_refused(
+    req: ProxyRequest, forward: Forward, ctx: Context, refusal: ProxyResponse
+) -> ProxyResponse:
+    """The revocation of a token the proxy did not see issued gets `refusal`."""
     if req.is_("POST", REVOKE) and req.param("token") not in ctx.state.get("owner", {}):
-        return json_response(400, {"error": "invalid_request"})
+        return refusal
     resp = await forward(req)
     remember_tokens(ctx, req, resp)
     return resp
@@ -48,13 +57,10 @@ HOSTILE_WORDS = (
     also={"REVOKE-EMPTY-200"},
 )
 async def revoke_hostile_words(req: ProxyRequest, forward: Forward, ctx: Context):
-    if req.is_("POST", REVOKE) and req.param("token") not in ctx.state.get("owner", {}):
-        # raw, as a hostile deployment sends it (json.dumps would escape the controls)
-        body = f'{{"error": "invalid_request", "error_description": "{HOSTILE_WORDS}"}}'
-        return ProxyResponse(400, [("content-type", "application/json")], body.encode())
-    resp = await forward(req)
-    remember_tokens(ctx, req, resp)
-    return resp
+    # raw, as a hostile deployment sends it (json.dumps would escape the controls)
+    body = f'{{"error": "invalid_request", "error_description": "{HOSTILE_WORDS}"}}'
+    refusal = ProxyResponse(400, [("content-type", "application/json")], body.encode())
+    return await _unknown_token_refused(req, forward, ctx, refusal)
 
 
 @mutation(
