@@ -102,6 +102,7 @@ class BrowserDriver(ConsentDriver):
             )
         except PlaywrightError as error:
             self._pw.stop()
+            self._gate.close()
             hint = " (Chromium's sandbox needs user namespaces)" if sandbox else ""
             raise DriverError(f"Chromium did not start{hint}: {_first_line(error)}") from None
         self._context = self._browser.new_context(service_workers="block", accept_downloads=False)
@@ -114,9 +115,9 @@ class BrowserDriver(ConsentDriver):
         navigating to an error page)."""
         self._page.close()
         self._page = self._context.new_page()
-        redirect_uri = dict(parse_qsl(urlsplit(authorize_url).query)).get("redirect_uri", "")
-        if redirect_uri.startswith(("http://", "https://")):
-            self._gate.expected.add(origin_of(redirect_uri))
+        self._gate.expect_redirect_to(
+            dict(parse_qsl(urlsplit(authorize_url).query)).get("redirect_uri", "")
+        )
         outcome = self._walk(lambda: self._page.goto(authorize_url))
         return outcome.with_consent(False) if isinstance(outcome, RedirectResult) else outcome
 

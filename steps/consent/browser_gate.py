@@ -33,7 +33,6 @@ import httpx
 from steps.consent.base import page_headers, redirect_target
 from steps.http.evidence import Exchange
 from steps.http.layer import HttpLayer
-from steps.outcomes import NotChecked
 
 #: Resources the driver never needs: not fetched, even from the service.
 UNNEEDED = frozenset({"image", "media", "font"})
@@ -73,7 +72,9 @@ class Gate:
         self.http = http
         self.session = http.new_client(cookies=True)
         self._origin = origin_of(base_url)
-        #: Origins a navigation may rightly leave for: the applications' redirect URIs.
+        self._registered = frozenset(expected)
+        #: Origins a navigation may rightly leave for: the applications' redirect URIs (and
+        #: the one the request being opened names: `expect_redirect_to`).
         self.expected = set(expected)
         self._password_forms = {f for f in (password, quote(password, safe=""),
                                             quote_plus(password)) if f}  # fmt: skip
@@ -102,6 +103,13 @@ class Gate:
         """Whether an address is on the service's origin."""
         return url.startswith(("http://", "https://")) and origin_of(url) == self._origin
 
+    def expect_redirect_to(self, redirect_uri: str) -> None:
+        """The request about to be opened names this redirect URI: the browser may go there
+        (the deployment's verdict is for the scenario to judge, not a leak)."""
+        self.expected = set(self._registered)
+        if redirect_uri.startswith(("http://", "https://")):
+            self.expected.add(origin_of(redirect_uri))
+
     def capture(self, url: str, source: str) -> None:
         """The browser is sent to another origin: its address is kept (the redirect to the
         application), never requested; an origin no application lives at is reported."""
@@ -129,7 +137,7 @@ class Gate:
 
         try:
             self._route(route, request)
-        except (NotChecked, httpx.HTTPError) as error:
+        except Exception as error:  # never leave Chromium waiting: the driver raises it
             self.failure = self.failure or error
             with contextlib.suppress(PlaywrightError):
                 route.abort("failed")
