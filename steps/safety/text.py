@@ -56,11 +56,6 @@ def shown(text: str) -> str:
     return _SUSPECT.sub(_escape_match, text.replace("\r\n", "\n"))
 
 
-def needs_showing(text: str) -> bool:
-    """Whether `shown` would change the text."""
-    return shown(text) != text
-
-
 def terminal_safe(text: str) -> str:
     """`shown`, except for the colour sequences (SGR) pytest and the runner write themselves:
     for output that goes to a terminal and keeps its colours."""
