@@ -36,6 +36,7 @@ from steps.run.selection import (
     skip_unless_asked,
 )
 from steps.run.suite import STATE_KEY, build_state, suite_state
+from steps.safety.text import shown
 from steps.scenario.meta import META_KEY
 
 pytest_plugins = [
@@ -80,7 +81,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         run_preflight(state.profile)
     except PreflightError as error:
-        pytest.exit(f"setup error: preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        message = f"setup error: preflight: {shown(str(error))}"
+        pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -12,7 +12,9 @@ rooms below it (`STEP_ROOMS`): the rule catalogue (`rules`) knows no other room,
 others may name rules through it (steps/rules/ids.py); the HTTP layer knows no scenario, the
 scenario's objects know no step definition, and the run machinery reaches the step definitions
 only through the registry (steps/run/bdd_registry.py names them as strings).
-`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on.
+`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on, and so is
+`steps/safety/` (the deployment's words made safe to show, the forms of secrets, the run-wide
+files), which stands on it.
 
 The classes issue 23 found under one name in two places (`TokenSet`, `Client`, `Application`,
 `Profile`, `LoginRequired`) are defined once across the product packages (`UNIQUE_NAMES`).
@@ -49,16 +51,18 @@ ALLOWED: dict[str, set[str]] = {
 #: The suite's rooms (a sub-package of steps/, or a module directly in it) and the rooms each
 #: may import besides itself. The entry modules (`steps.plugin`, `steps.runner`) stand on the
 #: run machinery; `steps/test_features.py` binds the features.
-_BELOW_RUN = ("reports", "rules", "scenario", "consent", "http", "profiles", "outcomes")
+_FLOOR = ("safety", "outcomes")
+_BELOW_RUN = ("reports", "rules", "scenario", "consent", "http", "profiles", *_FLOOR)
 STEP_ROOMS: dict[str, tuple[str, ...]] = {
     "outcomes": (),
+    "safety": ("outcomes",),
     "profiles": (),
     "rules": (),
-    "http": ("rules", "outcomes"),
-    "consent": ("http", "profiles", "outcomes"),
-    "scenario": ("consent", "http", "profiles", "rules", "outcomes"),
-    "definitions": ("scenario", "consent", "http", "profiles", "rules", "outcomes"),
-    "reports": ("rules", "outcomes"),
+    "http": ("rules", *_FLOOR),
+    "consent": ("http", "profiles", *_FLOOR),
+    "scenario": ("consent", "http", "profiles", "rules", *_FLOOR),
+    "definitions": ("scenario", "consent", "http", "profiles", "rules", *_FLOOR),
+    "reports": ("rules", *_FLOOR),
     "run": _BELOW_RUN,
     "plugin": ("run", *_BELOW_RUN),
     "runner": ("run", *_BELOW_RUN),

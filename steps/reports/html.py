@@ -235,8 +235,15 @@ def header_html(document: Mapping[str, Any]) -> str:
         f'<p class="counts {css}">The deployment {result}'
         f"{escape(strict)} — exit status {escape(str(status))}.</p>"
         f'<p class="meta">Rules: {escape(counts_text(summary) or "none ran")}.</p>'
+        f"{safety_html(document.get('safety') or ())}"
         f"{skips_html(document.get('skip_reasons') or {})}"
     )
+
+
+def safety_html(lines: Iterable[str]) -> str:
+    """What the suite kept the deployment from doing (and how its browser ran)."""
+    items = "".join(f"<li>{escape(str(line))}</li>" for line in lines)
+    return f'<p class="meta"><b>Safety:</b></p><ul class="sc">{items}</ul>' if items else ""
 
 
 def readings_html(readings: Iterable[Mapping[str, Any]]) -> str:

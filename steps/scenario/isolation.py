@@ -16,7 +16,8 @@ The scenarios fall in two classes, read from their steps (steps/scenario/writers
 Two rules make the isolation hold whatever the target revokes:
 1. A writer runs alone: under pytest-xdist it holds an exclusive lock that every reader takes
    shared (`pytest_runtest_call`); sequentially this holds trivially.
-2. Every writer that ran ends an *epoch* (a counter, in a file shared by the xdist workers).
+2. Every writer that ran ends an *epoch* (a counter, in a file shared by the xdist workers, in
+   the user's own run-wide folder: steps/safety/run_files.py).
    The GrantCache re-issues a shared grant that was issued in an earlier epoch, by a new
    authorization (never by a refresh, which is itself a write).
 Proof: a reader R uses a shared grant g only if g was issued in the current epoch, i.e. no
@@ -41,9 +42,8 @@ re-issues a shared grant and every twin finds its shared state.
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import os
-import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +51,7 @@ from typing import Any
 
 import pytest
 
+from steps.safety.run_files import locked, read_state, run_folder, write_state
 from steps.scenario.meta import META_KEY
 from steps.scenario.twin_keys import twin_of
 from steps.scenario.writers import is_writer
@@ -59,6 +60,8 @@ ISOLATION_KEY = pytest.StashKey["Isolation"]()
 #: `as-written` keeps the features' order (readers and writers interleaved): the isolation must
 #: hold without the ordering, and tests/suite/test_isolation.py proves it that way.
 ORDER_ENV = "MB_OAUTH_SUITE_ORDER"
+#: What the epoch's state file says it is (steps/safety/run_files.py).
+EPOCH_KIND = "epoch"
 
 
 @dataclass
@@ -73,16 +76,15 @@ class Isolation:
         """Writers finished so far (in every xdist worker)."""
         if self.epoch_file is None:
             return self._epoch
-        try:
-            return int(self.epoch_file.read_text() or 0)
-        except (OSError, ValueError):
-            return 0
+        count = (read_state(self.epoch_file, EPOCH_KIND) or {}).get("writers", 0)
+        return count if isinstance(count, int) else 0
 
     def end_epoch(self) -> None:
-        """A writer finished: grants issued before now may have been touched."""
+        """A writer finished: grants issued before now may have been touched (written whole:
+        the writer holds the writers' lock, no other worker writes meanwhile)."""
         self._epoch += 1
         if self.epoch_file is not None:
-            self.epoch_file.write_text(str(self.epoch() + 1))
+            write_state(self.epoch_file, EPOCH_KIND, {"writers": self.epoch() + 1})
 
 
 def isolation(config: pytest.Config) -> Isolation:
@@ -91,7 +93,7 @@ def isolation(config: pytest.Config) -> Isolation:
         workerinput = getattr(config, "workerinput", None)
         path = None
         if workerinput is not None:
-            path = Path(tempfile.gettempdir()) / f"mb-oauth-epoch-{workerinput['testrunuid']}"
+            path = run_folder() / f"epoch-{workerinput['testrunuid']}.json"
         config.stash[ISOLATION_KEY] = Isolation(path)
     return config.stash[ISOLATION_KEY]
 
@@ -137,22 +139,17 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
     state = isolation(item.config)
     state.writer = is_writer(steps)
     lock = _lock_file(item.config)
-    handle = lock.open("a") if lock is not None else None
-    try:
-        if handle is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX if state.writer else fcntl.LOCK_SH)
-        yield
-    finally:
-        if state.writer:
-            state.end_epoch()
-        state.writer = False
-        if handle is not None:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
+    with locked(lock, exclusive=state.writer) if lock is not None else contextlib.nullcontext():
+        try:
+            yield
+        finally:
+            if state.writer:
+                state.end_epoch()
+            state.writer = False
 
 
 def _lock_file(config: pytest.Config) -> Path | None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         return None
-    return Path(tempfile.gettempdir()) / f"mb-oauth-writers-{workerinput['testrunuid']}.lock"
+    return run_folder() / f"writers-{workerinput['testrunuid']}.lock"
