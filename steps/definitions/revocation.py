@@ -290,7 +290,7 @@ def revocation_offered(scene: Scene) -> None:
 @check("REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200")
 def revoked_200_empty(scene: Scene, http: HttpLayer) -> None:
     """Section 4.4: 200, empty body, sampled (the same revocation again names a token that is
-    no longer valid: still 200 and empty, as REVOKE-INVALID-TOKEN-200 wants too)."""
+    no longer valid: still 200 and empty, as RULE.REVOKE_INVALID_TOKEN_200 wants too)."""
     response = scene.last()
     http.note(sampling_note(SAMPLES))
     for answer in samples(response, lambda: http.resend(response), SAMPLES):

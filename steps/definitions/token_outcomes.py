@@ -83,7 +83,7 @@ def token_accepted(scene: Scene, service: Service) -> None:
     """The user information endpoint accepts the token in the Authorization header (whatever
     the shape of its answer: what it returns is the USERINFO-* rules' business): the end of the
     checks of `receives_access_token` and `receives_new_access_token`. A token refused there
-    but accepted another way is alive: the header's refusal is USERINFO-HEADER's."""
+    but accepted another way is alive: the header's refusal is RULE.USERINFO_HEADER's."""
     token = scene.grant().access_token
     response = service.userinfo(token)
     if not response.is_success:
