@@ -30,7 +30,7 @@ class NoTerminal(DriverError):
     """The manual driver has nobody to ask: a setup error for the whole run."""
 
 
-class Console:
+class OperatorConsole:
     """Talks to the operator: reads on the controlling terminal, writes where pytest's output
     reaches them (see the module), with pytest's output capture suspended while asking."""
 

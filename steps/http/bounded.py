@@ -80,7 +80,7 @@ class BoundedReader:
                 f"{_where(request)} did not finish {late} answers within {self.deadline:g} s: "
                 "the suite no longer asks it in this run"
             )
-        watch = _Watch(self.deadline, self._sockets)
+        watch = _Deadline(self.deadline, self._sockets)
         request.extensions["trace"] = watch.trace
         head: httpx.Response | None = None
         try:
@@ -144,7 +144,7 @@ def _where(request: httpx.Request) -> str:
     return str(request.url.copy_with(query=None, fragment=None))
 
 
-class _Watch:
+class _Deadline:
     """One request's deadline: shuts down every socket of the layer when it passes."""
 
     def __init__(self, seconds: float, sockets: weakref.WeakSet[socket.socket]) -> None:
@@ -186,7 +186,7 @@ class _Watch:
                 # both sides and a blocked read returns, whatever the TLS layer is doing
                 socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
-    def __enter__(self) -> _Watch:
+    def __enter__(self) -> _Deadline:
         self._timer.start()
         return self
 

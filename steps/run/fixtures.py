@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from steps.consent import ConsentDriver, make_driver
-from steps.consent.manual import Console
+from steps.consent.manual import OperatorConsole
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.approvals import estimate_prompts
@@ -67,7 +67,7 @@ def consent_driver(config: pytest.Config, suite: SuiteState, http: HttpLayer) ->
     capture = config.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
     worker = hasattr(config, "workerinput")
-    consent = make_driver(suite.profile, http, Console(suspend, worker=worker))
+    consent = make_driver(suite.profile, http, OperatorConsole(suspend, worker=worker))
     suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
     consent.expected_prompts = consent.prompts_for(suite.approvals_estimate)
