@@ -40,6 +40,18 @@ class AuthorizationRequest:
     state: str = field(repr=False)
     code_verifier: str | None = field(default=None, repr=False)
     scopes: tuple[str, ...] = ()
+    #: the loopback listener's page that forwards the browser to ``url`` (see browser_url)
+    launcher_url: str | None = None
+
+    @property
+    def browser_url(self) -> str:
+        """What to open in a browser: the loopback listener's launcher when there is one.
+
+        A browser is started with its URL in its command line, which every local user can
+        read; ``url`` holds the ``state`` and PKCE challenge, the launcher neither. Show
+        ``url`` to a person (to copy, or to open elsewhere); hand ``browser_url`` to a program.
+        """
+        return self.launcher_url or self.url
 
     @property
     def method(self) -> str:
@@ -80,6 +92,7 @@ class AuthorizationRequest:
                 state=str(data["state"]),
                 code_verifier=data.get("code_verifier"),
                 scopes=tuple(data.get("scopes") or ()),
+                launcher_url=data.get("launcher_url"),
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ConfigurationError("not a saved authorization request") from exc

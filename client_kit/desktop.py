@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, TypedDict
 from client_kit.authorization import parse_pasted
 from client_kit.errors import KitError, LoginCancelled
 from client_kit.flow import (
-    AUTHORIZATION_URL,
     FAILED,
     INPUT_REJECTED,
     PASTE_ATTEMPTS,
@@ -29,6 +28,7 @@ from client_kit.flow import (
     LoginEvent,
     LoginRun,
     NextInput,
+    authorization_url_event,
     queue_input,
 )
 from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod, LoginSteps
@@ -137,22 +137,25 @@ class DesktopLogin:
     ) -> TokenSet:
         """Announce the begun ``request``, wait for its answer, exchange it."""
         steps = self.steps
-        next_input = self._announce(
-            steps.answers(request), request.url, open_browser, timeout, emit
-        )
+        next_input = self._announce(steps.answers(request), request, open_browser, timeout, emit)
         run = LoginRun(
             steps, request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
         )
         return run.run()
 
     def _announce(
-        self, answers: Answers | None, url: str, open_browser: bool, timeout: float, emit: Emit
+        self,
+        answers: Answers | None,
+        request: AuthorizationRequest,
+        open_browser: bool,
+        timeout: float,
+        emit: Emit,
     ) -> NextInput:
         """Open the browser, tell the user what happens now; the source of the answer."""
-        opened = open_browser and self.ui.open_browser(url)
+        opened = open_browser and self.ui.open_browser(request.browser_url)
         paste = answers is not None and not opened and reads_concurrently(self.ui)
-        self._show_url(url, opened, paste=paste)
-        emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=url))
+        self._show_url(request.url, opened, paste=paste)
+        emit(authorization_url_event(request))
         if answers is None:
             emit(LoginEvent(WAITING, "Waiting for the code.", accepts_paste=True))
             return self._read_code

@@ -114,6 +114,11 @@ class LoginTimeout(LoginCancelled):
         self.oob = oob
 
 
+class LoginIntercepted(LoginCancelled):
+    """The login was stopped because someone else may have read its address (its launcher
+    page was opened twice where the platform cannot tell who opened it)."""
+
+
 class AuthorizationError(LoginCancelled):
     """The authorization server redirected back with an ``error``."""
 

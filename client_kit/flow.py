@@ -24,6 +24,7 @@ from client_kit.errors import (
     InvalidRequest,
     KitError,
     LoginCancelled,
+    LoginIntercepted,
     LoginRequired,
     LoginTimeout,
     StateMismatch,
@@ -63,7 +64,10 @@ class LoginEvent:
 
     kind: EventKind
     message: str = ""
+    #: ``authorization_url``: the URL to show a person (it holds the login's ``state``)
     url: str | None = None
+    #: ``authorization_url``: what to open in a browser (see AuthorizationRequest.browser_url)
+    browser_url: str | None = None
     #: seconds left to wait (``waiting``, ``tick``); None: no limit
     remaining: float | None = None
     #: ``waiting``: the user may also paste the redirected URL or the code
@@ -77,8 +81,9 @@ class LoginEvent:
 
 
 Emit = Callable[[LoginEvent], None]
-#: where an answer came from: the loopback listener or the user's paste
-Source = Literal["loopback", "paste"]
+#: where an answer came from: the loopback listener or the user's paste; ``intercepted``: the
+#: listener saw its launcher opened twice (someone else may hold the login's URL)
+Source = Literal["loopback", "paste", "intercepted"]
 #: one answer to the authorization request: its source and its query parameters
 Answer = tuple[Source, dict[str, str]]
 #: the answers of one login, in arrival order (listener and pastes share it)
@@ -89,6 +94,16 @@ NextInput = Callable[[float], Answer]
 
 def ignore(event: LoginEvent) -> None:
     return None
+
+
+def authorization_url_event(request: AuthorizationRequest) -> LoginEvent:
+    """The ``authorization_url`` event of a begun login."""
+    return LoginEvent(
+        AUTHORIZATION_URL,
+        "Open this URL to log in.",
+        url=request.url,
+        browser_url=request.browser_url,
+    )
 
 
 class Exchanger(Protocol):
@@ -144,6 +159,11 @@ class LoginRun:
                 if not isinstance(exc, LoginTimeout):
                     raise
                 raise self._timed_out() from None
+            if source == "intercepted":
+                raise LoginIntercepted(
+                    "the login's page was opened twice: another program may have read its "
+                    "address, so the login was stopped; start it again"
+                )
             pasted = source == "paste"
             try:
                 code = check_redirect(params, self.request.state, pasted=pasted)

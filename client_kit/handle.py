@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from client_kit.authorization import parse_pasted
 from client_kit.errors import KitError, LoginCancelled
 from client_kit.flow import (
-    AUTHORIZATION_URL,
     FAILED,
     WAITING,
     Answers,
     Emit,
     LoginEvent,
     LoginRun,
+    authorization_url_event,
     queue_input,
 )
 from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod
@@ -197,11 +197,11 @@ class LoginHandle:
             inputs.put(early.get_nowait())
         if self.check:
             steps.check(request)
-        self._emit(LoginEvent(AUTHORIZATION_URL, "Open this URL to log in.", url=request.url))
+        self._emit(authorization_url_event(request))
         if self._cancel.is_set():
             raise LoginCancelled("login cancelled")
         if self.open_browser:
-            self.ui.open_browser(request.url)
+            self.ui.open_browser(request.browser_url)
         self._emit(
             LoginEvent(
                 WAITING,

@@ -9,23 +9,33 @@ reuse: no wait for TIME_WAIT). The listener answers exactly one valid callback o
 path, ignores everything else (favicon, stray requests, forged or stale ``state``, an error
 without the login's ``state``) and tells the user in the browser whether it worked. Pages
 are self-contained and every value is HTML-escaped.
+
+The browser is opened on the listener's launcher (:meth:`LoopbackListener.launcher`), never
+on the authorization URL: a browser's command line is readable by every local user
+(``/proc/PID/cmdline``), and with the URL's ``state`` and PKCE challenge another user could
+authorize the application as themselves and send their code to this listener. Where the
+platform says who owns a connection (Linux), the listener answers only programs of the user
+who runs it; elsewhere the launcher works once, and a second request ends the login.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
 import queue
+import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.errors import ConfigurationError, PortUnavailable
-from client_kit.flow import Answers
+from client_kit.flow import Answer, Answers
 from client_kit.logs import get_logger
-from client_kit.loopback_server import LOOPBACK_HOST, Busy, bind_both, handler_for
+from client_kit.loopback_server import LOOPBACK_HOST, Busy, Decision, bind_both, handler_for
 from client_kit.pages import LoopbackPages, failure_page, render_page
 
 log = get_logger("client_kit.loopback")
@@ -34,6 +44,8 @@ log = get_logger("client_kit.loopback")
 REDIRECT_HOSTS = ("localhost", "127.0.0.1")
 #: attempts at a free port (port 0) whose [::1] twin is free too
 _FREE_PORT_ATTEMPTS = 20
+#: the user running the login (None on Windows, where no socket owner is known either)
+_OWN_UID = os.getuid() if hasattr(os, "getuid") else None
 
 
 class LoopbackListener:
@@ -61,8 +73,9 @@ class LoopbackListener:
         self.expected_state: str | None = None
         #: the application's own page or redirect after the login (None: the kit's pages)
         self.pages = pages
-        #: where the browser is sent (303) once decided, when ``pages`` asks for a redirect
-        self.location: str | None = None
+        self._launch_path: str | None = None
+        self._launch_target: str | None = None
+        self._launched = False
         self._done = threading.Event()
         self._decide_lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None  # the 127.0.0.1 one
@@ -128,74 +141,78 @@ class LoopbackListener:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _own_page(self, ok: bool, params: dict[str, str]) -> tuple[HTTPStatus, bytes]:
-        """The application's page, or a 303 to its URL (the callback is delivered either way)."""
-        assert self.pages is not None
-        url = self.pages.url(ok)
-        if url:
-            self.location = url
-            return HTTPStatus.OK, b""
-        body = self.pages.html(ok)
-        if body is not None:
-            return HTTPStatus.OK, body
-        if ok:
-            return HTTPStatus.OK, render_page(
-                "Authorization received",
-                [f"You can close this tab and return to {self.app_name}."],
-                ok=True,
-            )
-        return HTTPStatus.OK, failure_page(params, self.app_name)
+    # -- the browser's way in ---------------------------------------------------------
+
+    def launcher(self, authorization_url: str) -> str:
+        """The address to open in the browser: a page of this listener that sends the browser
+        on to ``authorization_url`` (303), so that the URL, with its ``state`` and PKCE
+        challenge, never stands in a command line that other users can read."""
+        self._launch_path = f"/open/{secrets.token_urlsafe(16)}"
+        self._launch_target = authorization_url
+        return f"http://{self.redirect_host}:{self.port}{self._launch_path}"
 
     # -- one request -------------------------------------------------------------------
 
-    def decide(
-        self, target: str, peer: str = LOOPBACK_HOST
-    ) -> tuple[HTTPStatus, bytes, Callable[[], None]]:
-        """The answer to one GET request from ``peer``, and ``deliver`` that puts a valid
-        callback on the results queue (a no-op for anything else).
+    def decide(self, target: str, peer: str = LOOPBACK_HOST, owner: int | None = None) -> Decision:
+        """The answer to one GET request from ``peer``, whose socket belongs to the user id
+        ``owner`` (None: the platform cannot tell).
 
         Thread-safe: of several callbacks arriving at once, exactly one is delivered. The
         request handler answers the browser first and delivers after: once the callback is
         delivered the login may end and the process exit, and the page must be complete.
         """
-        status, body, params = self._decide(target, peer)
-        if params is None:
-            return status, body, _nothing
-        return status, body, lambda: self.results.put(("loopback", params))
-
-    def _decide(self, target: str, peer: str) -> tuple[HTTPStatus, bytes, dict[str, str] | None]:
         if not _is_loopback(peer):
             log.warning("loopback: refused a request from a non-loopback address")
-            return (
-                HTTPStatus.FORBIDDEN,
-                render_page("Not allowed", ["Only this computer may answer this login."], ok=False),
-                None,
+            return _refused("Only this computer may answer this login.")
+        if owner is not None and owner != _OWN_UID:
+            log.warning(
+                "loopback: refused a request from a program of another user (uid %s)", owner
             )
+            return _refused("Only the user who started this login may answer it.")
         parts = urlsplit(target)
+        if self._launch_path is not None and parts.path == self._launch_path:
+            return self._decide_launch(owner)
         if parts.path != self.path:
-            return (
-                HTTPStatus.NOT_FOUND,
-                render_page("Not found", ["Nothing here."], ok=False),
-                None,
+            return Decision(
+                HTTPStatus.NOT_FOUND, render_page("Not found", ["Nothing here."], ok=False)
             )
+        params = dict(parse_qsl(parts.query, keep_blank_values=True))
         with self._decide_lock:
-            status, body = self._decide_callback(parts.query)
-            if status is not HTTPStatus.OK:
-                return status, body, None
-            return status, body, dict(parse_qsl(parts.query, keep_blank_values=True))
+            decision, accepted = self._decide_callback(params)
+        if not accepted:
+            return decision
+        return replace(decision, deliver=lambda: self.results.put(("loopback", params)))
 
-    def _decide_callback(self, query: str) -> tuple[HTTPStatus, bytes]:
+    def _decide_launch(self, owner: int | None) -> Decision:
+        """The launcher forwards the browser of the user who started the login. Where the
+        platform cannot say whose a connection is, it works once: a second request means the
+        address was read elsewhere, perhaps by another user who came first, so the login ends."""
+        with self._decide_lock:
+            first, self._launched = not self._launched, True
+        if (first or owner is not None) and not self._done.is_set():
+            return Decision(HTTPStatus.SEE_OTHER, location=self._launch_target)
         if self._done.is_set():
-            return HTTPStatus.GONE, render_page(
-                "Login already finished",
-                [f"This login is complete. Return to {self.app_name}."],
-                ok=False,
-            )
-        params = dict(parse_qsl(query, keep_blank_values=True))
+            return self._finished_page()
+        log.warning("loopback: the login's page was opened twice; the login is stopped")
+        page = render_page(
+            "Login stopped",
+            [
+                "This login's page was opened twice: another program may have read its address.",
+                f"For your safety the login was stopped. Start it again in {self.app_name}.",
+            ],
+            ok=False,
+        )
+        alarm: Answer = ("intercepted", {})
+        return Decision(HTTPStatus.CONFLICT, page, lambda: self.results.put(alarm))
+
+    def _decide_callback(self, params: dict[str, str]) -> tuple[Decision, bool]:
+        """The page for a callback, and whether it is this login's answer."""
+        if self._done.is_set():
+            return self._finished_page(), False
         if not self._acceptable(params):
             # nothing of the request is shown: without the state it may be anyone's text
             log.info("loopback: refused a callback whose state does not match")
-            return HTTPStatus.BAD_REQUEST, render_page(
+            page = render_page(
                 "Login not accepted",
                 [
                     "This response does not belong to the login in progress.",
@@ -204,15 +221,43 @@ class LoopbackListener:
                 ],
                 ok=False,
             )
+            return Decision(HTTPStatus.BAD_REQUEST, page), False
         self._done.set()
+        ok = "error" not in params
         if self.pages is not None:
-            return self._own_page(ok="error" not in params, params=params)
-        if "error" in params:
-            return HTTPStatus.OK, failure_page(params, self.app_name)
-        return HTTPStatus.OK, render_page(
+            return self._own_page(ok, params), True
+        if not ok:
+            return Decision(HTTPStatus.OK, failure_page(params, self.app_name)), True
+        return Decision(HTTPStatus.OK, self._received_page()), True
+
+    def _own_page(self, ok: bool, params: dict[str, str]) -> Decision:
+        """The application's page, or a 303 to its URL (the callback is delivered either way)."""
+        assert self.pages is not None
+        url = self.pages.url(ok)
+        if url:
+            return Decision(HTTPStatus.SEE_OTHER, location=url)
+        body = self.pages.html(ok)
+        if body is not None:
+            return Decision(HTTPStatus.OK, body)
+        if ok:
+            return Decision(HTTPStatus.OK, self._received_page())
+        return Decision(HTTPStatus.OK, failure_page(params, self.app_name))
+
+    def _received_page(self) -> bytes:
+        return render_page(
             "Authorization received",
             [f"You can close this tab and return to {self.app_name}."],
             ok=True,
+        )
+
+    def _finished_page(self) -> Decision:
+        return Decision(
+            HTTPStatus.GONE,
+            render_page(
+                "Login already finished",
+                [f"This login is complete. Return to {self.app_name}."],
+                ok=False,
+            ),
         )
 
     def _acceptable(self, params: dict[str, str]) -> bool:
@@ -226,8 +271,8 @@ class LoopbackListener:
         return state is not None and bool(expected) and hmac.compare_digest(state, expected)
 
 
-def _nothing() -> None:
-    return None
+def _refused(line: str) -> Decision:
+    return Decision(HTTPStatus.FORBIDDEN, render_page("Not allowed", [line], ok=False))
 
 
 def _is_loopback(peer: str) -> bool:

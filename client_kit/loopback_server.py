@@ -1,5 +1,6 @@
 """The sockets of the loopback listener: 127.0.0.1 and [::1] on one port, and the handler
-that answers the browser before it hands the callback over.
+that answers the browser before it hands the callback over, telling the listener who (which
+user id, where the platform says: :mod:`client_kit.peer_owner`) is asking.
 
 Both stacks are bound on the same port because the redirect URI says ``localhost``, which a
 browser may resolve to either: a local process holding the other one would receive the code
@@ -12,11 +13,13 @@ import errno
 import socket
 import socketserver
 from collections.abc import Callable
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 
 from client_kit.logs import get_logger
+from client_kit.peer_owner import socket_owner
 
 log = get_logger("client_kit.loopback")
 
@@ -27,13 +30,26 @@ _NO_IPV6 = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT)
 _BUSY = (errno.EADDRINUSE, errno.EACCES)
 
 
+def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The listener's answer to one request, and what it delivers once that answer is out."""
+
+    status: HTTPStatus
+    body: bytes = b""
+    #: puts a valid callback on the login's queue (a no-op for anything else)
+    deliver: Callable[[], None] = _nothing
+    #: where the browser is sent (303 See Other) instead of a page
+    location: str | None = None
+
+
 class Decider(Protocol):
     """What the handler asks the listener."""
 
-    #: where the browser is sent (303) when the decision is an empty 200
-    location: str | None
-
-    def decide(self, target: str, peer: str) -> tuple[HTTPStatus, bytes, Callable[[], None]]: ...
+    def decide(self, target: str, peer: str, owner: int | None) -> Decision: ...
 
 
 class Busy(Exception):
@@ -94,19 +110,18 @@ def handler_for(listener: Decider) -> type[BaseHTTPRequestHandler]:
         sys_version = ""
 
         def do_GET(self) -> None:
-            status, body, deliver = listener.decide(self.path, str(self.client_address[0]))
+            owner = socket_owner(self.connection)
+            decision = listener.decide(self.path, str(self.client_address[0]), owner)
             try:
-                self._answer(status, body)
+                self._answer(decision)
             finally:
-                deliver()  # after the page is out: the login may end (and the process exit)
+                decision.deliver()  # after the page is out: the login may end (and exit)
 
-        def _answer(self, status: HTTPStatus, body: bytes) -> None:
-            if status is HTTPStatus.OK and not body and listener.location:
-                status = HTTPStatus.SEE_OTHER  # the application's own page elsewhere
-                self.send_response(status)
-                self.send_header("Location", listener.location)
-            else:
-                self.send_response(status)
+        def _answer(self, decision: Decision) -> None:
+            self.send_response(decision.status)
+            if decision.location is not None:
+                self.send_header("Location", decision.location)
+            body = decision.body
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")

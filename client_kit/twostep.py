@@ -10,6 +10,7 @@ the same steps. A begun loopback login owns a listener until it is completed or 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from client_kit import logs
@@ -122,6 +123,7 @@ class LoginSteps:
             listener.close()
             raise
         listener.expected_state = request.state
+        request = replace(request, launcher_url=listener.launcher(request.url))
         self._listeners[request.state] = listener
         return request
 
