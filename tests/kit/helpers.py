@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from client_kit.tokens import TokenSet
+from client_kit._tokens import TokenSet
 
 if TYPE_CHECKING:
-    from client_kit.loopback import LoopbackListener
+    from client_kit._loopback import LoopbackListener
 
 BASE = "https://mb.test"
 TOKEN_URL = f"{BASE}/oauth2/token"

@@ -1,11 +1,11 @@
 """The browser's command line holds nothing of the login that another local user could use.
 
-The review's attack: the kit starts the browser with the authorization URL in its argv, which
-every local user reads in /proc/PID/cmdline; with its `state` and PKCE challenge another user
-authorized the victim's client id as their own account and sent their code to the listener,
-and `mb-oauth login` ended "Logged in as bob". Here a real `mb-oauth login` starts a stand-in
-browser (BROWSER=...), the test reads that process's command line as the attacker did, and,
-where it may act as another user (root), replays the whole attack from an unprivileged uid.
+The attack: a browser started with the authorization URL in its argv shows it to every local
+user (/proc/PID/cmdline); with its `state` and PKCE challenge another user authorizes the
+victim's client id as their own account and sends their code to the listener, and
+`mb-oauth login` ends "Logged in as bob". Here a real `mb-oauth login` starts a stand-in
+browser (BROWSER=...), the test reads that process's command line as an attacker would, and,
+where it may act as another user (root), runs the whole attack from an unprivileged uid.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ time.sleep(60)
 """
 
 #: the other user: reads the browser's argv, opens what it names without following it, then
-#: (given a URL on stdin) sends its own callback to the listener, as the review's script did
+#: (given a URL on stdin) sends its own callback to the listener
 ATTACKER = """
 import http.client, json, sys
 from urllib.parse import urlsplit
@@ -139,7 +139,7 @@ def as_another_user(pid: int) -> subprocess.Popen[str]:
     reason="acting as another local user needs root (the test above holds the argv rule)",
 )
 def test_another_user_cannot_log_the_application_in_to_their_account(ref_server, tmp_path) -> None:
-    """The review's attack from uid 65534: it reads the browser's argv, opens what it names,
+    """The attack from uid 65534: it reads the browser's argv, opens what it names,
     and sends bob's code with the state it learned. It learns no state; even with the state
     (handed to it here, as if leaked some other way) its callback is refused; alice logs in."""
     login, pid = start_login(ref_server, tmp_path)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client_kit.config import config_path, parse_ports, resolve_settings
-from client_kit.errors import ConfigurationError
+from client_kit._config import config_path, parse_ports, resolve_settings
+from client_kit._errors import ConfigurationError
 
 
 def write(tmp_path, text: str):

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from client_kit import LoginHandle, Session, errors
-from client_kit.flow import KINDS
+from client_kit import LoginHandle, Session, _errors
+from client_kit._flow import KINDS
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -73,8 +73,8 @@ def test_cancel_ends_the_login_and_keeps_the_stored_tokens(mb_profile, memory_st
     assert handle.wait(30)
     failed = handle.poll()[-1]
     assert failed.kind == "failed" and "cancelled" in failed.reason
-    assert isinstance(failed.error, errors.LoginCancelled)
-    with pytest.raises(errors.LoginCancelled):
+    assert isinstance(failed.error, _errors.LoginCancelled)
+    with pytest.raises(_errors.LoginCancelled):
         handle.result()
     assert memory_store.load(session.key) == before and server["token"] == []
     # the listener is gone: a late redirect finds nobody
@@ -100,7 +100,7 @@ def test_a_failure_is_an_event_with_a_reason(mb_profile, memory_store, server) -
     http_get(redirect_with(url_of(handle), error="access_denied", state=handle.request.state))
     assert handle.wait(30)
     last = handle.poll()[-1]
-    assert last.kind == "failed" and isinstance(last.error, errors.AccessDenied)
+    assert last.kind == "failed" and isinstance(last.error, _errors.AccessDenied)
     assert "not granted" in last.reason
 
 

@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from client_kit.errors import LoginIntercepted
-from client_kit.flow import LoginRun, queue_input
-from client_kit.loopback import LoopbackListener
-from client_kit.peer_owner import kernel_address, owner_in_table, socket_owner
+from client_kit._errors import LoginIntercepted
+from client_kit._flow import LoginRun, queue_input
+from client_kit._loopback import LoopbackListener
+from client_kit._peer_owner import kernel_address, owner_in_table, socket_owner
 from tests.kit.helpers import follow_launcher, http_get
 
 AUTHORIZE = "https://mb.test/oauth2/authorize?state=good-state&code_challenge=C"
@@ -107,7 +107,7 @@ def test_the_kernel_table_is_read_by_address_and_peer() -> None:
 def test_the_handler_asks_the_kernel_who_is_calling(listener, monkeypatch) -> None:
     """Over a real socket: were the listener another user's, this test's request would be."""
     url = f"http://127.0.0.1:{listener.port}/callback?code=C&state=good-state"
-    monkeypatch.setattr("client_kit.loopback._OWN_UID", OTHER_USER)
+    monkeypatch.setattr("client_kit._loopback._OWN_UID", OTHER_USER)
     assert http_get(url)[0] == 403 and listener.results.empty()
     monkeypatch.undo()
     assert http_get(url)[0] == 200
@@ -119,7 +119,7 @@ class _NoExchange:
 
 
 def _request():
-    from client_kit.authorization import AuthorizationRequest
+    from client_kit._authorization import AuthorizationRequest
 
     return AuthorizationRequest(AUTHORIZE, "http://localhost:1/callback", "good-state")
 

@@ -32,7 +32,7 @@ _URL = re.compile(r"https://\S+/oauth2/authorize\?\S+")
 
 def _kit_script() -> Path | None:
     script = Path(sys.executable).parent / "mb-oauth"
-    return script if script.exists() and (ROOT / "client_kit" / "cli.py").exists() else None
+    return script if script.exists() and (ROOT / "client_kit" / "_cli.py").exists() else None
 
 
 def _play_user(url: str, ca_file: str, base_url: str) -> str:
@@ -154,7 +154,7 @@ def _time(command: list[str], env: dict[str, str]) -> float:
 def run(reps: int, short: bool, notes: list[str]) -> dict:
     script = _kit_script()
     if script is None:
-        return {"available": False, "reason": "client_kit/cli.py (mb-oauth) not found"}
+        return {"available": False, "reason": "client_kit/_cli.py (mb-oauth) not found"}
     pin = Pinning.choose(True).load
     folder = Path(tempfile.mkdtemp(prefix="mb-bench-kit-"))
     try:

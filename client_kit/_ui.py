@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from client_kit.flow import LoginEvent
+    from client_kit._flow import LoginEvent
 
 
 class UserInterface(Protocol):

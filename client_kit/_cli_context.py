@@ -1,6 +1,6 @@
 """The plumbing every ``mb-oauth`` command shares: its settings, its session, and how a kit
 error becomes a message (with the command line's advice) and its exit code
-(:mod:`client_kit.cli_exit`)."""
+(:mod:`client_kit._cli_exit`)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import click
 
-from client_kit import errors
-from client_kit.cli_exit import EXIT_CANCELLED, exit_code
-from client_kit.cli_hints import explain, implied_rules_note, rules_may_explain
-from client_kit.cli_output import Data
-from client_kit.config import Settings, parse_ports, resolve_settings
-from client_kit.safe_text import clean
+from client_kit import _errors
+from client_kit._cli_exit import EXIT_CANCELLED, exit_code
+from client_kit._cli_hints import explain, implied_rules_note, rules_may_explain
+from client_kit._cli_output import Data
+from client_kit._config import Settings, parse_ports, resolve_settings
+from client_kit._safe_text import clean
 
 if TYPE_CHECKING:
+    from client_kit._session import Session
     from client_kit.profiles import ProfileSettings
-    from client_kit.session import Session
 
 P = ParamSpec("P")
 #: the most characters of one error message (the service's part is cut shorter before)
@@ -48,9 +48,9 @@ class Context:
     def session(self) -> Session:
         if self._session is None:
             from client_kit import profiles
-            from client_kit.config import open_store
-            from client_kit.session import Session
-            from client_kit.ui import Console
+            from client_kit._config import open_store
+            from client_kit._session import Session
+            from client_kit._ui import Console
 
             s = self.settings
             service = s.text("service", "musicbrainz") or "musicbrainz"
@@ -105,11 +105,11 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except errors.KitError as exc:
+        except _errors.KitError as exc:
             # the service's words in it are clean already; this pass guards every message
             message = clean(explain(exc), MESSAGE_LIMIT)
             if kwargs.get("as_json"):
-                from client_kit.cli_output import error_json
+                from client_kit._cli_output import error_json
 
                 click.echo(error_json(exc, message))  # scripts that asked for JSON get JSON
             click.echo(f"Error: {message}", err=True)
@@ -122,7 +122,7 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _note_the_rules(exc: errors.KitError) -> None:
+def _note_the_rules(exc: _errors.KitError) -> None:
     """An address without a profile name gets the musicbrainz rules: say so after an error
     those rules may explain (scope names, ports, out-of-band, the service's answers), and
     only then: a working setup is not told on every command."""

@@ -5,7 +5,7 @@ The refresh itself is a generator that yields the HTTP request and receives the 
 
 1. take the lock (threads, asyncio tasks, processes);
 2. read the store again: another process may have refreshed already;
-3. refresh only if still needed; classify failures (see :mod:`client_kit.endpoints`): they
+3. refresh only if still needed; classify failures (see :mod:`client_kit._endpoints`): they
    leave the stored set as it was, except a refresh token the service rejects, whose login
    is over and is forgotten;
 4. save the new set (with a rotated refresh token) before anyone uses its access token.
@@ -17,17 +17,17 @@ import time
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
-from client_kit import logs, transfer
-from client_kit.endpoints import Endpoints
-from client_kit.errors import LoginRequired, NotLoggedIn, RefreshTokenRejected, StorageError
-from client_kit.locks import RefreshLock, lock_name
-from client_kit.storage import StoreKey, TokenStore
-from client_kit.tokens import EXPIRY_MARGIN, TokenSet
+from client_kit import _logs
+from client_kit._connections import Connections
+from client_kit._errors import LoginRequired, NotLoggedIn, RefreshTokenRejected, StorageError
+from client_kit._locks import RefreshLock, lock_name
+from client_kit._storage import StoreKey, TokenStore
+from client_kit._tokens import EXPIRY_MARGIN, TokenSet
 
 if TYPE_CHECKING:
     import httpx
 
-log = logs.get_logger("client_kit.refresh")
+log = _logs.get_logger("client_kit.refresh")
 
 Flow = Generator["httpx.Request", "httpx.Response", TokenSet]
 
@@ -37,26 +37,21 @@ class RefreshEngine:
 
     def __init__(
         self,
-        endpoints: Endpoints,
+        connections: Connections,
         store: TokenStore,
         key: StoreKey,
         *,
-        http_client: Callable[[], httpx.Client] | None = None,
-        async_http_client: Callable[[], httpx.AsyncClient] | None = None,
         clock: Callable[[], float] = time.time,
         margin: float = EXPIRY_MARGIN,
     ) -> None:
-        self.endpoints = endpoints
+        """``connections``: the session's, which send token requests to the service or the
+        broker, each with its own connection settings and bounds."""
+        self.connections = connections
+        self.endpoints = connections.endpoints
         self.store = store
         self.key = key
         self.clock = clock
         self.margin = margin
-        # token requests go to the service, or to the broker with its own connection settings
-        token_profile = endpoints.connection(endpoints.token_url)
-        self._http_client = http_client or (lambda: transfer.kit_client(token_profile))
-        self._async_http_client = async_http_client or (
-            lambda: transfer.kit_async_client(token_profile)
-        )
         path = store.lock_path(key)
         self.lock = RefreshLock(lock_name(path, f"memory:{id(store)}:{key}"), path)
         self._cached: TokenSet | None = None
@@ -107,10 +102,7 @@ class RefreshEngine:
             try:
                 request = next(flow)
                 while True:
-                    bounds = self.endpoints.bounds(request)
-                    with self._http_client() as client:
-                        response = transfer.send(client, request, bounds)
-                    request = flow.send(response)
+                    request = flow.send(self.connections.send(request))
             except StopIteration as done:
                 return _returned(done)
 
@@ -134,10 +126,7 @@ class RefreshEngine:
             try:
                 request = next(flow)
                 while True:
-                    bounds = self.endpoints.bounds(request)
-                    async with self._async_http_client() as client:
-                        response = await transfer.asend(client, request, bounds)
-                    request = flow.send(response)
+                    request = flow.send(await self.connections.asend(request))
             except StopIteration as done:
                 return _returned(done)
 

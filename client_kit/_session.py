@@ -13,22 +13,22 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, Unpack
 
-from client_kit.connections import Connections
-from client_kit.endpoints import ClientCredentials, Endpoints, JsonObject
-from client_kit.errors import ConfigurationError, NotLoggedIn
+from client_kit._connections import Connections
+from client_kit._endpoints import ClientCredentials, Endpoints, JsonObject
+from client_kit._errors import ConfigurationError, NotLoggedIn
+from client_kit._refresh import RefreshEngine
+from client_kit._status import LoginStatus
+from client_kit._storage import StoreKey, TokenStore
+from client_kit._twostep import BeginOptions, CompleteOptions, LoginSteps
+from client_kit._ui import Console, UserInterface
 from client_kit.profiles import Profile
-from client_kit.refresh import RefreshEngine
-from client_kit.status import LoginStatus
-from client_kit.storage import StoreKey, TokenStore
-from client_kit.twostep import BeginOptions, CompleteOptions, LoginSteps
-from client_kit.ui import Console, UserInterface
 
 if TYPE_CHECKING:
-    from client_kit.auth import BearerAuth
-    from client_kit.authorization import AuthorizationRequest
-    from client_kit.desktop import LoginOptions
-    from client_kit.handle import HandleOptions, LoginHandle
-    from client_kit.tokens import TokenSet
+    from client_kit._auth import BearerAuth
+    from client_kit._authorization import AuthorizationRequest
+    from client_kit._desktop import LoginOptions
+    from client_kit._handle import HandleOptions, LoginHandle
+    from client_kit._tokens import TokenSet
 
 DEFAULT_SCOPES = ("profile",)
 #: ``access``: the access token only (the refresh token stays); ``all``: the whole grant
@@ -65,7 +65,7 @@ class Session:
                 setting="broker_url",
             )
         if store is None:
-            from client_kit.keyring_store import KeyringStore
+            from client_kit._keyring_store import KeyringStore
 
             store = KeyringStore()
         self.profile = profile
@@ -76,7 +76,7 @@ class Session:
         credentials = ClientCredentials(client_id, client_secret)
         self.endpoints = Endpoints(profile, credentials, broker_url, broker_ca_bundle)
         self.connections = Connections(self.endpoints)
-        self.engine = RefreshEngine(self.endpoints, store, self.key, clock=clock)
+        self.engine = RefreshEngine(self.connections, store, self.key, clock=clock)
         self.steps = LoginSteps(self.endpoints, self.connections, self.engine, app_name=app_name)
 
     def close(self) -> None:
@@ -98,12 +98,12 @@ class Session:
         """Run a desktop login (``loopback`` or ``oob``); save and return the tokens.
 
         Blocks the calling thread: GUIs use :meth:`start_login` or :meth:`alogin`. The
-        options are :class:`~client_kit.desktop.LoginOptions`. ``check`` (default True):
+        options are :class:`~client_kit._desktop.LoginOptions`. ``check`` (default True):
         before the browser opens, read the token store, ask the authorization endpoint (an
         unknown client id, redirect URI or scope fails at once, with the error ``mb-oauth``
         reports) and check the client secret (or the broker) where that is cheap.
         """
-        from client_kit.desktop import DesktopLogin
+        from client_kit._desktop import DesktopLogin
 
         return DesktopLogin(self.steps, self.ui).login(scopes, **options)
 
@@ -112,7 +112,7 @@ class Session:
     ) -> LoginHandle:
         """A login running in the background that a GUI observes and cancels (see handle);
         it checks before the browser as :meth:`login` does (``check``, default True)."""
-        from client_kit.handle import LoginHandle
+        from client_kit._handle import LoginHandle
 
         return LoginHandle(self.steps, self.ui, scopes, **options).start()
 
@@ -122,7 +122,7 @@ class Session:
         """``login`` for asyncio: awaits without blocking the loop; cancelling the task
         cancels the login. ``on_event`` is called on the loop's thread; ``check`` as in
         :meth:`login` (default True)."""
-        from client_kit.handle import await_handle
+        from client_kit._handle import await_handle
 
         return await await_handle(self.steps, self.ui, scopes, **options)
 
@@ -135,7 +135,7 @@ class Session:
         starts now and receives the redirect (``complete_login`` waits for it); or pass your
         own registered ``redirect_uri`` and hand ``complete_login`` the URL it receives.
         The request is plain data (``to_json``): persist it to finish after a restart.
-        The options are :class:`~client_kit.twostep.BeginOptions`.
+        The options are :class:`~client_kit._twostep.BeginOptions`.
         """
         return self.steps.begin(scopes, **options)
 
@@ -150,9 +150,9 @@ class Session:
         Give the URL the browser was sent to (``redirected_url``; its ``state`` is checked),
         or the ``code`` the user pasted; with neither, wait for the loopback listener that
         ``begin_login`` started. A failure leaves stored tokens as they were.
-        The options are :class:`~client_kit.twostep.CompleteOptions`.
+        The options are :class:`~client_kit._twostep.CompleteOptions`.
         """
-        from client_kit.desktop import DesktopLogin
+        from client_kit._desktop import DesktopLogin
 
         emit = DesktopLogin(self.steps, self.ui).emitter()
         return self.steps.complete(request, code, emit=emit, **options)
@@ -183,7 +183,7 @@ class Session:
 
     def auth(self) -> BearerAuth:
         """An ``httpx.Auth`` for ``httpx.Client`` and ``httpx.AsyncClient``."""
-        from client_kit.auth import BearerAuth
+        from client_kit._auth import BearerAuth
 
         return BearerAuth(self.engine)
 

@@ -17,18 +17,18 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
-from client_kit.authorization import check_redirect
-from client_kit.endpoints import classify_error
-from client_kit.errors import ClientRejected, ConfigurationError, TemporaryFailure
-from client_kit.safe_text import clean
+from client_kit._authorization import check_redirect
+from client_kit._endpoints import classify_error
+from client_kit._errors import ClientRejected, ConfigurationError, TemporaryFailure
+from client_kit._safe_text import clean
 
 if TYPE_CHECKING:
     import httpx
 
-    from client_kit.authorization import AuthorizationRequest
-    from client_kit.connections import Connections
-    from client_kit.endpoints import Endpoints
-    from client_kit.storage import StoreKey, TokenStore
+    from client_kit._authorization import AuthorizationRequest
+    from client_kit._connections import Connections
+    from client_kit._endpoints import Endpoints
+    from client_kit._storage import StoreKey, TokenStore
 
 #: the made-up token of the secret check: valid syntax, never issued
 PROBE_TOKEN = "mb-oauth-preflight-not-a-token"  # noqa: S105

@@ -1,11 +1,11 @@
 """The interactive desktop login: open the browser, tell the user, wait (or read a paste).
 
-What ``Session.login`` runs: the login's steps (:class:`~client_kit.twostep.LoginSteps`)
-shown to a person through a :class:`~client_kit.ui.UserInterface`: the
+What ``Session.login`` runs: the login's steps (:class:`~client_kit._twostep.LoginSteps`)
+shown to a person through a :class:`~client_kit._ui.UserInterface`: the
 URL (opened in the browser when there is one), how long it waits, the messages of a rejected
 paste or of scopes granted otherwise; on a console it also reads a pasted redirect URL in a
 thread while the loopback listener waits (only an interface that says ``concurrent_read``).
-GUIs do not use this: they run :class:`~client_kit.handle.LoginHandle` and show the events.
+GUIs do not use this: they run :class:`~client_kit._handle.LoginHandle` and show the events.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
-from client_kit.authorization import parse_pasted
-from client_kit.errors import KitError, LoginCancelled
-from client_kit.flow import (
+from client_kit._authorization import parse_pasted
+from client_kit._errors import KitError, LoginCancelled
+from client_kit._flow import (
     FAILED,
     INPUT_REJECTED,
     PASTE_ATTEMPTS,
@@ -26,18 +26,17 @@ from client_kit.flow import (
     Answers,
     Emit,
     LoginEvent,
-    LoginRun,
     NextInput,
     authorization_url_event,
     queue_input,
 )
-from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod, LoginSteps
+from client_kit._twostep import DEFAULT_TIMEOUT, LoginMethod, LoginSteps
 
 if TYPE_CHECKING:
-    from client_kit.authorization import AuthorizationRequest
-    from client_kit.pages import LoopbackPages
-    from client_kit.tokens import TokenSet
-    from client_kit.ui import UserInterface
+    from client_kit._authorization import AuthorizationRequest
+    from client_kit._pages import LoopbackPages
+    from client_kit._tokens import TokenSet
+    from client_kit._ui import UserInterface
 
 #: events whose message the person is shown as it happens (the others are the console's own)
 SHOWN = (INPUT_REJECTED, SCOPES_DIFFER)
@@ -138,10 +137,7 @@ class DesktopLogin:
         """Announce the begun ``request``, wait for its answer, exchange it."""
         steps = self.steps
         next_input = self._announce(steps.answers(request), request, open_browser, timeout, emit)
-        run = LoginRun(
-            steps, request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
-        )
-        return run.run()
+        return steps.finish(request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user)
 
     def _announce(
         self,

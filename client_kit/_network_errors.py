@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from client_kit import logs
-from client_kit.errors import CertificateRejected, KitError, TemporaryFailure
-from client_kit.safe_text import clean
+from client_kit import _logs
+from client_kit._errors import CertificateRejected, KitError, TemporaryFailure
+from client_kit._safe_text import clean
 
 #: how many causes of an exception are looked through
 _DEPTH = 10
@@ -63,7 +63,7 @@ def _url_of(exc: Exception) -> str:
 
 
 def _text(exc: BaseException) -> str:
-    return clean(logs.redact(str(exc)) or type(exc).__name__, 200)
+    return clean(_logs.redact(str(exc)) or type(exc).__name__, 200)
 
 
 def _causes(exc: BaseException | None) -> list[BaseException]:
@@ -89,7 +89,7 @@ def _certificate_failed(exc: BaseException) -> bool:
 
 
 def _reason(exc: BaseException) -> str:
-    text = logs.redact(str(exc))
+    text = _logs.redact(str(exc))
     marker = "certificate verify failed:"
     if marker in text:
         text = text.split(marker, 1)[1].split("(_ssl")[0].strip(" )")

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from client_kit.errors import ConfigurationError
+from client_kit._errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from client_kit.storage import TokenStore
+    from client_kit._storage import TokenStore
 
 ENV_PREFIX = "MB_OAUTH_"
 #: setting name -> type; every one may come from MB_OAUTH_<NAME> or the config file
@@ -140,11 +140,11 @@ def parse_ports(values: object) -> tuple[int, ...]:
 
 def open_store(spec: str | None) -> TokenStore:
     """A store from a setting: ``keyring`` (default), ``file``, ``file:DIR`` or ``memory``."""
-    from client_kit.storage import FileStore, MemoryStore
+    from client_kit._storage import FileStore, MemoryStore
 
     spec = (spec or "keyring").strip()
     if spec == "keyring":
-        from client_kit.keyring_store import KeyringStore
+        from client_kit._keyring_store import KeyringStore
 
         return KeyringStore()
     if spec == "memory":

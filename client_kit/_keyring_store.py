@@ -1,8 +1,8 @@
 """The system keyring as a token store: found quickly, bounded in time, chunked when large.
 
-Every keyring call (finding the backend included) runs in :mod:`client_kit.keyring_worker`
+Every keyring call (finding the backend included) runs in :mod:`client_kit._keyring_worker`
 and is awaited at most ``timeout`` seconds, so a locked or hung keyring is reported as a
-:class:`~client_kit.errors.KeyringTimeout` instead of blocking forever.
+:class:`~client_kit._errors.KeyringTimeout` instead of blocking forever.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from client_kit.errors import (
+from client_kit._errors import (
     ConfigurationError,
     KeyringFailure,
     KeyringOperation,
@@ -23,9 +23,9 @@ from client_kit.errors import (
     NoKeyringBackend,
     StorageError,
 )
-from client_kit.keyring_worker import KeyringWorker
-from client_kit.storage import StoreKey, default_lock_dir
-from client_kit.tokens import TokenSet
+from client_kit._keyring_worker import KeyringWorker
+from client_kit._storage import StoreKey, default_lock_dir
+from client_kit._tokens import TokenSet
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -186,7 +186,7 @@ class KeyringStore:
         except NoKeyringError as exc:
             raise NoKeyringBackend(NO_KEYRING_HELP, operation=what) from exc
         except Exception as exc:  # backends raise many kinds (D-Bus, locked collection, ...)
-            from client_kit.logs import redact
+            from client_kit._logs import redact
 
             raise KeyringFailure(
                 f"the keyring could not {what} the tokens ({type(exc).__name__}: "

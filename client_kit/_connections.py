@@ -1,18 +1,19 @@
 """The HTTP clients of one session: one for the service, one for its broker, each request
 sent within the bounds of its endpoint.
 
-:mod:`client_kit.endpoints` decides who answers a request (the service or the broker, each
+:mod:`client_kit._endpoints` decides who answers a request (the service or the broker, each
 with its own connection settings) and how long it may take and how large its answer may be;
-:mod:`client_kit.transfer` sends it within those bounds. A login's steps and the session
-send through this, so that both reuse the same clients and close them once.
+:mod:`client_kit._transfer` sends it within those bounds. A login's steps and the session
+send through this, and so does the refresh engine: all reuse the same clients and close them
+once.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from client_kit import transfer
-from client_kit.endpoints import Endpoints, JsonObject
+from client_kit import _transfer
+from client_kit._endpoints import Endpoints, JsonObject
 
 if TYPE_CHECKING:
     import httpx
@@ -31,7 +32,7 @@ class Connections:
         """The client for ``profile``'s connection settings, made on first use."""
         client = self._clients.get(id(profile))
         if client is None:
-            client = self._clients[id(profile)] = transfer.kit_client(profile)
+            client = self._clients[id(profile)] = _transfer.kit_client(profile)
         return client
 
     def send(self, request: httpx.Request, *, auth: httpx.Auth | None = None) -> httpx.Response:
@@ -39,7 +40,7 @@ class Connections:
         a network failure becomes a :class:`KitError` naming who could not be reached."""
         profile = self.endpoints.connection(request.url)
         bounds = self.endpoints.bounds(request)
-        return transfer.send(self.client(profile), request, bounds, auth=auth)
+        return _transfer.send(self.client(profile), request, bounds, auth=auth)
 
     def userinfo(self, auth: httpx.Auth) -> JsonObject:
         """The user-information document, sent with ``auth`` (the session's ``BearerAuth``
@@ -47,12 +48,20 @@ class Connections:
         response = self.send(self.endpoints.userinfo_request(), auth=auth)
         return self.endpoints.userinfo_response(response)
 
+    async def asend(
+        self, request: httpx.Request, *, auth: httpx.Auth | None = None
+    ) -> httpx.Response:
+        """:meth:`send` for asyncio. An async client belongs to the event loop it first ran
+        on, and an application may run several loops, one after the other: so each request
+        gets a client of its own, closed after it."""
+        profile = self.endpoints.connection(request.url)
+        bounds = self.endpoints.bounds(request)
+        async with _transfer.kit_async_client(profile) as client:
+            return await _transfer.asend(client, request, bounds, auth=auth)
+
     async def auserinfo(self, auth: httpx.Auth) -> JsonObject:
-        """:meth:`userinfo` for asyncio (a client of its own, closed after the call)."""
-        request = self.endpoints.userinfo_request()
-        async with transfer.kit_async_client(self.endpoints.profile) as client:
-            bounds = self.endpoints.bounds(request)
-            response = await transfer.asend(client, request, bounds, auth=auth)
+        """:meth:`userinfo` for asyncio."""
+        response = await self.asend(self.endpoints.userinfo_request(), auth=auth)
         return self.endpoints.userinfo_response(response)
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ Sync requests learn their connection's socket from httpx's ``trace`` extension w
 connection opens, and a timer shuts that socket down at the deadline; so the kit's clients
 (:func:`kit_client`) keep no idle connection, and every request opens its own. Async requests
 run under ``asyncio.timeout``. Network failures become the kit's errors
-(:mod:`client_kit.network_errors`), naming who could not be reached and where.
+(:mod:`client_kit._network_errors`), naming who could not be reached and where.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from client_kit.errors import KitError, ProtocolError, TemporaryFailure
-from client_kit.network_errors import transport_failure, where
+from client_kit._errors import KitError, ProtocolError, TemporaryFailure
+from client_kit._network_errors import transport_failure, where
 
 if TYPE_CHECKING:
     import httpx

@@ -32,11 +32,11 @@ from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
-from client_kit.errors import ConfigurationError, PortUnavailable
-from client_kit.flow import Answer, Answers
-from client_kit.logs import get_logger
-from client_kit.loopback_server import LOOPBACK_HOST, Busy, Decision, bind_both, handler_for
-from client_kit.pages import LoopbackPages, failure_page, render_page
+from client_kit._errors import ConfigurationError, PortUnavailable
+from client_kit._flow import Answer, Answers
+from client_kit._logs import get_logger
+from client_kit._loopback_server import LOOPBACK_HOST, Busy, Decision, bind_both, handler_for
+from client_kit._pages import LoopbackPages, failure_page, render_page
 
 log = get_logger("client_kit.loopback")
 

@@ -1,7 +1,7 @@
 """What ``Session.status()`` reports: who is logged in, with which scopes, until when, where.
 
 Facts, typed and without secrets; how ``mb-oauth status`` words and shapes them is the
-CLI's business (:mod:`client_kit.cli_output`). It is also a read-only mapping with the keys
+CLI's business (:mod:`client_kit._cli_output`). It is also a read-only mapping with the keys
 of the dictionary that ``status()`` returned before (``status["scopes"]``, ``dict(status)``).
 """
 
@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from client_kit._storage import StoreKey
+    from client_kit._tokens import TokenSet
     from client_kit.profiles import Profile
-    from client_kit.storage import StoreKey
-    from client_kit.tokens import TokenSet
 
 #: a value of :meth:`LoginStatus.as_dict` (JSON-ready)
 StatusValue = str | bool | int | float | list[str] | None

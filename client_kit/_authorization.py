@@ -13,13 +13,13 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pkce
 
-from client_kit.errors import (
+from client_kit._errors import (
     ConfigurationError,
     StateMismatch,
     StorageError,
     authorization_error,
 )
-from client_kit.private_files import read_private, write_private
+from client_kit._private_files import read_private, write_private
 from client_kit.profiles import Profile
 
 

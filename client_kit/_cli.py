@@ -4,16 +4,7 @@ Settings come from options, then ``MB_OAUTH_*`` environment variables, then the 
 (``$XDG_CONFIG_HOME/mb-oauth/config.toml``); the client secret never has to be typed on the
 command line (use ``MB_OAUTH_CLIENT_SECRET`` or the config file).
 
-Exit codes:
-
-    0  ok
-    1  other error
-    2  usage error (bad option or argument)
-    3  not logged in, or the login is no longer valid: run `mb-oauth login`
-    4  configuration error (client id or secret rejected, unknown scope, plain HTTP, ...)
-    5  temporary failure (network, timeout, HTTP 5xx, loopback port busy): try again later
-    6  login cancelled, denied or timed out
-    7  token storage unavailable (no keyring backend, locked keyring, unwritable file)
+Exit codes: ``mb-oauth --help`` (the table of :mod:`client_kit._cli_exit`).
 """
 
 from __future__ import annotations
@@ -23,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from client_kit import errors
-from client_kit.cli_context import (
+from client_kit import _errors
+from client_kit._cli_context import (
     VISIBLE_OPTION_WARNING,
     Context,
     emit,
@@ -32,23 +23,16 @@ from client_kit.cli_context import (
     json_option,
     pass_state,
 )
-from client_kit.cli_exit import EXIT_LOGIN_REQUIRED
-from client_kit.config import parse_ports
+from client_kit._cli_exit import EXIT_LOGIN_REQUIRED, help_text
+from client_kit._config import parse_ports
 
 if TYPE_CHECKING:
-    from client_kit.cli_output import Check
-    from client_kit.session import Session
+    from client_kit._cli_output import Check
+    from client_kit._session import Session
 
-EPILOG = """\b
-Exit codes:
-  0  ok
-  1  other error
-  2  usage error
-  3  not logged in / login required (run `mb-oauth login`)
-  4  configuration error (client rejected, unknown scope, ...)
-  5  temporary failure (network, 5xx, port busy): try again later
-  6  login cancelled, denied or timed out
-  7  token storage unavailable
+EPILOG = (
+    help_text()
+    + """
 
 \b
 Settings: options, then MB_OAUTH_SERVICE, MB_OAUTH_CLIENT_ID, MB_OAUTH_CLIENT_SECRET,
@@ -57,6 +41,7 @@ $XDG_CONFIG_HOME/mb-oauth/config.toml (or MB_OAUTH_CONFIG). MB_OAUTH_KEYRING_TIM
 to wait for the keyring before giving up with exit code 7 (default 5).
 MB_OAUTH_BASE_URL (or base_url in the config file): as --base-url.
 """
+)
 
 
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -80,9 +65,9 @@ def cli(ctx: click.Context, /, debug: bool, **options: object) -> None:
     if debug:
         import logging
 
-        from client_kit import logs
+        from client_kit import _logs
 
-        logs.install()
+        _logs.install()
         # Our own handler, not basicConfig: that does nothing when the root logger already has
         # a handler (an embedding program, a test runner), and --debug must always show.
         handler = logging.StreamHandler(sys.stderr)
@@ -134,7 +119,7 @@ def login(
     state.options["no_browser"] = no_browser
     session = state.session()
     wanted = list(scopes) or state.settings.words("scopes", ["profile"])
-    from client_kit.cli_output import epoch, login_text
+    from client_kit._cli_output import epoch, login_text
 
     # before the browser, the library's checks (check=True, the default): the store, the
     # authorization page (client id, redirect URI, scopes) and the client secret
@@ -167,8 +152,8 @@ def logout(state: Context, local_only: bool) -> None:
         return
     try:
         session.logout(local_only=local_only)
-    except errors.TemporaryFailure as exc:
-        raise errors.TemporaryFailure(
+    except _errors.TemporaryFailure as exc:
+        raise _errors.TemporaryFailure(
             f"{exc}. The tokens are kept; retry, or use --local-only to forget them anyway"
         ) from exc
     click.echo("Logged out." if not local_only else "Tokens forgotten (not revoked).", err=True)
@@ -181,7 +166,7 @@ def logout(state: Context, local_only: bool) -> None:
 @handle_errors
 def status(state: Context, check: bool, as_json: bool) -> None:
     """Who is logged in, with which scopes, until when, stored where."""
-    from client_kit.cli_output import status_data, status_text
+    from client_kit._cli_output import status_data, status_text
 
     session = state.session()
     info = session.status()
@@ -193,11 +178,11 @@ def status(state: Context, check: bool, as_json: bool) -> None:
 
 def check_login(session: Session) -> Check:
     """Use the login once (user information, refreshing if refused): does it still work?"""
-    from client_kit.cli_output import Check
+    from client_kit._cli_output import Check
 
     try:
         ask_service(session)
-    except errors.LoginRequired as exc:
+    except _errors.LoginRequired as exc:
         return Check(valid=False, problem=str(exc))
     return Check(valid=True)
 
@@ -243,7 +228,7 @@ def token(state: Context, check: bool) -> None:
 @handle_errors
 def whoami(state: Context, as_json: bool) -> None:
     """Show the user information of the logged-in user."""
-    from client_kit.cli_output import userinfo_text
+    from client_kit._cli_output import userinfo_text
 
     emit(state.session().userinfo(), as_json, userinfo_text)
 
@@ -254,7 +239,7 @@ def whoami(state: Context, as_json: bool) -> None:
 @handle_errors
 def refresh(state: Context, as_json: bool) -> None:
     """Get a new access token now."""
-    from client_kit.cli_output import epoch, refresh_text
+    from client_kit._cli_output import epoch, refresh_text
 
     tokens = state.session().refresh()
     data = {"expires_at": epoch(tokens.expires_at), "has_refresh_token": bool(tokens.refresh_token)}

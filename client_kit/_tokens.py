@@ -7,8 +7,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from client_kit.errors import ProtocolError
-from client_kit.safe_text import WORD_LIMIT, clean
+from client_kit._errors import ProtocolError
+from client_kit._safe_text import WORD_LIMIT, clean
 
 #: refresh this many seconds before the server's expiry, for clock skew and slow networks
 EXPIRY_MARGIN = 60.0

@@ -12,8 +12,8 @@ from collections.abc import AsyncGenerator, Generator
 
 import httpx
 
-from client_kit.errors import InsecureTransportError
-from client_kit.refresh import RefreshEngine
+from client_kit._errors import InsecureTransportError
+from client_kit._refresh import RefreshEngine
 
 
 class BearerAuth(httpx.Auth):

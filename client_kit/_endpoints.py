@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from client_kit import logs
-from client_kit.errors import (
+from client_kit import _logs
+from client_kit._errors import (
     ClientRejected,
     KitError,
     LoginRequired,
@@ -21,15 +21,15 @@ from client_kit.errors import (
     TemporaryFailure,
     UnexpectedAnswer,
 )
+from client_kit._safe_text import WORD_LIMIT, clean
+from client_kit._tokens import TokenSet
+from client_kit._transfer import PAGE_LIMIT, TOKEN_LIMIT, USERINFO_LIMIT, Bounds
 from client_kit.profiles import Profile, require_https
-from client_kit.safe_text import WORD_LIMIT, clean
-from client_kit.tokens import TokenSet
-from client_kit.transfer import PAGE_LIMIT, TOKEN_LIMIT, USERINFO_LIMIT, Bounds
 
 if TYPE_CHECKING:
     import httpx
 
-log = logs.get_logger("client_kit.endpoints")
+log = _logs.get_logger("client_kit.endpoints")
 
 #: a JSON object as the service sends it (user information, an error answer)
 JsonObject = dict[str, object]
@@ -44,7 +44,7 @@ class ClientCredentials:
     client_secret: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        logs.register(self.client_secret)
+        _logs.register(self.client_secret)
 
     def as_form(self) -> dict[str, str]:
         data = {"client_id": self.client_id}
@@ -124,7 +124,7 @@ class Endpoints:
     def exchange_request(
         self, code: str, redirect_uri: str, code_verifier: str | None
     ) -> httpx.Request:
-        logs.register(code, code_verifier)
+        _logs.register(code, code_verifier)
         data = {
             "grant_type": "authorization_code",
             "code": code,
@@ -136,7 +136,7 @@ class Endpoints:
         return self._form(self.token_url, data)
 
     def refresh_request(self, refresh_token: str) -> httpx.Request:
-        logs.register(refresh_token)
+        _logs.register(refresh_token)
         data = {
             "grant_type": "refresh_token",
             "refresh_token": refresh_token,
@@ -145,7 +145,7 @@ class Endpoints:
         return self._form(self.token_url, data)
 
     def revoke_request(self, token: str) -> httpx.Request:
-        logs.register(token)
+        _logs.register(token)
         return self._form(self.revoke_url, {"token": token, **self.credentials.as_form()})
 
     def userinfo_request(self) -> httpx.Request:
@@ -176,7 +176,7 @@ class Endpoints:
             tokens = TokenSet.from_response(
                 data, previous=previous, requested_scopes=requested_scopes
             )
-            logs.register(tokens.access_token, tokens.refresh_token)
+            _logs.register(tokens.access_token, tokens.refresh_token)
             return tokens
         raise classify_error(
             response,

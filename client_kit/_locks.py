@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from client_kit.errors import StorageError
-from client_kit.private_files import open_private, private_dir
+from client_kit._errors import StorageError
+from client_kit._private_files import open_private, private_dir
 
 if TYPE_CHECKING:
     import asyncio

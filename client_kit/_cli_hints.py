@@ -2,15 +2,15 @@
 
 The library's exceptions say what happened and carry typed facts (``setting``, ``seconds``,
 ``ports``); only here do they meet the command line's vocabulary. Their exit codes are
-mapped in :mod:`client_kit.cli_exit` (documented in ``mb-oauth --help``).
+mapped in :mod:`client_kit._cli_exit` (documented in ``mb-oauth --help``).
 """
 
 from __future__ import annotations
 
-from client_kit import errors
+from client_kit import _errors
 
 #: where each setting is given on the command line (option, variable, config file key)
-SETTING_HINTS: dict[errors.Setting, str] = {
+SETTING_HINTS: dict[_errors.Setting, str] = {
     "client_id": "pass --client-id, set MB_OAUTH_CLIENT_ID or add client_id to the config file",
     "client_secret": "check MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)",
     "service": "--service takes musicbrainz, metabrainz or an https:// base URL; to apply a "
@@ -33,40 +33,40 @@ FILE_STORE = (
 LOG_IN = "run `mb-oauth login`"
 
 
-def hint_for(exc: errors.KitError) -> str | None:
+def hint_for(exc: _errors.KitError) -> str | None:
     """The command-line advice for ``exc``, or None when its message says it all."""
-    if isinstance(exc, errors.KeyringFailure):
+    if isinstance(exc, _errors.KeyringFailure):
         return _keyring(exc)
-    if isinstance(exc, errors.LoginRequired):
+    if isinstance(exc, _errors.LoginRequired):
         return LOG_IN
-    if isinstance(exc, errors.ClientRejected) and exc.setting is None:
+    if isinstance(exc, _errors.ClientRejected) and exc.setting is None:
         return "check --client-id and MB_OAUTH_CLIENT_SECRET (or client_secret in the config file)"
-    if isinstance(exc, errors.ClientRejected) and exc.setting == "client_id":
+    if isinstance(exc, _errors.ClientRejected) and exc.setting == "client_id":
         return "check --client-id / MB_OAUTH_CLIENT_ID and the --service it was registered with"
-    if isinstance(exc, errors.ConfigurationError) and exc.setting is not None:
+    if isinstance(exc, _errors.ConfigurationError) and exc.setting is not None:
         return SETTING_HINTS.get(exc.setting)
-    if isinstance(exc, errors.InvalidScope):
+    if isinstance(exc, _errors.InvalidScope):
         return SETTING_HINTS["scopes"]
-    if isinstance(exc, errors.LoginTimeout):
+    if isinstance(exc, _errors.LoginTimeout):
         if exc.oob:
             return "run the login again"
         return (
             "run the login again (use --oob or paste the redirected URL if the browser cannot "
             "reach this machine)"
         )
-    if isinstance(exc, errors.PortUnavailable) and exc.ports:
+    if isinstance(exc, _errors.PortUnavailable) and exc.ports:
         return "or pass another registered port with --port"
     return None
 
 
-def _keyring(exc: errors.KeyringFailure) -> str:
+def _keyring(exc: _errors.KeyringFailure) -> str:
     advice = FILE_STORE
-    if isinstance(exc, errors.KeyringTimeout):
+    if isinstance(exc, _errors.KeyringTimeout):
         advice += ". To wait longer, set MB_OAUTH_KEYRING_TIMEOUT to a number of seconds"
     return advice
 
 
-def explain(exc: errors.KitError) -> str:
+def explain(exc: _errors.KitError) -> str:
     """The message ``mb-oauth`` prints: the kit's, then the advice."""
     hint = hint_for(exc)
     return f"{exc}; {hint}" if hint else str(exc)
@@ -76,16 +76,16 @@ def explain(exc: errors.KitError) -> str:
 RULE_SETTINGS = ("scopes", "ports", "method", "redirect_uri")
 
 
-def rules_may_explain(exc: errors.KitError) -> bool:
+def rules_may_explain(exc: _errors.KitError) -> bool:
     """Whether applying another profile's rules could make ``exc`` go away."""
-    if isinstance(exc, errors.ConfigurationError):
+    if isinstance(exc, _errors.ConfigurationError):
         return exc.setting in RULE_SETTINGS
     return isinstance(
         exc,
-        errors.InvalidScope
-        | errors.InvalidRequest
-        | errors.UnauthorizedClient
-        | errors.UnexpectedAnswer,
+        _errors.InvalidScope
+        | _errors.InvalidRequest
+        | _errors.UnauthorizedClient
+        | _errors.UnexpectedAnswer,
     )
 
 

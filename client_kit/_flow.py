@@ -1,8 +1,8 @@
 """One login attempt from its URL to its tokens, reported as events (data, not prose).
 
-The desktop login, :class:`client_kit.handle.LoginHandle` (``start_login``, ``alogin``) and
-``complete_login`` all run :class:`LoginRun`, so a console, an asyncio program and a GUI see
-the same steps:
+The desktop login, :class:`client_kit._handle.LoginHandle` (``start_login``, ``alogin``) and
+``complete_login`` all run :class:`LoginRun` (built in one place, ``LoginSteps.finish``), so
+a console, an asyncio program and a GUI see the same steps:
 
 ``authorization_url`` -> ``waiting`` -> ``tick``... -> ``received`` -> (``scopes_differ``)
 -> ``done``; or ``failed`` with a ``reason`` (and the exception in ``error``). A pasted
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
-from client_kit.authorization import AuthorizationRequest, check_redirect
-from client_kit.errors import (
+from client_kit._authorization import AuthorizationRequest, check_redirect
+from client_kit._errors import (
     InvalidRequest,
     KitError,
     LoginCancelled,
@@ -31,7 +31,7 @@ from client_kit.errors import (
 )
 
 if TYPE_CHECKING:
-    from client_kit.tokens import TokenSet
+    from client_kit._tokens import TokenSet
 
 #: the kinds of :class:`LoginEvent`, in the order a login meets them
 EventKind = Literal[
@@ -107,7 +107,7 @@ def authorization_url_event(request: AuthorizationRequest) -> LoginEvent:
 
 
 class Exchanger(Protocol):
-    """What a run hands the code to (the login's steps: :mod:`client_kit.twostep`)."""
+    """What a run hands the code to (the login's steps: :mod:`client_kit._twostep`)."""
 
     def exchange(
         self, request: AuthorizationRequest, code: str, *, fetch_user: bool, emit: Emit

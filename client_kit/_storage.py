@@ -2,9 +2,9 @@
 
 One entry per (service, client id, account). Saving is all-or-nothing: a failed save leaves
 whatever was stored before untouched, so a crash or a full disk never loses a working login.
-The keyring store lives in :mod:`client_kit.keyring_store` (it imports ``keyring``, which
+The keyring store lives in :mod:`client_kit._keyring_store` (it imports ``keyring``, which
 ``mb-oauth token`` on a file store never needs); a store named by a setting (``keyring``,
-``file:DIR``...) is :func:`client_kit.config.open_store`.
+``file:DIR``...) is :func:`client_kit._config.open_store`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from client_kit.errors import StorageError
-from client_kit.private_files import private_dir, read_private, write_private
-from client_kit.tokens import TokenSet
+from client_kit._errors import StorageError
+from client_kit._private_files import private_dir, read_private, write_private
+from client_kit._tokens import TokenSet
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class FileStore:
 
     The folder must be the user's own: one that others may write to is made private
     (with a warning), one of another user refused; a token file that is a symbolic link
-    is refused, never followed (see :mod:`client_kit.private_files`).
+    is refused, never followed (see :mod:`client_kit._private_files`).
     """
 
     def __init__(self, directory: Path | str | None = None) -> None:

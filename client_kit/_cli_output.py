@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from client_kit.cli_exit import exit_code
-from client_kit.errors import KitError
-from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
-from client_kit.status import LoginStatus
+from client_kit._cli_exit import exit_code
+from client_kit._errors import KitError
+from client_kit._safe_text import NAME_LIMIT, WORD_LIMIT, clean
+from client_kit._status import LoginStatus
 
 Data = Mapping[str, object]
 #: user-information fields shown on the first line

@@ -20,26 +20,25 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from client_kit.authorization import parse_pasted
-from client_kit.errors import KitError, LoginCancelled
-from client_kit.flow import (
+from client_kit._authorization import parse_pasted
+from client_kit._errors import KitError, LoginCancelled
+from client_kit._flow import (
     FAILED,
     WAITING,
     Answers,
     Emit,
     LoginEvent,
-    LoginRun,
     authorization_url_event,
     queue_input,
 )
-from client_kit.twostep import DEFAULT_TIMEOUT, LoginMethod
+from client_kit._twostep import DEFAULT_TIMEOUT, LoginMethod
 
 if TYPE_CHECKING:
-    from client_kit.authorization import AuthorizationRequest
-    from client_kit.pages import LoopbackPages
-    from client_kit.tokens import TokenSet
-    from client_kit.twostep import LoginSteps
-    from client_kit.ui import UserInterface
+    from client_kit._authorization import AuthorizationRequest
+    from client_kit._pages import LoopbackPages
+    from client_kit._tokens import TokenSet
+    from client_kit._twostep import LoginSteps
+    from client_kit._ui import UserInterface
 
 #: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
 CANCEL_GRACE = 5.0
@@ -78,7 +77,7 @@ class LoginHandle:
         on_event: Emit | None = None,
     ) -> None:
         """``check``: before the URL is announced and the browser opened, check what can be
-        checked without the user (see :mod:`client_kit.preflight`); a problem ends the
+        checked without the user (see :mod:`client_kit._preflight`); a problem ends the
         login at once with a ``failed`` event."""
         self.steps = steps
         self.ui = ui
@@ -210,8 +209,7 @@ class LoginHandle:
                 accepts_paste=True,
             )
         )
-        run = LoginRun(
-            steps,
+        return steps.finish(
             request,
             queue_input(inputs, self._emit, self._cancel),
             timeout=self.timeout,
@@ -219,7 +217,6 @@ class LoginHandle:
             cancel=self._cancel,
             fetch_user=self.fetch_user,
         )
-        return run.run()
 
 
 async def await_handle(

@@ -3,47 +3,49 @@
 The steps work with the parts they are given: the endpoints (the profile and the client's
 credentials), the connections that send to them, and the refresh engine that saves the
 tokens in the store. ``Session.begin_login`` / ``complete_login`` are their public face; the
-desktop login (:mod:`client_kit.desktop`) and the GUI handle (:mod:`client_kit.handle`) run
+desktop login (:mod:`client_kit._desktop`) and the GUI handle (:mod:`client_kit._handle`) run
 the same steps. A begun loopback login owns a listener until it is completed or cancelled.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-from client_kit import logs
-from client_kit.authorization import (
+from client_kit import _logs
+from client_kit._authorization import (
     AuthorizationRequest,
     build_request,
     check_redirect,
     parse_pasted,
 )
-from client_kit.errors import ConfigurationError, KitError
-from client_kit.flow import (
+from client_kit._errors import ConfigurationError, KitError
+from client_kit._flow import (
     DONE,
     SCOPES_DIFFER,
     Answers,
     Emit,
     LoginEvent,
     LoginRun,
+    NextInput,
     ignore,
     queue_input,
 )
+from client_kit._safe_text import NAME_LIMIT, WORD_LIMIT, clean
 from client_kit.profiles import OOB_REDIRECT_URI
-from client_kit.safe_text import NAME_LIMIT, WORD_LIMIT, clean
 
 if TYPE_CHECKING:
-    from client_kit.connections import Connections
-    from client_kit.endpoints import Endpoints
-    from client_kit.loopback import LoopbackListener
-    from client_kit.pages import LoopbackPages
-    from client_kit.refresh import RefreshEngine
-    from client_kit.tokens import TokenSet
+    from client_kit._connections import Connections
+    from client_kit._endpoints import Endpoints
+    from client_kit._loopback import LoopbackListener
+    from client_kit._pages import LoopbackPages
+    from client_kit._refresh import RefreshEngine
+    from client_kit._tokens import TokenSet
 
 #: the session's logger: applications configure "client_kit.session" for login messages
-log = logs.get_logger("client_kit.session")
+log = _logs.get_logger("client_kit.session")
 
 #: ``loopback``: a redirect to this machine; ``oob``: the user pastes a code the service shows
 LoginMethod = Literal["loopback", "oob"]
@@ -128,8 +130,8 @@ class LoginSteps:
         return request
 
     def check(self, request: AuthorizationRequest) -> None:
-        """The checks before the browser (``check=True``): see :mod:`client_kit.preflight`."""
-        from client_kit.preflight import before_browser
+        """The checks before the browser (``check=True``): see :mod:`client_kit._preflight`."""
+        from client_kit._preflight import before_browser
 
         engine = self.engine
         before_browser(request, self.endpoints, self.connections, engine.store, engine.key)
@@ -163,13 +165,36 @@ class LoginSteps:
                         "process or already finished); pass redirected_url= or code="
                     )
                 next_input = queue_input(answers, ignore)
-                run = LoginRun(
-                    self, request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
+                return self.finish(
+                    request, next_input, timeout=timeout, emit=emit, fetch_user=fetch_user
                 )
-                return run.run()
             return self.exchange(request, code, fetch_user=fetch_user, emit=emit)
         finally:
             self.cancel(request)
+
+    def finish(
+        self,
+        request: AuthorizationRequest,
+        next_input: NextInput,
+        *,
+        timeout: float,
+        emit: Emit = ignore,
+        cancel: threading.Event | None = None,
+        fetch_user: bool = True,
+    ) -> TokenSet:
+        """Wait for the answer to ``request`` (a callback or a paste, from ``next_input``)
+        and exchange its code: the one run of a login, whoever shows it (the desktop login,
+        the GUI handle, ``complete_login``)."""
+        run = LoginRun(
+            self,
+            request,
+            next_input,
+            timeout=timeout,
+            emit=emit,
+            cancel=cancel,
+            fetch_user=fetch_user,
+        )
+        return run.run()
 
     def cancel(self, request: AuthorizationRequest) -> None:
         """Stop the listener of a begun login (stored tokens are not touched)."""
@@ -199,7 +224,7 @@ class LoginSteps:
         self.engine.remember(tokens)  # saved before the access token is used
         self._compare_scopes(request.scopes, tokens.scopes, emit)
         if fetch_user and self.profile.scopes.get("profile", "profile") in tokens.scopes:
-            from client_kit.auth import BearerAuth  # httpx: only once a login is done
+            from client_kit._auth import BearerAuth  # httpx: only once a login is done
 
             try:
                 info = self.connections.userinfo(BearerAuth(self.engine))
@@ -227,13 +252,13 @@ class LoginSteps:
     ) -> AuthorizationRequest:
         client_id = self.endpoints.credentials.client_id
         request = build_request(self.profile, client_id, redirect_uri, scopes, use_pkce=use_pkce)
-        logs.announce(request.url)
+        _logs.announce(request.url)
         return request
 
     def _listener(
         self, ports: Sequence[int], redirect_path: str | None, pages: LoopbackPages | None
     ) -> LoopbackListener:
-        from client_kit.loopback import LoopbackListener
+        from client_kit._loopback import LoopbackListener
 
         profile = self.profile
         ports = tuple(ports) or profile.loopback_ports

@@ -1,10 +1,10 @@
 """The sockets of the loopback listener: 127.0.0.1 and [::1] on one port, and the handler
 that answers the browser before it hands the callback over, telling the listener who (which
-user id, where the platform says: :mod:`client_kit.peer_owner`) is asking.
+user id, where the platform says: :mod:`client_kit._peer_owner`) is asking.
 
 Both stacks are bound on the same port because the redirect URI says ``localhost``, which a
 browser may resolve to either: a local process holding the other one would receive the code
-(RFC 8252 8.3). What to answer is the listener's decision (:mod:`client_kit.loopback`).
+(RFC 8252 8.3). What to answer is the listener's decision (:mod:`client_kit._loopback`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Protocol
 
-from client_kit.logs import get_logger
-from client_kit.peer_owner import socket_owner
+from client_kit._logs import get_logger
+from client_kit._peer_owner import socket_owner
 
 log = get_logger("client_kit.loopback")
 

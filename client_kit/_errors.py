@@ -3,15 +3,15 @@
 Every exception says what happened in the kit's own terms and carries what a caller needs
 to act on it as typed attributes (the ``setting`` at fault, the ``seconds`` waited, the
 ``ports`` tried). Nothing here knows the command line: ``mb-oauth`` maps the types to its
-exit codes (:mod:`client_kit.cli_exit`) and adds its advice in terms of options and
-variables (:mod:`client_kit.cli_hints`). Catch :class:`KitError` to catch them all.
+exit codes (:mod:`client_kit._cli_exit`) and adds its advice in terms of options and
+variables (:mod:`client_kit._cli_hints`). Catch :class:`KitError` to catch them all.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from client_kit.safe_text import WORD_LIMIT, clean
+from client_kit._safe_text import WORD_LIMIT, clean
 
 #: the settings a :class:`ConfigurationError` can blame (the names of the config file)
 Setting = Literal[

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from client_kit.errors import ConfigurationError
+from client_kit._errors import ConfigurationError
 
 
 @dataclass(frozen=True)
