@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from client_kit._twostep import LoginSteps
     from client_kit._ui import UserInterface
 
-#: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second)
+#: seconds a cancelled ``alogin`` waits for its worker to stop (it polls 4 times a second, but
+#: a check before the browser may be waiting for the network)
 CANCEL_GRACE = 5.0
 
 
@@ -123,8 +124,16 @@ class LoginHandle:
             self._inputs.put(("paste", parse_pasted(text)))
 
     def cancel(self) -> None:
-        """End the login unless its code is already being exchanged; tokens stay as they were."""
+        """End the login unless its code is already being exchanged; tokens stay as they were.
+        The worker notices within a quarter of a second, closes the loopback listener, reports
+        a ``failed`` event (``reason`` "login cancelled") and calls the done callbacks."""
         self._cancel.set()
+
+    def close_listener(self) -> None:
+        """Close the loopback listener of this login now (blocks until its sockets are closed;
+        a no-op before the login has begun or after it ended)."""
+        if self.request is not None:
+            self.steps.cancel(self.request)
 
     @property
     def done(self) -> bool:
@@ -223,7 +232,13 @@ async def await_handle(
     steps: LoginSteps, ui: UserInterface, scopes: Sequence[str], **options: Unpack[HandleOptions]
 ) -> TokenSet:
     """Run a :class:`LoginHandle` under asyncio (see ``Session.alogin``); ``on_event`` is
-    called on the loop's thread."""
+    called on the loop's thread.
+
+    Cancelled, it returns (raising ``CancelledError``) only once the loopback listener is
+    closed, so that a login started at once on the same registered port finds it free: the
+    cancel reaches the worker, the listener is closed in a thread (the loop never waits for a
+    socket server to stop), and the worker's end is awaited for a grace period.
+    """
     import asyncio
 
     loop = asyncio.get_running_loop()
@@ -251,10 +266,13 @@ async def await_handle(
     handle.add_done_callback(wake)
     handle.start()
     try:
-        await finished
+        # shielded: cancelling this task must not cancel the future that tells the worker's end
+        await asyncio.shield(finished)
     except asyncio.CancelledError:
         handle.cancel()
-        # let the worker close the listener (it notices within a fraction of a second)
+        await asyncio.to_thread(handle.close_listener)
         await asyncio.wait([finished], timeout=CANCEL_GRACE)
+        if not finished.done():  # still checking before the browser: its listener came late
+            await asyncio.to_thread(handle.close_listener)
         raise
     return handle.result()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 
 import pytest
@@ -12,6 +13,7 @@ from client_kit._flow import KINDS
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
+    GUARD,
     FakeUI,
     http_get,
     make_tokens,
@@ -143,6 +145,54 @@ def test_cancelling_the_alogin_task_cancels_the_login(mb_profile, memory_store, 
 
     asyncio.run(main())
     assert memory_store.load(session.key) == before and server["token"] == []
+
+
+#: logins cancelled and started again at once on one registered port
+RETRIES = 30
+
+
+def test_a_login_started_again_at_once_after_a_cancelled_alogin_finds_its_port_free(
+    mb_profile, memory_store
+) -> None:
+    """One registered port (metabrainz.org's rule): cancel, start again at once, 30 times.
+    Each cancelled alogin reported a `failed` event ("login cancelled") before it returned,
+    on the loop's thread."""
+    session = Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=NoReadingUI())
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def cancel_one(loop_thread: int) -> tuple[str, tuple[str, str | None, bool] | None]:
+        events: list[tuple[str, str | None, bool]] = []
+        waiting = asyncio.Event()
+
+        def on_event(event) -> None:
+            events.append((event.kind, event.reason, threading.get_ident() == loop_thread))
+            if event.kind == "waiting":
+                waiting.set()
+
+        task = asyncio.create_task(
+            session.alogin(
+                ["profile"], ports=(port,), open_browser=False, check=False, on_event=on_event
+            )
+        )
+        waiter = asyncio.create_task(waiting.wait())
+        await asyncio.wait([task, waiter], timeout=GUARD, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if task.done():
+            return type(task.exception()).__name__, None
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return "cancelled", events[-1]
+
+    async def main() -> list[tuple[str, tuple[str, str | None, bool] | None]]:
+        loop_thread = threading.get_ident()
+        return [await cancel_one(loop_thread) for _ in range(RETRIES)]
+
+    outcomes = asyncio.run(main())
+    assert [outcome for outcome, _ in outcomes] == ["cancelled"] * RETRIES
+    assert [last for _, last in outcomes] == [("failed", "login cancelled", True)] * RETRIES
 
 
 def test_a_blocking_login_never_reads_a_gui_in_a_thread_of_its_own(
