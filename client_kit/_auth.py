@@ -42,13 +42,17 @@ class BearerAuth(httpx.Auth):
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """The sync flow's rules; the store, the lock and a refresh wait in a worker thread,
+        never on the loop's."""
+        import asyncio
+
         _require_https(request)
         await request.aread()
-        tokens = await self.engine.atokens()
+        tokens = await asyncio.to_thread(self.engine.tokens)
         _authorize(request, tokens.access_token)
         response = yield request
         if response.status_code in self.engine.endpoints.profile.unauthorized_statuses:
-            tokens = await self.engine.arefresh(rejected=tokens.access_token)
+            tokens = await asyncio.to_thread(self.engine.refresh, tokens.access_token)
             _authorize(request, tokens.access_token)
             yield request
 

@@ -48,22 +48,6 @@ class Connections:
         response = self.send(self.endpoints.userinfo_request(), auth=auth)
         return self.endpoints.userinfo_response(response)
 
-    async def asend(
-        self, request: httpx.Request, *, auth: httpx.Auth | None = None
-    ) -> httpx.Response:
-        """:meth:`send` for asyncio. An async client belongs to the event loop it first ran
-        on, and an application may run several loops, one after the other: so each request
-        gets a client of its own, closed after it."""
-        profile = self.endpoints.connection(request.url)
-        bounds = self.endpoints.bounds(request)
-        async with _transfer.kit_async_client(profile) as client:
-            return await _transfer.asend(client, request, bounds, auth=auth)
-
-    async def auserinfo(self, auth: httpx.Auth) -> JsonObject:
-        """:meth:`userinfo` for asyncio."""
-        response = await self.asend(self.endpoints.userinfo_request(), auth=auth)
-        return self.endpoints.userinfo_response(response)
-
     def close(self) -> None:
         for client in self._clients.values():
             client.close()

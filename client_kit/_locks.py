@@ -1,9 +1,9 @@
-"""One refresh at a time: a thread lock, an asyncio lock per event loop and a lock file.
+"""One refresh at a time: a thread lock and a lock file.
 
 The lock file (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows) serialises processes
-(it lives in a private folder and is never opened through a symbolic link);
-the thread lock serialises threads of one process before they touch the file, and async
-code waits on an ``asyncio.Lock`` first so tasks of one loop queue without blocking it.
+(it lives in a private folder and is never opened through a symbolic link); the thread lock
+serialises threads of one process before they touch the file. Asynchronous callers refresh
+in a worker thread (see ``Session``), so they take the same locks.
 """
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from client_kit._errors import StorageError
 from client_kit._private_files import open_private, private_dir
-
-if TYPE_CHECKING:
-    import asyncio
 
 _registry_lock = threading.Lock()
 _thread_locks: dict[str, threading.Lock] = {}
@@ -61,16 +57,13 @@ def _unlock_file(handle: IO[bytes]) -> None:
 
 
 class RefreshLock:
-    """Exclusive across threads, tasks and (with a path) processes."""
+    """Exclusive across threads and (with a path) processes."""
 
     def __init__(self, name: str, path: Path | None = None) -> None:
         self.name = name
         self.path = path
         self._thread_lock = _thread_lock(name)
         self._handle: IO[bytes] | None = None
-        self._async_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
 
     def acquire(self) -> None:
         self._thread_lock.acquire()
@@ -103,35 +96,6 @@ class RefreshLock:
             yield
         finally:
             self.release()
-
-    @contextlib.asynccontextmanager
-    async def aheld(self) -> AsyncIterator[None]:
-        """Queue on the loop's asyncio lock, then take the blocking locks in a thread."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        async_lock = self._async_locks.get(loop)
-        if async_lock is None:
-            async_lock = self._async_locks.setdefault(loop, asyncio.Lock())
-        async with async_lock:
-            pending = asyncio.ensure_future(asyncio.to_thread(self.acquire))
-            try:
-                await asyncio.shield(pending)
-            except asyncio.CancelledError:
-                pending.add_done_callback(_release_when_acquired(self))
-                raise
-            try:
-                yield
-            finally:
-                self.release()
-
-
-def _release_when_acquired(lock: RefreshLock) -> Callable[[asyncio.Future[None]], None]:
-    def callback(future: asyncio.Future[None]) -> None:
-        if not future.cancelled() and future.exception() is None:
-            lock.release()
-
-    return callback
 
 
 def _open_lock_file(path: Path) -> IO[bytes]:

@@ -1,7 +1,9 @@
 """The refresh engine: valid tokens on demand, one refresh at a time, saved before use.
 
 The refresh itself is a generator that yields the HTTP request and receives the answer
-(the shape of httpx's auth flows), so the sync and the async paths run the same rules:
+(the shape of httpx's auth flows), which the session's connections send. Asynchronous
+callers run it in a worker thread (``Session.aaccess_token``, ``BearerAuth``), so one set of
+rules and locks serves threads, asyncio tasks and processes:
 
 1. take the lock (threads, asyncio tasks, processes);
 2. read the store again: another process may have refreshed already;
@@ -103,30 +105,6 @@ class RefreshEngine:
                 request = next(flow)
                 while True:
                     request = flow.send(self.connections.send(request))
-            except StopIteration as done:
-                return _returned(done)
-
-    # -- async -------------------------------------------------------------------------
-
-    async def atokens(self) -> TokenSet:
-        cached = self._fresh_cached()
-        if cached is not None:
-            return cached
-        stored = self.stored()
-        if stored is not None and not self._unsaved and not self._needs(stored, None, False):
-            return stored
-        return await self._arun(None, force=False)
-
-    async def arefresh(self, rejected: str | None = None, *, force: bool = True) -> TokenSet:
-        return await self._arun(rejected, force=force and rejected is None)
-
-    async def _arun(self, rejected: str | None, *, force: bool) -> TokenSet:
-        async with self.lock.aheld():
-            flow = self._flow(rejected, force)
-            try:
-                request = next(flow)
-                while True:
-                    request = flow.send(await self.connections.asend(request))
             except StopIteration as done:
                 return _returned(done)
 

@@ -5,17 +5,28 @@ answers, ``endpoints``), the connections that send them (``connections``), the r
 that keeps the stored tokens valid (``refresh``), and the login's steps (``twostep``) built on
 those three; the interactive login (``desktop``) and the GUI handle (``handle``) run the
 steps with the session's user interface. No part imports the session.
+
+Threads: the methods without an ``a`` block the calling thread (the store, a lock, the
+network; ``login`` for the whole login). The asynchronous ones never block the loop: each
+runs its synchronous twin in a worker thread (``asyncio.to_thread``), so the loop never waits
+on a keyring, a lock file or the network, and a cancelled call still finishes in the
+background (a refresh still saves its rotated refresh token). The modules they need are
+imported with this one, not on the loop's thread at the first call.
 """
 
 from __future__ import annotations
 
+# asyncio.to_thread creates the loop's executor on first use, and with it imports this module:
+# imported here, the first asynchronous call imports nothing on the loop's thread
+import concurrent.futures.thread  # noqa: F401
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal, Unpack
+from typing import TYPE_CHECKING, Literal, TypeVar, Unpack
 
 from client_kit._connections import Connections
 from client_kit._endpoints import ClientCredentials, Endpoints, JsonObject
 from client_kit._errors import ConfigurationError, NotLoggedIn
+from client_kit._handle import HandleOptions, LoginHandle, await_handle
 from client_kit._refresh import RefreshEngine
 from client_kit._status import LoginStatus
 from client_kit._storage import StoreKey, TokenStore
@@ -27,8 +38,9 @@ if TYPE_CHECKING:
     from client_kit._auth import BearerAuth
     from client_kit._authorization import AuthorizationRequest
     from client_kit._desktop import LoginOptions
-    from client_kit._handle import HandleOptions, LoginHandle
     from client_kit._tokens import TokenSet
+
+T = TypeVar("T")
 
 DEFAULT_SCOPES = ("profile",)
 #: ``access``: the access token only (the refresh token stays); ``all``: the whole grant
@@ -112,8 +124,6 @@ class Session:
     ) -> LoginHandle:
         """A login running in the background that a GUI observes and cancels (see handle);
         it checks before the browser as :meth:`login` does (``check``, default True)."""
-        from client_kit._handle import LoginHandle
-
         return LoginHandle(self.steps, self.ui, scopes, **options).start()
 
     async def alogin(
@@ -121,9 +131,8 @@ class Session:
     ) -> TokenSet:
         """``login`` for asyncio: awaits without blocking the loop; cancelling the task
         cancels the login. ``on_event`` is called on the loop's thread; ``check`` as in
-        :meth:`login` (default True)."""
-        from client_kit._handle import await_handle
-
+        :meth:`login` (default True). Cancelled, it returns once the loopback listener is
+        closed (a login started again at once finds the port free)."""
         return await await_handle(self.steps, self.ui, scopes, **options)
 
     def begin_login(
@@ -172,14 +181,16 @@ class Session:
         return self.engine.tokens().access_token
 
     async def aaccess_token(self) -> str:
-        return (await self.engine.atokens()).access_token
+        """:meth:`access_token` in a worker thread (see the class's doc)."""
+        return await _in_thread(self.access_token)
 
     def refresh(self) -> TokenSet:
         """Refresh now (even when the access token is still valid)."""
         return self.engine.refresh()
 
     async def arefresh(self) -> TokenSet:
-        return await self.engine.arefresh()
+        """:meth:`refresh` in a worker thread."""
+        return await _in_thread(self.refresh)
 
     def auth(self) -> BearerAuth:
         """An ``httpx.Auth`` for ``httpx.Client`` and ``httpx.AsyncClient``."""
@@ -194,7 +205,8 @@ class Session:
         return self.connections.userinfo(self.auth())
 
     async def auserinfo(self) -> JsonObject:
-        return await self.connections.auserinfo(self.auth())
+        """:meth:`userinfo` in a worker thread."""
+        return await _in_thread(self.userinfo)
 
     def revoke(self, which: Revocable = "all") -> None:
         """Revoke at the server: ``access`` (the refresh token stays) or ``all`` (the grant).
@@ -233,3 +245,10 @@ class Session:
     def status(self) -> LoginStatus:
         """Who is logged in, with which scopes, until when, stored where (no secrets)."""
         return LoginStatus.of(self.profile, self.key, self.store.describe(), self.engine.stored())
+
+
+async def _in_thread(call: Callable[[], T]) -> T:
+    """``call()`` in a worker thread, awaited (asyncio is the caller's: imported already)."""
+    import asyncio
+
+    return await asyncio.to_thread(call)

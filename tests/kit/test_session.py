@@ -5,6 +5,7 @@ modes checked at run time."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import httpx
 import pytest
@@ -33,20 +34,22 @@ def refused_once(mock):
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
 def test_userinfo_goes_through_bearer_auth(session, refused_once, monkeypatch, flavour) -> None:
+    """``auserinfo`` is ``userinfo`` in a worker thread: the same BearerAuth, off the loop."""
     seen, token = refused_once
     session.store.save(session.key, make_tokens())  # valid by its expiry, refused by the API
-    flows: list[str] = []
+    flows: list[tuple[str, bool]] = []
+    caller = threading.get_ident()
     for name in ("sync_auth_flow", "async_auth_flow"):
         real = getattr(BearerAuth, name)
 
         def spy(self, request, real=real, name=name):
-            flows.append(name)
+            flows.append((name, threading.get_ident() == caller))
             return real(self, request)
 
         monkeypatch.setattr(BearerAuth, name, spy)
     info = session.userinfo() if flavour == "sync" else asyncio.run(session.auserinfo())
     assert info == {"sub": "alice"}
-    assert flows == [f"{flavour}_auth_flow"]
+    assert flows == [("sync_auth_flow", flavour == "sync")]
     assert seen == ["Bearer access-token-old", "Bearer access-new"]  # refreshed once, retried
     assert len(token.calls) == 1 and session.tokens().access_token == "access-new"
 
