@@ -5,6 +5,7 @@
 from . import broker as broker  # the reference token broker: broker.create_app(...)
 from . import profiles as profiles  # where a service lives: musicbrainz(), metabrainz(), custom()
 from . import redaction as redaction  # the masker of secrets that the suite shares (Redactor)
+from . import testing as testing  # plays the user on the bundled server's pages, in app tests
 from ._auth import BearerAuth as BearerAuth  # the httpx.Auth of session.auth()
 from ._authorization import AuthorizationRequest as AuthorizationRequest  # a begun login
 from ._desktop import DesktopLogin as DesktopLogin  # what login() shows on a UserInterface

@@ -109,7 +109,14 @@ class LoginWindow:
 
     def show(self, event: LoginEvent) -> None:
         if event.kind != "tick":
-            report({"kind": event.kind, "url": event.url, "message": event.message})
+            report(
+                {
+                    "kind": event.kind,
+                    "url": event.url,
+                    "browser_url": event.browser_url,
+                    "message": event.message,
+                }
+            )
         if event.kind == "authorization_url":
             self.url.delete(0, tk.END)
             self.url.insert(0, event.url or "")

@@ -140,7 +140,7 @@ class OobUser(FakeUI):
     def read_line(self, prompt: str) -> str | None:
         url = next(m for m in self.shown if "/oauth2/authorize?" in m).split("\n")[1]
         page = driver(self.ref_server).authorize(url)
-        return str(page.url) if self.paste_url else oob_code(page)
+        return page.redirect_url if self.paste_url else oob_code(page)
 
 
 @pytest.mark.parametrize("paste_url", [False, True])

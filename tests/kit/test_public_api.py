@@ -37,7 +37,7 @@ def test_help_and_dir_list_the_public_classes() -> None:
 
 KIT = ROOT / "client_kit"
 #: the public modules (everything else in client_kit/ is internal: its name begins with "_")
-PUBLIC_MODULES = {"broker", "profiles", "redaction"}
+PUBLIC_MODULES = {"broker", "profiles", "redaction", "testing"}
 
 
 def stub_names() -> dict[str, str]:
@@ -117,6 +117,12 @@ def test_the_readme_documents_the_embedding_api() -> None:
         "broker_url=",
         "client_kit.broker",
         "examples/tk_login.py",
+        "examples/qt_login.py",
+        "BundledServerUser(",  # applications' tests approve the consent page
+        "event.browser_url",
+        "runs on the thread",  # which thread runs on_event and the done callbacks
+        '"login cancelled"',  # what a cancel looks like as an event
+        "block the calling thread",  # which Session methods block
         "LoopbackPages(",
         # what an embedder once had to read the source for
         *(f"| `{kind}` |" for kind in KINDS),  # every kind of LoginEvent

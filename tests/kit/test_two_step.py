@@ -71,7 +71,7 @@ def test_two_steps_against_the_bundled_server(ref_server, tmp_path) -> None:
     session = new_session(ref_server, tmp_path, app=ref_server.oob_app)
     request = session.begin_login(["profile", "email"], method="oob")
     page = driver(ref_server).authorize(AuthorizationRequest.from_json(request.to_json()).url)
-    tokens = session.complete_login(request, redirected_url=str(page.url))
+    tokens = session.complete_login(request, redirected_url=page.redirect_url)
     assert tokens.username == "alice" and set(tokens.scopes) == {"profile", "email"}
 
 
@@ -81,7 +81,7 @@ def test_after_a_replayed_completion_the_login_ends_once_its_refresh_is_rejected
     """The service revokes the tokens of a replayed code; status() must not stay logged in."""
     session = new_session(ref_server, tmp_path, app=ref_server.oob_app)
     request = session.begin_login(["profile"], method="oob")
-    redirected = str(driver(ref_server).authorize(request.url).url)
+    redirected = driver(ref_server).authorize(request.url).redirect_url
     session.complete_login(request, redirected_url=redirected)
     with pytest.raises(_errors.LoginRequired):
         session.complete_login(request, redirected_url=redirected)  # the same code again
