@@ -7,11 +7,15 @@ The config file is TOML at ``$MB_OAUTH_CONFIG`` or ``$XDG_CONFIG_HOME/mb-oauth/c
     base_url = "https://..."         # the service's rules at another address (staging, ...)
     client_id = "..."
     client_secret = "..."            # keep the file private (chmod 600)
+    ca_bundle = "/path/to/ca.pem"    # the CA of the service's certificate, if not the system's
     store = "keyring"                # or "file", "file:/some/dir", "memory"
     ports = [8976, 8977]             # fixed loopback ports (needed for metabrainz)
 
     [services.metabrainz]            # per-service overrides, keyed by service name or URL
     client_id = "..."
+
+Every setting, commented: the README's example (tests/kit/test_config.py holds it to
+:data:`SETTINGS`).
 """
 
 from __future__ import annotations
