@@ -20,10 +20,9 @@ which runs it with QT_QPA_PLATFORM=offscreen).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from login_options import open_session, parse
+from gui_login import open_session, parse, report, report_event, status_text
 from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
@@ -123,29 +122,13 @@ class LoginWindow(QWidget):
     # -- events, on Qt's own thread -----------------------------------------------------
 
     def show_event(self, event: LoginEvent) -> None:
-        if event.kind != "tick":
-            report(
-                {
-                    "kind": event.kind,
-                    "url": event.url,
-                    "browser_url": event.browser_url,
-                    "message": event.message,
-                }
-            )
+        report_event(event)
         if event.kind == "authorization_url":
             self.url.setText(event.url or "")
-            self.status.setText("Log in in your browser (or paste the URL it ends on).")
             if not self.args.no_browser and event.browser_url:
                 QDesktopServices.openUrl(QUrl(event.browser_url))
-        elif event.kind == "tick" and event.remaining is not None:
-            left = int(event.remaining)
-            self.status.setText(f"Waiting for the browser: {left // 60}:{left % 60:02d} left")
-        elif event.kind in ("input_rejected", "scopes_differ"):
-            self.status.setText(event.message)
-        elif event.kind == "failed":
-            self.status.setText(f"Login failed: {event.reason}")
-        elif event.kind == "done":
-            self.status.setText(f"Logged in as {event.username}")
+        if (text := status_text(event)) is not None:
+            self.status.setText(text)
 
     def finished(self) -> None:
         """The login ended; its last events were delivered before this (same thread, in
@@ -174,10 +157,6 @@ class LoginWindow(QWidget):
                 "use it": self.submit_button.isEnabled(),
             },
         }
-
-
-def report(data: dict[str, object]) -> None:
-    print(json.dumps(data), flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

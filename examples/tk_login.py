@@ -15,12 +15,11 @@ Each event is also printed to stdout as one JSON line (for scripts and the headl
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tkinter as tk
 from tkinter import ttk
 
-from login_options import open_session, parse
+from gui_login import open_session, parse, report, report_event, status_text
 
 from client_kit import LoginEvent, LoginHandle, Session
 
@@ -108,28 +107,12 @@ class LoginWindow:
             self.root.after(POLL_MS, self.root.destroy)
 
     def show(self, event: LoginEvent) -> None:
-        if event.kind != "tick":
-            report(
-                {
-                    "kind": event.kind,
-                    "url": event.url,
-                    "browser_url": event.browser_url,
-                    "message": event.message,
-                }
-            )
+        report_event(event)
         if event.kind == "authorization_url":
             self.url.delete(0, tk.END)
             self.url.insert(0, event.url or "")
-            self.status.config(text="Log in in your browser (or paste the URL it ends on).")
-        elif event.kind == "tick" and event.remaining is not None:
-            left = int(event.remaining)
-            self.status.config(text=f"Waiting for the browser: {left // 60}:{left % 60:02d} left")
-        elif event.kind in ("input_rejected", "scopes_differ"):
-            self.status.config(text=event.message)
-        elif event.kind == "failed":
-            self.status.config(text=f"Login failed: {event.reason}")
-        elif event.kind == "done":
-            self.status.config(text=f"Logged in as {event.username}")
+        if (text := status_text(event)) is not None:
+            self.status.config(text=text)
 
     def shown(self) -> dict[str, object]:
         """What the window shows now (for the headless test): texts, labels, states."""
@@ -153,10 +136,6 @@ class LoginWindow:
                 )
             },
         }
-
-
-def report(data: dict[str, object]) -> None:
-    print(json.dumps(data), flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

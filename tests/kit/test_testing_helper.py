@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from client_kit import AccessDenied, FileStore, Session
+from client_kit import AccessDenied, Session
 from client_kit.testing import BundledServerUser, ConsentError, _Form
 from tests.kit.conftest import PASSWORD
+from tests.kit.test_integration import new_session
 
 
 def app_session(ref_server, tmp_path, app=None) -> Session:
-    app = app or ref_server.loopback_app
-    return Session(
-        ref_server.profile(),
-        app["client_id"],
-        app["client_secret"],
-        store=FileStore(tmp_path / "tokens"),
-    )
+    return new_session(ref_server, tmp_path, app=app)
 
 
 def user(ref_server, name: str = "alice", password: str = PASSWORD) -> BundledServerUser:

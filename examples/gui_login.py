@@ -1,4 +1,5 @@
-"""What the GUI examples share: their command line and the session it describes.
+"""What the GUI examples share: their command line, the session it describes, and what the
+window's status line says for each step of a login.
 
 Only the kit's public names are used (``from client_kit import ...``), as in an application.
 """
@@ -6,10 +7,19 @@ Only the kit's public names are used (``from client_kit import ...``), as in an 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from pathlib import Path
 
-from client_kit import FileStore, KeyringStore, MemoryStore, Session, TokenStore, profiles
+from client_kit import (
+    FileStore,
+    KeyringStore,
+    LoginEvent,
+    MemoryStore,
+    Session,
+    TokenStore,
+    profiles,
+)
 
 
 def parse(argv: list[str], description: str) -> argparse.Namespace:
@@ -56,3 +66,30 @@ def token_store(spec: str) -> TokenStore:
     if spec == "keyring":
         return KeyringStore()
     raise SystemExit(f"unknown store {spec!r}: use keyring, memory or file:DIR")
+
+
+def status_text(event: LoginEvent) -> str | None:
+    """The status line for ``event`` (None: it changes nothing there)."""
+    if event.kind == "authorization_url":
+        return "Log in in your browser (or paste the URL it ends on)."
+    if event.kind == "tick" and event.remaining is not None:
+        left = int(event.remaining)
+        return f"Waiting for the browser: {left // 60}:{left % 60:02d} left"
+    if event.kind in ("input_rejected", "scopes_differ"):
+        return event.message
+    if event.kind == "failed":
+        return f"Login failed: {event.reason}"
+    if event.kind == "done":
+        return f"Logged in as {event.username}"
+    return None
+
+
+def report(data: dict[str, object]) -> None:
+    """One JSON line on stdout (for scripts and the headless tests)."""
+    print(json.dumps(data), flush=True)
+
+
+def report_event(event: LoginEvent) -> None:
+    if event.kind != "tick":
+        fields = ("kind", "url", "browser_url", "message")
+        report({name: getattr(event, name) for name in fields})
