@@ -19,7 +19,7 @@ from client_kit._errors import (
     StorageError,
     authorization_error,
 )
-from client_kit._private_files import read_private, write_private
+from client_kit.private_files import read_private, write_private
 from client_kit.profiles import Profile
 
 

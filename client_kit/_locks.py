@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from client_kit._errors import StorageError
-from client_kit._private_files import open_private, private_dir
+from client_kit.private_files import open_private, private_dir
 
 _registry_lock = threading.Lock()
 _thread_locks: dict[str, threading.Lock] = {}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from client_kit._errors import StorageError
-from client_kit._private_files import private_dir, read_private, write_private
+from client_kit.private_files import private_dir, read_private, write_private
 from client_kit._tokens import TokenSet
 
 
@@ -101,7 +101,7 @@ class FileStore:
 
     The folder must be the user's own: one that others may write to is made private
     (with a warning), one of another user refused; a token file that is a symbolic link
-    is refused, never followed (see :mod:`client_kit._private_files`).
+    is refused, never followed (see :mod:`client_kit.private_files`).
     """
 
     def __init__(self, directory: Path | str | None = None) -> None:

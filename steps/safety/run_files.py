@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from client_kit.errors import StorageError
+from client_kit import StorageError
 from client_kit.private_files import open_private, private_dir, write_private
 from steps.outcomes import NotChecked
 

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from client_kit import AuthorizationRequest, _cli_exit, _errors, _private_files
+from client_kit import AuthorizationRequest, _cli_exit, _errors, private_files
 from client_kit._authorization import build_request
 from client_kit._session import Session
 from client_kit._storage import FileStore
@@ -48,7 +48,7 @@ def test_a_group_writable_folder_is_made_private_by_a_save(tmp_path) -> None:
 def test_a_folder_of_another_user_is_refused(tmp_path, monkeypatch) -> None:
     store = FileStore(tmp_path / "tokens")
     store.save(KEY, make_tokens())
-    monkeypatch.setattr(_private_files, "_me", lambda: os.geteuid() + 1)
+    monkeypatch.setattr(private_files, "_me", lambda: os.geteuid() + 1)
     with pytest.raises(_errors.StorageError, match="belongs to another user"):
         store.load(KEY)
 

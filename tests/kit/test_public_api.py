@@ -37,7 +37,7 @@ def test_help_and_dir_list_the_public_classes() -> None:
 
 KIT = ROOT / "client_kit"
 #: the public modules (everything else in client_kit/ is internal: its name begins with "_")
-PUBLIC_MODULES = {"broker", "profiles", "redaction", "testing"}
+PUBLIC_MODULES = {"broker", "private_files", "profiles", "redaction", "testing"}
 
 
 def stub_names() -> dict[str, str]:
