@@ -3,8 +3,8 @@
 # whose name begins with "_" is internal. One line each: what the name is for.
 
 from . import broker as broker  # the reference token broker: broker.create_app(...)
-from . import profiles as profiles  # where a service lives: musicbrainz(), metabrainz(), custom()
 from . import private_files as private_files  # 0600 files in 0700 folders, no links (shared)
+from . import profiles as profiles  # where a service lives: musicbrainz(), metabrainz(), custom()
 from . import redaction as redaction  # the masker of secrets that the suite shares (Redactor)
 from . import testing as testing  # plays the user on the bundled server's pages, in app tests
 from ._auth import BearerAuth as BearerAuth  # the httpx.Auth of session.auth()

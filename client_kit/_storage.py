@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Protocol
 
 from client_kit._errors import StorageError
-from client_kit.private_files import private_dir, read_private, write_private
 from client_kit._tokens import TokenSet
+from client_kit.private_files import private_dir, read_private, write_private
 
 
 @dataclass(frozen=True)
