@@ -51,7 +51,7 @@ ALLOWED: dict[str, set[str]] = {
 #: may import besides itself. The entry modules (`steps.plugin`, `steps.runner`) stand on the
 #: run machinery; `steps/test_features.py` binds the features.
 _FLOOR = ("safety", "outcomes")
-_BELOW_RUN = ("reports", "rules", "scenario", "consent", "http", "profiles", *_FLOOR)
+_BELOW_RUN = ("reports", "rules", "scenario", "scheduling", "consent", "http", "profiles", *_FLOOR)
 STEP_ROOMS: dict[str, tuple[str, ...]] = {
     "outcomes": (),
     "safety": ("outcomes",),
@@ -59,8 +59,9 @@ STEP_ROOMS: dict[str, tuple[str, ...]] = {
     "rules": (),
     "http": ("rules", *_FLOOR),
     "consent": ("http", "profiles", *_FLOOR),
-    "scenario": ("consent", "http", "profiles", "rules", *_FLOOR),
-    "definitions": ("scenario", "consent", "http", "profiles", "rules", *_FLOOR),
+    "scheduling": ("rules", *_FLOOR),
+    "scenario": ("scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
+    "definitions": ("scenario", "scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
     "reports": ("rules", *_FLOOR),
     "run": _BELOW_RUN,
     "plugin": ("run", *_BELOW_RUN),

@@ -26,10 +26,10 @@ from steps.scenario.authorization import code_rule, require_faultless_accepted, 
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.fresh_scopes import to_approve
 from steps.scenario.kinds import check, premise
-from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.target import Target
 from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
+from steps.scheduling.sampling import sample_count, samples, sampling_note
 
 FIRST_APPROVAL_TRIES = 5
 
@@ -171,9 +171,9 @@ def carries_state(
     scenario_rules: tuple[str, ...],
     state: str | None,
 ) -> None:
-    """state round-trips unchanged, sampled (steps/scenario/sampling.py). Premise: the visit ends on
-    a success redirect; when it does not, a control without the state decides whether the state
-    is to blame."""
+    """state round-trips unchanged, sampled (steps/scheduling/sampling.py). Premise: the visit
+    ends on a success redirect; when it does not, a control without the state decides whether
+    the state is to blame."""
     state = state if state is not None else str(auth_request.params.get("state"))
     for outcome in sampled_outcomes(scene, target, auth_request):
         if not _has_code(outcome):

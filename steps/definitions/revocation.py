@@ -96,6 +96,16 @@ def revoke(
     which: str,
 ) -> None:
     """RFC 7009 revocation of one of the grant's tokens."""
+    _revoke(scene, service, observations, revocations, which)
+
+
+def _revoke(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
     response = scene.keep(service.revoke(scene.app(), grant_token(scene, which)))
     revocations.revoked.append(which)
     _seen(observations, response.status_code)
@@ -113,7 +123,7 @@ def has_revoked(
     """A revocation the service must have accepted (any 2xx: its exact answer is
     RULE.REVOKE_EMPTY_200's business) for the scenario to go on. The spec rule that then requires
     the revoked token to be refused is noted for the checks of the refusal's shape."""
-    revoke(scene, service, observations, revocations, which)
+    _revoke(scene, service, observations, revocations, which)
     response = scene.last()
     assert response.is_success, f"the revocation answered {response.status_code}"
     if which == "refresh":

@@ -14,9 +14,9 @@ from steps.scenario.clock import Clock
 from steps.scenario.kinds import check
 from steps.scenario.negatives import require_twin
 from steps.scenario.probes import delivery
-from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scheduling.sampling import SAMPLES, samples, sampling_note
 
 
 @then("the service offers token revocation")

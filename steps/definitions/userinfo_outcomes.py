@@ -20,9 +20,9 @@ from steps.rules.ids import RULE
 from steps.scenario.authorization import exchange_rule
 from steps.scenario.kinds import check
 from steps.scenario.negatives import require_twin
-from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scheduling.sampling import SAMPLES, samples, sampling_note
 
 
 def _accepted(scene: Scene) -> httpx.Response:

@@ -20,7 +20,7 @@ from steps.outcomes import NotChecked, PremiseFailed
 from steps.reports.verdicts import UNCHECKED
 from steps.run.suite import SuiteState
 from steps.safety.text import shown, shown_tree
-from steps.scenario.meta import ScenarioMeta
+from steps.scheduling.meta import ScenarioMeta
 
 PROPERTY = "mb_oauth_scenario"
 FAILED_STEP_KEY = pytest.StashKey[str]()

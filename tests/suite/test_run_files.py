@@ -18,7 +18,7 @@ from steps.outcomes import NotChecked
 from steps.profiles.profile import load_profile
 from steps.run.preflight import PreflightError, run_preflight
 from steps.safety import run_files
-from steps.scenario.isolation import Isolation
+from steps.scheduling.isolation import Isolation
 
 TARGET = "https://target.example"
 NOBODY = 65534

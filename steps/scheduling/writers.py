@@ -1,5 +1,5 @@
 """Which steps may change the state of grants on the target (the *writers* of
-steps/scenario/isolation.py), read from their words."""
+steps/scheduling/isolation.py), read from their words."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from steps.scenario.writers import writes
+from steps.scheduling.writers import writes
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ user when a used refresh token or a replayed code comes back, and each refresh e
 access tokens of that client and user. A scenario that shares a grant with such a scenario, or
 merely holds tokens of the same client and user while it runs, can be poisoned by it.
 
-The scenarios fall in two classes, read from their steps (steps/scenario/writers.py):
+The scenarios fall in two classes, read from their steps (steps/scheduling/writers.py):
 - *writers* may change the state of grants on the target: they refresh, revoke, replay a code,
   present a used, revoked or foreign token, or move the clock. Each gets grants of its own (the
   Authorizer, never the shared GrantCache: `GrantCache.get` hands a writer a fresh grant even
@@ -30,7 +30,7 @@ Two refinements save approvals without touching that proof:
 - A writer's grant of its own may be the shared grant of the current epoch (`GrantCache.take`):
   no writer touched it since it was issued, readers do not change grants, and the writer is its
   last user (it ends the epoch, so no reader gets it again).
-- Twins (steps/scenario/twin_keys.py, steps/run/twins.py) share one run of the steps before
+- Twins (steps/scheduling/twin_keys.py, steps/run/twins.py) share one run of the steps before
   their first check. A twin that replays them took no step of its own before its checks, so it
   changes nothing and ends no epoch; the shared state is valid only in the epoch that followed
   its recording (no other writer acted since).
@@ -52,9 +52,9 @@ from typing import Any
 import pytest
 
 from steps.safety.run_files import locked, read_state, run_folder, write_state
-from steps.scenario.meta import META_KEY
-from steps.scenario.twin_keys import twin_of
-from steps.scenario.writers import is_writer
+from steps.scheduling.meta import META_KEY
+from steps.scheduling.twin_keys import twin_of
+from steps.scheduling.writers import is_writer
 
 ISOLATION_KEY = pytest.StashKey["Isolation"]()
 #: `as-written` keeps the features' order (readers and writers interleaved): the isolation must
