@@ -1,4 +1,4 @@
-"""Rule ids are the thread from a rule to its code (issue 23): besides features/ (and the reports
+"""Rule ids are the thread from a rule to its code: besides features/ (and the reports
 a run writes), every rule of features/rules.toml is named in exactly three places.
 
 - The step layer (`steps/`, its Python files), once: in the `@check(...)` of the Then step that

@@ -197,10 +197,13 @@ def _object(name: str, entry: Mapping[str, Any], dimensions: dict[str, Dimension
     return kind
 
 
-def _known(pairs: Iterable[tuple[str, str]], dimensions: dict[str, Dimension], where: str) -> None:
-    for dimension, value in pairs:
-        if dimension not in dimensions or value not in dimensions[dimension].words:
-            raise DimensionError(f"{where}: {dimension} = {value!r} is no value of the table")
+def _known(
+    pairs: Iterable[tuple[str, str | list[str]]], dimensions: dict[str, Dimension], where: str
+) -> None:
+    for dimension, given in pairs:
+        for value in given if isinstance(given, list) else [given]:
+            if dimension not in dimensions or value not in dimensions[dimension].words:
+                raise DimensionError(f"{where}: {dimension} = {value!r} is no value of the table")
 
 
 @cache
