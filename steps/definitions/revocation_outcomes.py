@@ -11,6 +11,7 @@ from steps.http.layer import HttpLayer
 from steps.http.readers import granted, issued_tokens
 from steps.profiles.profile import TargetProfile
 from steps.scenario.clock import Clock
+from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check
 from steps.scenario.negatives import require_twin
 from steps.scenario.probes import delivery
@@ -59,16 +60,23 @@ def revoke_refused(scene: Scene) -> None:
     )
 )
 @check("LIFETIME-ACCESS-EXPIRES", touches=("token",))
-def access_token_state(scene: Scene, service: Service, still: str, way: str | None) -> None:
+def access_token_state(
+    scene: Scene, service: Service, grants: GrantCache, still: str, way: str | None
+) -> None:
     """Whether the service still accepts the grant's access token passed that way (any 2xx:
     what it returns is the USERINFO-* rules' business), or no longer gives the user's data
-    for it."""
+    for it. Either way beside a live token of the same kind accepted the same way (a way the
+    service reads no token is its USERINFO-* rule's failure; a token "no longer" refused that
+    way proves nothing)."""
     token, how = grant_token(scene, "access"), delivery(way)
     if still == "still works":
-        assert service.token_accepted(token, how), "the access token is refused"
+        if not service.token_accepted(token, how):
+            grants.require_read(scene.grant(), how)
+            raise AssertionError("the access token is refused")
         require_twin(scene.negative)  # a refused revocation's twin, now that it was checked
     else:
         assert service.token_refused(token, how), "the access token still gives the user's data"
+        grants.require_read(scene.grant(), how)
 
 
 @then("the refresh token no longer works")

@@ -18,6 +18,7 @@ from steps.http.readers import (
 from steps.outcomes import PremiseFailed, require
 from steps.rules.ids import RULE
 from steps.scenario.controls import blame, exchange_owner
+from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check
 from steps.scenario.negatives import require_twin
 from steps.scenario.probes import delivery
@@ -227,7 +228,9 @@ def _first_token(which: str) -> tuple[str, ...]:
     )
 )
 @check("TOKEN-CODE-REPLAY-REVOKES", touches=_first_token)
-def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | None) -> None:
+def first_tokens_dead(
+    scene: Scene, service: Service, grants: GrantCache, which: str, way: str | None
+) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
     tokens, and the replay was refused). An online web application's grant has no refresh
     token: nothing of it to check."""
@@ -237,6 +240,7 @@ def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | Non
     scene.require_refusal(not issued_tokens(scene.last()), "the replayed code gave tokens")
     if which == "access":
         assert service.token_refused(first.access_token, delivery(way)), "it still works"
+        grants.require_read(first, delivery(way))  # a way read at all: the refusal's twin
         return
     if first.refresh_token is None and not first.offline:
         return

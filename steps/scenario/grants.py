@@ -141,6 +141,21 @@ class GrantCache:
             self._grants[key] = held
         return held[1]
 
+    def require_read(self, held: HeldGrant, how: str) -> None:
+        """A premise of a check that presents a token `how` (a form body, the query): the
+        service reads a live token of the same kind of application passed that way (else the
+        way is its USERINFO-* rule's failure, not the check's): the twin of "it no longer
+        works", and the control of "it still works"."""
+        if how == "header":
+            return
+        role = held.client.role
+        live = self.get(role, "profile email", offline=held.offline or role == "installed")
+        service = self.authorizer.target.service
+        where = {"body": "a form body", "query": "the query string"}.get(how, how)
+        see = RULE.USERINFO_POST_BODY if how == "body" else RULE.USERINFO_QUERY
+        if not service.token_accepted(live.access_token, how):
+            raise PremiseFailed(f"the service reads no live token from {where}", see=see)
+
     def take(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A grant of a writer's own: the shared grant of the current epoch when there is one,
         else a new one (a reader gets a new one). Sound because no writer touched the shared
