@@ -180,8 +180,7 @@ _AUTHORIZATION_ERRORS: dict[str, type[AuthorizationError]] = {
         UnauthorizedClient,
         ServerUnavailable,
     )
-}
-_AUTHORIZATION_ERRORS["server_error"] = ServerUnavailable
+} | {"server_error": ServerUnavailable}
 
 
 def authorization_error(error: str, description: str | None = None) -> AuthorizationError:

@@ -1,23 +1,14 @@
-"""The project's parts import each other only downwards, and its files stay small.
+"""The project's parts import each other only downwards, keep what outlives a request in the
+places listed, and keep their files small.
 
-The product packages stand side by side: the server (`reference_server`) and the kit
-(`client_kit`) know nothing of each other nor of the suite (`steps`); the suite uses the kit,
-and starts the bundled server only from its bundled target (`steps/profiles/bundled.py`,
-launched lazily). `tools/` may use anything. Imports are read with `ast` (nothing is imported),
-so an import inside a function or under TYPE_CHECKING counts too. The server's own layering
-inside the package is checked in tests/server/test_layering.py.
-
-The suite has rooms of its own, one sub-package per kind of module, each importing only the
-rooms below it (`STEP_ROOMS`): the rule catalogue (`rules`) knows no other room, so the
-others may name rules through it (steps/rules/ids.py); the HTTP layer knows no scenario, the
-scenario's objects know no step definition, and the run machinery reaches the step definitions
-only through the registry (steps/run/bdd_registry.py names them as strings).
-`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on, and so is
-`steps/safety/` (the deployment's words made safe to show, the forms of secrets, the run-wide
-files), which stands on it.
+The structure is written once, in docs/architecture.md, and read from its tables here
+(tests/architecture_page.py): the packages and what they must not import, the suite's rooms
+and the rooms each may import, what outlives a request. Imports are read with `ast` (nothing
+is imported), so an import inside a function or under TYPE_CHECKING counts too. The server's
+own layering is checked in tests/server/test_layering.py against the same page.
 
 Every class name is defined once across the product packages, private ones included: a reader
-who meets `Session` or `Console` knows which package's it is.
+who meets `Session` or `OperatorConsole` knows which package's it is.
 
 And the size rule: a file over 300 lines says at the top of its module docstring why
 ("over 300 lines", with the reason).
@@ -30,44 +21,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.architecture_page import table, words
+
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("reference_server", "client_kit", "steps")
 SIZED = (*PRODUCT, "tests", "tools")
 MAX_LINES = 300
 
-#: For each package, the packages it must not import; and the files allowed an exception.
-FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "reference_server": ("client_kit", "steps", "tests", "tools"),
-    "client_kit": ("reference_server", "steps", "tests", "tools"),
-    "steps": ("reference_server", "tests", "tools"),
-}
-#: Class names that name one class across the product packages (the kit's public ones).
-ALLOWED: dict[str, set[str]] = {
-    "steps/profiles/bundled.py": {"reference_server"},  # the bundled target starts the server
-}
+
+def _forbidden() -> tuple[dict[str, tuple[str, ...]], dict[str, set[str]]]:
+    """For each package, the packages it must not import; and the files allowed an exception
+    (the page's "except in" cell: "FILE imports PACKAGE")."""
+    forbidden: dict[str, tuple[str, ...]] = {}
+    allowed: dict[str, set[str]] = {}
+    for row in table("Packages"):
+        forbidden[row["package"]] = words(row["must not import"])
+        if row["except in"]:
+            file, _, package = row["except in"].partition(" imports ")
+            allowed.setdefault(file, set()).add(package)
+    return forbidden, allowed
 
 
+FORBIDDEN, ALLOWED = _forbidden()
 #: The suite's rooms (a sub-package of steps/, or a module directly in it) and the rooms each
-#: may import besides itself. The entry modules (`steps.plugin`, `steps.runner`) stand on the
-#: run machinery; `steps/test_features.py` binds the features.
-_FLOOR = ("safety", "outcomes")
-_BELOW_RUN = ("reports", "rules", "scenario", "scheduling", "consent", "http", "profiles", *_FLOOR)
+#: may import besides itself.
 STEP_ROOMS: dict[str, tuple[str, ...]] = {
-    "outcomes": (),
-    "safety": ("outcomes",),
-    "profiles": (),
-    "rules": (),
-    "http": ("rules", *_FLOOR),
-    "consent": ("http", "profiles", *_FLOOR),
-    "scheduling": ("rules", *_FLOOR),
-    "scenario": ("scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
-    "definitions": ("scenario", "scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
-    "reports": ("rules", *_FLOOR),
-    "run": _BELOW_RUN,
-    "plugin": ("run", *_BELOW_RUN),
-    "runner": ("run", *_BELOW_RUN),
-    "test_features": ("rules",),
-    "__init__": (),
+    row["room"]: words(row["may import"]) for row in table("The suite's rooms")
 }
 
 

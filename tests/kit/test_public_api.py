@@ -11,6 +11,7 @@ from pathlib import Path
 
 import client_kit
 from client_kit._flow import KINDS
+from tests.architecture_page import table
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = (
@@ -36,8 +37,10 @@ def test_help_and_dir_list_the_public_classes() -> None:
 
 
 KIT = ROOT / "client_kit"
-#: the public modules (everything else in client_kit/ is internal: its name begins with "_")
-PUBLIC_MODULES = {"broker", "private_files", "profiles", "redaction", "testing"}
+#: The kit's modules as docs/architecture.md lists them ("The kit's modules"): the public ones
+#: and the internal ones, whose names begin with "_".
+MODULES = {row["module"]: row["public"] == "yes" for row in table("The kit's modules")}
+PUBLIC_MODULES = {name for name, public in MODULES.items() if public}
 
 
 def stub_names() -> dict[str, str]:
@@ -67,6 +70,8 @@ def test_every_module_is_public_by_the_stub_or_internal_by_its_name() -> None:
     assert public <= PUBLIC_MODULES, f"public by name, but not in __init__.pyi: {public}"
     assert public <= set(stub_names())
     assert len(modules - public) > 30  # the internals are there, marked as such
+    assert modules == set(MODULES), "docs/architecture.md lists the kit's modules"
+    assert all(public == (not name.startswith("_")) for name, public in MODULES.items())
 
 
 def imports_of(path: Path) -> list[str]:

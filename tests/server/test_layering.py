@@ -1,4 +1,4 @@
-"""The server's imports follow the layering written in reference_server/__init__.py, and
+"""The server's imports follow the layering written in docs/architecture.md, and
 every request takes the one pipeline Starlette gives it.
 
 Imports are read with `ast` (nothing is imported), so a violation anywhere, even inside a
@@ -16,6 +16,8 @@ import pytest
 import starlette
 
 import reference_server
+from tests.architecture_page import table as page_table
+from tests.architecture_page import words
 
 PACKAGE = "reference_server"
 ROOT = Path(reference_server.__file__).parent
@@ -31,17 +33,11 @@ class Layer:
 
 
 def layers() -> list[Layer]:
-    """The table of the package docstring, between its header line and the blank line."""
-    doc = reference_server.__doc__ or ""
-    lines = doc.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split() == ["layer", "web", "modules"])
-    table: list[Layer] = []
-    for line in lines[start + 1 :]:
-        if not line.strip():
-            break
-        name, web, *members = line.split()
-        table.append(Layer(len(table), name, web == "web", tuple(members)))
-    return table
+    """The table of docs/architecture.md's "The server's layers", lowest first."""
+    return [
+        Layer(rank, row["layer"], row["web"] == "web", words(row["modules"]))
+        for rank, row in enumerate(page_table("The server's layers"))
+    ]
 
 
 def module_names() -> list[str]:
@@ -61,7 +57,7 @@ def layer_of(module: str, table: list[Layer]) -> Layer:
     for layer in table:
         if module in layer.members or f"{top}/" in layer.members:
             return layer
-    raise LookupError(f"{module} is in no layer of reference_server/__init__.py")
+    raise LookupError(f"{module} is in no layer of docs/architecture.md (the server's layers)")
 
 
 def source_of(module: str) -> Path:
