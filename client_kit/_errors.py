@@ -171,16 +171,19 @@ class StateMismatch(AuthorizationError):
 
 
 _AUTHORIZATION_ERRORS: dict[str, type[AuthorizationError]] = {
-    cls.error: cls
-    for cls in (
-        AccessDenied,
-        InvalidScope,
-        InvalidRequest,
-        UnsupportedResponseType,
-        UnauthorizedClient,
-        ServerUnavailable,
-    )
-} | {"server_error": ServerUnavailable}
+    "server_error": ServerUnavailable,
+    **{
+        cls.error: cls
+        for cls in (
+            AccessDenied,
+            InvalidScope,
+            InvalidRequest,
+            UnsupportedResponseType,
+            UnauthorizedClient,
+            ServerUnavailable,
+        )
+    },
+}
 
 
 def authorization_error(error: str, description: str | None = None) -> AuthorizationError:
