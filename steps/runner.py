@@ -155,12 +155,13 @@ def execute(options: RunOptions) -> int:
     return finish(options, status)
 
 
-def run_bundled(options: RunOptions) -> int:
-    """Start and provision the bundled server, write its profile, run everything against it."""
+def run_bundled(options: RunOptions, port: int = 0) -> int:
+    """Start and provision the bundled server (on `port`, 0: a free one), write its profile,
+    run everything against it."""
     options.report_dir.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory(prefix="mb-oauth-conformance-") as work,
-        bundled_server(Path(work)) as server,
+        bundled_server(Path(work), port) as server,
     ):
         click.echo(f"Bundled reference server at {server.base_url}", err=True)
         write_profile(options.profile, provision(server))
@@ -204,6 +205,11 @@ def run_bundled(options: RunOptions) -> int:
 )
 @click.option("--strict", is_flag=True, help="rfc warnings also make the run fail.")
 @click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    help="Port of the bundled server (without --profile; default: a free one).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=0),
     default=0,
@@ -221,6 +227,7 @@ def main(
     min_interval: float | None,
     report_dir: Path,
     strict: bool,
+    port: int | None,
     workers: int,
     pytest_args: tuple[str, ...],
 ) -> None:
@@ -231,7 +238,7 @@ def main(
     preflight, a selection that checks nothing), 3 incomplete (no spec rule fails, but some
     could not be checked). Arguments after `--` go to pytest.
     """
-    check_options(target, profile, rules)
+    check_options(target, profile, rules, port=port)
     started = time.monotonic()
     options = RunOptions(
         report_dir=report_dir.resolve(),
@@ -247,7 +254,7 @@ def main(
         workers=workers,
         extra=pytest_args,
     )
-    status = execute(options) if profile else run_bundled(options)
+    status = execute(options) if profile else run_bundled(options, port or 0)
     click.echo(f"Finished in {time.monotonic() - started:.1f} s", err=True)
     sys.exit(status)
 

@@ -86,18 +86,31 @@ def _missing_server_reason(error: ImportError) -> str:
     )
 
 
+def _server_complaint(log: Path) -> str:
+    """The server's own last word on why it stopped (its `Error: ...` line), if it said one."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    said = [line.strip() for line in lines if line.strip().startswith("Error:")]
+    return said[-1].removeprefix("Error:").strip() if said else ""
+
+
 @contextlib.contextmanager
-def bundled_server(work_dir: Path) -> Iterator[ServerProcess]:
-    """The reference server with a test clock, on a free port, in a throwaway data folder."""
+def bundled_server(work_dir: Path, port: int = 0) -> Iterator[ServerProcess]:
+    """The reference server with a test clock in a throwaway data folder, on `port` (0: a
+    free one)."""
     try:
         from reference_server.launcher import ServerProcess
     except ImportError as error:
         raise SetupError(_missing_server_reason(error)) from None
-    server = ServerProcess(work_dir / "server-data", test_clock=True)
+    server = ServerProcess(work_dir / "server-data", test_clock=True, port=port)
     try:
         server.start()
     except Exception as error:
-        raise SetupError(f"the bundled server did not start: {error}") from None
+        complaint = _server_complaint(server.log_path)
+        reason = f"{error}: {complaint}" if complaint else str(error)
+        raise SetupError(f"the bundled server did not start: {reason}") from None
     try:
         yield server
     finally:
