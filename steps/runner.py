@@ -32,6 +32,7 @@ from steps.reports import (
 )
 from steps.reports.junit import annotate_pytest_reports
 from steps.reports.redact import profile_secrets
+from steps.reports.stream import ProgressOnly
 from steps.reports.verdicts import LEVELS
 from steps.rules.catalogue import load_catalogue
 from steps.run.compare import RunnerCommand
@@ -151,8 +152,26 @@ def execute(options: RunOptions) -> int:
     options.report_dir.mkdir(parents=True, exist_ok=True)
     clear_stale(options.report_dir)
     preflight(options)
-    status = run_pytest(options)
+    terminal = sys.stdout if options.verbose else ProgressOnly(sys.stdout)
+    status = run_pytest(options, terminal)
+    if isinstance(terminal, ProgressOnly):
+        say_what_was_held(options, terminal, status)
     return finish(options, status)
+
+
+def say_what_was_held(options: RunOptions, terminal: ProgressOnly, pytest_status: int) -> None:
+    """pytest's closing report stays off the terminal: where to read it. When pytest itself
+    broke down, the report is what explains it, so it is shown after all."""
+    if pytest_status in PYTEST_BROKEN and pytest_status != 5:
+        click.echo("".join(terminal.held), nl=False)
+        return
+    failed = terminal.failed_scenarios
+    if failed:
+        log = options.report_dir / PYTEST_LOG
+        click.echo(
+            f"(pytest's tracebacks of the {failed} failed scenario(s) are in {log}; -v shows "
+            "them here. The verdicts below say which failures were expected.)"
+        )
 
 
 def run_bundled(options: RunOptions, port: int = 0) -> int:
@@ -205,6 +224,13 @@ def run_bundled(options: RunOptions, port: int = 0) -> int:
 )
 @click.option("--strict", is_flag=True, help="rfc warnings also make the run fail.")
 @click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show pytest's whole output, the failed scenarios' tracebacks included "
+    "(always in pytest-output.txt).",
+)
+@click.option(
     "--port",
     type=click.IntRange(1, 65535),
     help="Port of the bundled server (without --profile; default: a free one).",
@@ -227,6 +253,7 @@ def main(
     min_interval: float | None,
     report_dir: Path,
     strict: bool,
+    verbose: bool,
     port: int | None,
     workers: int,
     pytest_args: tuple[str, ...],
@@ -252,6 +279,7 @@ def main(
         min_interval=min_interval,
         strict=strict,
         workers=workers,
+        verbose=verbose,
         extra=pytest_args,
     )
     status = execute(options) if profile else run_bundled(options, port or 0)

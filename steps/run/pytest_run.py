@@ -11,7 +11,7 @@ from pathlib import Path
 from client_kit.redaction import share_mask_key
 from steps.reports import load_profile
 from steps.reports.redact import profile_secrets
-from steps.reports.stream import run_masked
+from steps.reports.stream import Sink, run_masked
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
@@ -38,6 +38,8 @@ class RunOptions:
     min_interval: float | None = None
     strict: bool = False
     workers: int = 0
+    #: pytest's whole output on the terminal, its closing report (tracebacks) included.
+    verbose: bool = False
     extra: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -73,8 +75,9 @@ def suite_arguments(options: RunOptions) -> list[str]:
     return args
 
 
-def run_pytest(options: RunOptions) -> int:
-    """Run pytest in a subprocess from the project folder, its output masked; its exit code."""
+def run_pytest(options: RunOptions, terminal: Sink) -> int:
+    """Run pytest in a subprocess from the project folder, its output masked into `terminal`
+    and the report folder's log; its exit code."""
     env = os.environ | {"PYTHONPATH": os.pathsep.join(_python_path())}
     # Only the plugins the suite needs: the others installed in the environment (hypothesis,
     # anyio, ...) cost seconds of start-up per run. `-- -p NAME` brings one back.
@@ -87,7 +90,7 @@ def run_pytest(options: RunOptions) -> int:
     share_mask_key(env)  # pytest masks the evidence as this process masks the reports
     secrets = profile_secrets(load_profile(options.profile))
     log = options.report_dir / PYTEST_LOG
-    return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)
+    return run_masked(pytest_command(options), secrets, terminal, log, cwd=PROJECT_DIR, env=env)
 
 
 def _python_path() -> list[str]:
