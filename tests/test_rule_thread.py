@@ -1,5 +1,5 @@
-"""Rule ids are the thread from a rule to its code (issue 23): besides features/ (and the reports
-a run writes), every rule of features/rules.toml is named in exactly three places.
+"""Rule ids are the thread from a rule to its code: besides features/ (and the reports a run
+writes), every rule of features/rules.toml is named in exactly three places.
 
 - The step layer (`steps/`, its Python files), once: in the `@check(...)` of the Then step that
   states the rule's check (steps/scenario/kinds.py). Every other mention of a rule there goes
@@ -11,8 +11,12 @@ a run writes), every rule of features/rules.toml is named in exactly three place
   suite's) behaviour for the rule. The tests' data (a broken target's expected verdicts, the
   truth about real deployments) name rules as often as they need: only the mark counts.
 
+A rule the bundled server does not meet yet ("spec first, server later": listed with its reason
+in steps/profiles/bundled_deviations.toml) has no server line and no marked test until it does.
+
 So a newcomer goes from a rule to its scenario (features/), its check, the server code and the
-test with one search for its id in each place.
+test with one search for its id in each place. Each failure says which file to edit and what to
+write there (docs/adding-a-rule.md is the whole list).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import ast
 import re
 import tomllib
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -29,19 +34,49 @@ ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = [
     rule["id"] for rule in tomllib.loads((ROOT / "features/rules.toml").read_text())["rule"]
 ]
+PENDING_FILE = "steps/profiles/bundled_deviations.toml"
+#: Rules the bundled server does not meet yet: no server line, no marked test.
+PENDING = tomllib.loads((ROOT / PENDING_FILE).read_text()).get("known_deviations", {})
+#: What to write where, for a rule named nowhere in a place or more than once.
+REMEDY = {
+    "steps": (
+        "write it in the @check(...) of the Then step that decides it (steps/definitions/)",
+        "keep it in that @check(...) only; elsewhere in steps/ write RULE.{name} "
+        "(steps/rules/ids.py)",
+    ),
+    "reference_server": (
+        "write it in a comment beside the line that enforces it; while the server does not "
+        f"meet the rule, list it with the reason in {PENDING_FILE} instead",
+        "keep the one beside the line that enforces it",
+    ),
+    "tests": (
+        "add @pytest.mark.rule(\"{rule}\") to the test of the server's (or the suite's) "
+        "behaviour for it (tests/server/ for the server's)",
+        "keep the mark on one test, the one of that behaviour",
+    ),
+}
 #: A word shaped like a rule id: capitals and digits joined by hyphens.
 RULE_SHAPED = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
 #: A name of the step layer's `RULE` namespace.
 RULE_NAME = re.compile(r"\bRULE\.([A-Z][A-Z0-9_]*)")
 
 
+def literal_places(folder: Path, rules: list[str]) -> dict[str, list[str]]:
+    """Where each rule's id is written in the Python files under `folder` (file:line)."""
+    wanted = set(rules)
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for word in RULE_SHAPED.findall(line):
+                if word in wanted:
+                    where = f"{path.relative_to(folder.parent).as_posix()}:{number}"
+                    found.setdefault(word, []).append(where)
+    return found
+
+
 def literal_counts(folder: Path, rules: list[str]) -> Counter[str]:
     """How often each rule's id is written in the Python files under `folder`."""
-    wanted = set(rules)
-    found: Counter[str] = Counter()
-    for path in sorted(folder.rglob("*.py")):
-        found.update(w for w in RULE_SHAPED.findall(path.read_text()) if w in wanted)
-    return found
+    return Counter({rule: len(places) for rule, places in literal_places(folder, rules).items()})
 
 
 def _is_rule_mark(node: ast.expr) -> bool:
@@ -54,18 +89,22 @@ def _is_rule_mark(node: ast.expr) -> bool:
     )
 
 
-def marked_rules(folder: Path) -> Counter[str]:
-    """How often each id is given to a `pytest.mark.rule(...)` under `folder`."""
-    found: Counter[str] = Counter()
+def marked_places(folder: Path) -> dict[str, list[str]]:
+    """Where each id is given to a `pytest.mark.rule(...)` under `folder` (file:line)."""
+    found: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and _is_rule_mark(node.func):
-                found.update(
-                    arg.value
-                    for arg in node.args
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                )
+                where = f"{path.relative_to(folder.parent).as_posix()}:{node.lineno}"
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        found.setdefault(arg.value, []).append(where)
     return found
+
+
+def marked_rules(folder: Path) -> Counter[str]:
+    """How often each id is given to a `pytest.mark.rule(...)` under `folder`."""
+    return Counter({rule: len(places) for rule, places in marked_places(folder).items()})
 
 
 def once_each(found: Counter[str], rules: list[str]) -> dict[str, list[str]]:
@@ -76,16 +115,62 @@ def once_each(found: Counter[str], rules: list[str]) -> dict[str, list[str]]:
     }
 
 
+def thread_problems(
+    place: str, found: dict[str, list[str]], rules: list[str], pending: Iterable[str] = ()
+) -> list[str]:
+    """Each rule named nowhere in `place` or more than once, with the file to edit and what to
+    write there. A pending rule may be named nowhere; named in the server, it is met."""
+    missing, repeated = REMEDY[place]
+    waiting = set(pending) if place != "steps" else set()
+    problems = []
+    for rule in rules:
+        places = found.get(rule, [])
+        name = rule.replace("-", "_")
+        if not places and rule not in waiting:
+            problems.append(f"{rule} is named nowhere in {place}/: {missing.format(rule=rule)}")
+        elif places and rule in waiting and place == "reference_server":
+            problems.append(
+                f"{rule} is named in {place}/ ({', '.join(places)}) and listed as not met yet "
+                f"in {PENDING_FILE}: the server meets it now, so remove it from that list"
+            )
+        elif len(places) > 1:
+            problems.append(
+                f"{rule} is named {len(places)} times in {place}/ ({', '.join(places)}): "
+                + repeated.format(rule=rule, name=name)
+            )
+    return problems
+
+
 @pytest.mark.parametrize("place", ["steps", "reference_server"])
 def test_each_rule_is_named_once_in(place: str) -> None:
-    found = literal_counts(ROOT / place, CATALOGUE)
-    assert once_each(found, CATALOGUE) == {"missing": [], "repeated": []}
+    found = literal_places(ROOT / place, CATALOGUE)
+    problems = thread_problems(place, found, CATALOGUE, PENDING)
+    assert not problems, "\n".join(problems)
 
 
 def test_each_rule_is_the_mark_of_one_test() -> None:
-    found = marked_rules(ROOT / "tests")
-    assert once_each(found, CATALOGUE) == {"missing": [], "repeated": []}
-    assert sorted(set(found) - set(CATALOGUE)) == []
+    found = marked_places(ROOT / "tests")
+    problems = thread_problems("tests", found, CATALOGUE, PENDING)
+    problems += [
+        f"@pytest.mark.rule names {rule}, which features/rules.toml does not have "
+        f"({', '.join(found[rule])}): correct the id or remove it"
+        for rule in sorted(set(found) - set(CATALOGUE))
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def test_what_the_bundled_server_does_not_meet_yet_is_a_rule_with_a_reason() -> None:
+    problems = [
+        f"{PENDING_FILE} lists {rule}, which features/rules.toml does not have"
+        for rule in PENDING
+        if rule not in CATALOGUE
+    ]
+    problems += [
+        f'{PENDING_FILE}: give {rule} its reason (RULE = "why the server does not meet it")'
+        for rule, why in PENDING.items()
+        if not (isinstance(why, str) and why.strip())
+    ]
+    assert not problems, "\n".join(problems)
 
 
 def test_what_looks_like_a_rule_in_the_server_is_one() -> None:
@@ -135,8 +220,44 @@ def test_the_step_that_names_a_rule_is_a_then_step_of_its_scenarios() -> None:
         for rule, f in named.items()
         if f not in used[rule]
     ]
-    assert sorted(set(CATALOGUE) - set(named)) == []
-    assert astray == []
+    unchecked = [
+        f"{rule} is named in no @check(...): write it in the @check of the Then step of its "
+        "scenarios that decides it (steps/definitions/)"
+        for rule in CATALOGUE
+        if rule not in named
+    ]
+    astray = [
+        f"{line}: that step is no Then step of the rule's scenarios (features/*.feature); name "
+        "the rule on the Then step its scenarios use"
+        for line in astray
+    ]
+    assert not unchecked + astray, "\n".join(unchecked + astray)
+
+
+def test_a_failure_names_the_file_to_edit_and_what_to_write(tmp_path: Path) -> None:
+    """The messages a spec author meets after adding a rule: each names the place and the
+    remedy, and a rule the bundled server does not meet yet is no failure of the server's."""
+    rules = ["RULE-NEW", "RULE-OLD"]
+    found = {"RULE-OLD": ["reference_server/a.py:3", "reference_server/b.py:9"]}
+    assert thread_problems("reference_server", found, rules) == [
+        "RULE-NEW is named nowhere in reference_server/: write it in a comment beside the line "
+        f"that enforces it; while the server does not meet the rule, list it with the reason in "
+        f"{PENDING_FILE} instead",
+        "RULE-OLD is named 2 times in reference_server/ (reference_server/a.py:3, "
+        "reference_server/b.py:9): keep the one beside the line that enforces it",
+    ]
+    assert thread_problems("reference_server", {}, ["RULE-NEW"], ["RULE-NEW"]) == []
+    assert thread_problems("tests", {}, ["RULE-NEW"], ["RULE-NEW"]) == []
+    met = thread_problems("reference_server", found, ["RULE-OLD"], ["RULE-OLD"])
+    assert len(met) == 1 and "remove it from that list" in met[0]
+    (unmarked,) = thread_problems("tests", {}, ["RULE-NEW"])
+    assert unmarked.startswith(
+        'RULE-NEW is named nowhere in tests/: add @pytest.mark.rule("RULE-NEW")'
+    )
+    (unchecked,) = thread_problems("steps", {}, ["RULE-NEW"], ["RULE-NEW"])  # pending or not
+    assert "@check(...) of the Then step" in unchecked
+    (twice,) = thread_problems("steps", {"RULE-NEW": ["steps/a.py:1", "steps/b.py:2"]}, rules[:1])
+    assert twice.endswith("elsewhere in steps/ write RULE.RULE_NEW (steps/rules/ids.py)")
 
 
 def test_the_count_sees_a_missing_and_a_repeated_rule(tmp_path: Path) -> None:

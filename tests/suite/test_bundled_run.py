@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from steps.profiles.bundled import DEVIATIONS_FILE, bundled_deviations
 from steps.rules.catalogue import load_catalogue
 from tests.suite.target import Target, bundled_target
 from tests.support.matrix_artefact import keep_run
@@ -54,10 +55,48 @@ def full_run(target: Target, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     return results
 
 
+def unmet_problems(scenarios: list[dict[str, Any]], pending: set[str]) -> list[str]:
+    """Scenarios that did not pass, except those of rules the server does not meet yet
+    ("spec first, server later"), and pending rules whose every scenario passes."""
+    where = DEVIATIONS_FILE.relative_to(ROOT).as_posix()
+    problems = [
+        f"{s['nodeid']}: {s['outcome']}: {(s.get('message') or '')[:300]}"
+        for s in scenarios
+        if s["outcome"] != "passed" and not set(s["rules"]) & pending
+    ]
+    met = sorted(
+        rule
+        for rule in pending
+        if all(s["outcome"] == "passed" for s in scenarios if rule in s["rules"])
+    )
+    problems += [
+        f"{rule} passes: the bundled server meets it now, so remove it from {where} (and name "
+        "it beside the server line that enforces it, and mark the test of that behaviour)"
+        for rule in met
+    ]
+    return problems
+
+
 def test_every_scenario_passes_against_the_bundled_server(full_run: dict[str, Any]) -> None:
+    """Every scenario passes, but those of a rule steps/profiles/bundled_deviations.toml lists
+    as not met yet, which must fail (the run reads them as known deviations)."""
     outcomes = {s["nodeid"]: s["outcome"] for s in full_run["scenarios"]}
     assert len(outcomes) > 100
-    assert [n for n, o in outcomes.items() if o != "passed"] == []
+    problems = unmet_problems(full_run["scenarios"], set(bundled_deviations()))
+    assert not problems, "\n".join(problems)
+    assert set(full_run["known_deviations"]) == set(bundled_deviations())
+
+
+def test_a_rule_not_met_yet_may_fail_and_must_not_pass() -> None:
+    scenarios = [
+        {"nodeid": "a", "outcome": "failed", "rules": ["RULE-NEW"], "message": "no scope"},
+        {"nodeid": "b", "outcome": "failed", "rules": ["RULE-OLD"], "message": "broken"},
+        {"nodeid": "c", "outcome": "passed", "rules": ["RULE-MET"]},
+    ]
+    problems = unmet_problems(scenarios, {"RULE-NEW", "RULE-MET"})
+    assert problems[0] == "b: failed: broken"
+    assert problems[1].startswith("RULE-MET passes: the bundled server meets it now, so remove")
+    assert "steps/profiles/bundled_deviations.toml" in problems[1] and len(problems) == 2
 
 
 def test_every_catalogued_rule_was_checked(full_run: dict[str, Any]) -> None:
