@@ -39,11 +39,14 @@ from steps.run.compare import RunnerCommand
 from steps.run.pytest_run import (
     COLLECT_TARGET,
     PROJECT_DIR,
+    PYTEST_BROKEN,
     PYTEST_LOG,
     PYTEST_PLUGINS,
     RunOptions,
+    broken_run,
     pytest_command,
     run_pytest,
+    say_what_was_held,
     suite_arguments,
     use_colour,
 )
@@ -66,41 +69,11 @@ PROFILE_NAME = "profile.toml"
 STALE_FILES = ("results.json", "verdicts.json", "summary.txt", "report.html", "junit.xml",
                "cucumber.json", PYTEST_LOG)  # fmt: skip
 
-# Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
-PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
-
 
 def clear_stale(report_dir: Path) -> None:
     """Remove the files of an earlier run, so a failed run is never read as a passed one."""
     for name in STALE_FILES:
         (report_dir / name).unlink(missing_ok=True)
-
-
-def selection_text(options: RunOptions) -> str:
-    """The selection options of a run, as the operator typed them."""
-    parts = [f"--tags {options.tags!r}"] if options.tags else []
-    parts += [f"--rule {rule}" for rule in options.rules]
-    parts += [f"--level {level}" for level in options.levels]
-    return " ".join(parts) or "the whole suite"
-
-
-def pytest_error(report_dir: Path) -> str:
-    """pytest's own one-line complaint (a bad -m expression, say), from its masked log."""
-    log = report_dir / PYTEST_LOG
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
-    errors = [line.strip() for line in lines if line.strip().startswith("ERROR:")]
-    return errors[0].removeprefix("ERROR:").strip() if errors else ""
-
-
-def broken_run(options: RunOptions, pytest_status: int) -> SetupError:
-    """The setup error for a pytest run that did not run scenarios."""
-    if pytest_status == 5:
-        return SetupError(f"no scenario selected by {selection_text(options)}")
-    detail = pytest_error(options.report_dir)
-    reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
-    if pytest_status == 4:
-        return SetupError(f"bad selection {selection_text(options)}: {detail or reason}")
-    return SetupError(f"pytest: {reason}" + (f": {detail}" if detail else ""))
 
 
 def preflight(options: RunOptions) -> None:
@@ -129,6 +102,8 @@ def finish(options: RunOptions, pytest_status: int) -> int:
             raise broken_run(options, pytest_status) from None
         status = f"pytest: exit status {pytest_status}"
         raise SetupError(f"the suite produced no {RESULTS} ({status})") from None
+    if options.label:
+        results["label"] = options.label
     profile_data = load_profile(options.profile)
     report = write_reports(
         options.report_dir,
@@ -157,21 +132,6 @@ def execute(options: RunOptions) -> int:
     if isinstance(terminal, ProgressOnly):
         say_what_was_held(options, terminal, status)
     return finish(options, status)
-
-
-def say_what_was_held(options: RunOptions, terminal: ProgressOnly, pytest_status: int) -> None:
-    """pytest's closing report stays off the terminal: where to read it. When pytest itself
-    broke down, the report is what explains it, so it is shown after all."""
-    if pytest_status in PYTEST_BROKEN and pytest_status != 5:
-        click.echo("".join(terminal.held), nl=False)
-        return
-    failed = terminal.failed_scenarios
-    if failed:
-        log = options.report_dir / PYTEST_LOG
-        click.echo(
-            f"(pytest's tracebacks of the {failed} failed scenario(s) are in {log}; -v shows "
-            "them here. The verdicts below say which failures were expected.)"
-        )
 
 
 def run_bundled(options: RunOptions, port: int = 0) -> int:
@@ -224,6 +184,12 @@ def run_bundled(options: RunOptions, port: int = 0) -> int:
 )
 @click.option("--strict", is_flag=True, help="rfc warnings also make the run fail.")
 @click.option(
+    "--label",
+    default="",
+    metavar="NAME",
+    help="What to call this run in its reports and in `compare` (default: its profile's name).",
+)
+@click.option(
     "-v",
     "--verbose",
     is_flag=True,
@@ -253,6 +219,7 @@ def main(
     min_interval: float | None,
     report_dir: Path,
     strict: bool,
+    label: str,
     verbose: bool,
     port: int | None,
     workers: int,
@@ -280,6 +247,7 @@ def main(
         strict=strict,
         workers=workers,
         verbose=verbose,
+        label=label,
         extra=pytest_args,
     )
     status = execute(options) if profile else run_bundled(options, port or 0)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from steps.reports.verdicts import (
-    deviation_reasons,
     CONCLUSIONS,
     RuleVerdict,
+    deviation_reasons,
     exit_status,
     failing_rules,
     summarize,
@@ -81,6 +81,7 @@ def build_document(
         "schema": SCHEMA,
         "target": results.get("target", ""),
         "profile": results.get("profile_name", ""),
+        "label": results.get("label", ""),
         "started": results.get("started", ""),
         "finished": results.get("finished", ""),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),

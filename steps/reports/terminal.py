@@ -138,7 +138,10 @@ def description_lines(description: Mapping[str, Any]) -> list[str]:
 def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: bool = False) -> str:
     """The whole summary as text."""
     profile = document.get("profile") or "?"
-    lines = [f"MusicBrainz OAuth 2.0 conformance of {document.get('target')} (profile: {profile})"]
+    label = f", label: {document['label']}" if document.get("label") else ""
+    lines = [
+        f"MusicBrainz OAuth 2.0 conformance of {document.get('target')} (profile: {profile}{label})"
+    ]
     lines += description_lines(document.get("description", {}))
     shown = [v.id for v in verdicts if v.verdict != NOT_RUN]
     id_width = min(max([ID_WIDTH[0], *map(len, shown)]), ID_WIDTH[1])
