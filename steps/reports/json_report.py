@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from steps.reports.verdicts import (
-    CONCLUSIONS,
     RuleVerdict,
+    checked_share,
+    conclusion,
     deviation_reasons,
     exit_status,
     failing_rules,
+    left_out,
     summarize,
     unchecked_rules,
 )
@@ -77,6 +79,8 @@ def build_document(
 ) -> dict[str, Any]:
     """The verdicts.json document (no secrets: the profile contributes its name only)."""
     status = exit_status(verdicts, strict)
+    checked, catalogued = checked_share(verdicts)
+    partial = bool(left_out(verdicts, strict))
     return {
         "schema": SCHEMA,
         "target": results.get("target", ""),
@@ -86,9 +90,10 @@ def build_document(
         "finished": results.get("finished", ""),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "strict": strict,
-        "conforms": status == 0,
+        "conforms": status == 0 and not partial,
         "exit_status": status,
-        "conclusion": CONCLUSIONS[status],
+        "conclusion": conclusion(verdicts, strict),
+        "rules_checked": {"checked": checked, "of": catalogued, "selection": partial},
         "failing_rules": [v.id for v in failing_rules(verdicts, strict)],
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),

@@ -263,3 +263,28 @@ CONCLUSIONS = {
     SETUP_ERROR: "NOTHING CHECKED",
     INCOMPLETE: "INCOMPLETE (some spec rules could not be checked)",
 }
+#: What a run that checked only a selection says where a whole run would say CONFORMS.
+SELECTION_PASSES = "NO FAILURE IN THE SELECTION (not a verdict on the deployment)"
+
+
+def left_out(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
+    """Catalogue rules that decide conformance (spec; rfc too when strict) which the run did not
+    include (a --rule, --level or --tags selection): without them it cannot say CONFORMS."""
+    levels = {"spec", "rfc"} if strict else {"spec"}
+    return [v for v in verdicts if v.in_catalogue and v.level in levels and v.verdict == NOT_RUN]
+
+
+def conclusion(verdicts: Iterable[RuleVerdict], strict: bool = False) -> str:
+    """The closing word of a run: its exit status's, except that a selection which leaves out
+    rules that decide conformance never says CONFORMS."""
+    verdicts = list(verdicts)
+    status = exit_status(verdicts, strict)
+    if status == CONFORMS and left_out(verdicts, strict):
+        return SELECTION_PASSES
+    return CONCLUSIONS[status]
+
+
+def checked_share(verdicts: Iterable[RuleVerdict]) -> tuple[int, int]:
+    """(catalogue rules the run really checked, catalogue rules)."""
+    catalogued = [v for v in verdicts if v.in_catalogue]
+    return sum(v.verdict in CHECKED for v in catalogued), len(catalogued)

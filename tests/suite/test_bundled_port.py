@@ -38,6 +38,10 @@ def test_the_bundled_server_serves_on_the_port_asked_for(tmp_path: Path) -> None
     assert run.exit_code == 0, run.output[-2000:]
     assert f"Bundled reference server at https://127.0.0.1:{port}\n" in run.output
     assert run.verdicts["target"] == f"https://127.0.0.1:{port}"
+    # one rule of the catalogue: never "CONFORMS" for the deployment
+    (last,) = [line for line in run.output.splitlines() if line.startswith("Rules:")]
+    assert "Only 1 of the" in last and "NO FAILURE IN THE SELECTION" in last, last
+    assert "CONFORMS" not in last and run.verdicts["conforms"] is False
 
 
 def test_a_port_in_use_is_a_setup_error_that_says_so(tmp_path: Path) -> None:
