@@ -51,7 +51,8 @@ REMEDY = {
     ),
     "tests": (
         "add @pytest.mark.rule(\"{rule}\") to the test of the server's (or the suite's) "
-        "behaviour for it (tests/server/ for the server's)",
+        "behaviour for it (tests/server/ for the server's); while the server does not meet "
+        f"the rule, list it with the reason in {PENDING_FILE} instead",
         "keep the mark on one test, the one of that behaviour",
     ),
 }

@@ -29,9 +29,7 @@ class CompareError(click.ClickException):
     exit_code = 2
 
 
-def write_matrix(
-    report_dirs: Sequence[Path], out_dir: Path, labels: Sequence[str] = ()
-) -> Matrix:
+def write_matrix(report_dirs: Sequence[Path], out_dir: Path, labels: Sequence[str] = ()) -> Matrix:
     """Write out_dir/matrix.html and matrix.md (`labels`: the runs' names, in order); the
     matrix.
 
@@ -50,7 +48,8 @@ def write_matrix(
 def said(matrix: Matrix) -> str:
     """What `compare` says of the matrix it wrote."""
     some = len(matrix.checked_by_some)
-    only = f"; {some} rules were checked by only some of the runs" if some else ""
+    were = "rule was" if some == 1 else "rules were"
+    only = f"; {some} {were} checked by only some of the runs" if some else ""
     return (
         f"{len(matrix.runs)} runs compared: the deployments differ on {len(matrix.differing)} "
         f"of {len(matrix.rows)} rules{only}."

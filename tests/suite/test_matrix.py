@@ -99,7 +99,7 @@ def test_a_rule_only_one_run_checked_is_shown_as_such_and_runs_are_labelled(
     done = compare(before, after, "--out", tmp_path / "out", "--label", "old", "--label", "new")
     assert done.exit_code == 0, done.output
     said = " ".join(done.output.split())
-    assert "differ on 0 of" in said and "1 rules were checked by only some of the runs" in said
+    assert "differ on 0 of" in said and "1 rule was checked by only some of the runs" in said
     markdown = (tmp_path / "out" / "matrix.md").read_text()
     assert rows_of(markdown, "## Checked by only some of the runs") == ["AUTHZ-STATE-ON-ERROR"]
     assert "AUTHZ-STATE-ON-ERROR" not in rows_of(markdown, "## Where they agree")
