@@ -47,7 +47,11 @@ def test_every_declared_variant_is_sampled_by_a_scenario_of_its_rule() -> None:
             lines.append(f"{rule.id:36} {dimension:8} {', '.join(sorted(got))}")
             gaps += [f"{rule.id}: {dimension} = {v}" for v in declared if v not in got]
     print("\n".join(lines))
-    assert gaps == [], "variants no scenario samples:\n" + "\n".join(gaps)
+    assert gaps == [], (
+        "variants that features/rules.toml declares and no scenario of the rule samples (add a "
+        "scenario, or an example of its outline, in features/ that does, or correct the "
+        "rule's variants):\n" + "\n".join(gaps)
+    )
 
 
 def test_a_rule_whose_words_cover_a_dimension_declares_it() -> None:
@@ -57,7 +61,10 @@ def test_a_rule_whose_words_cover_a_dimension_declares_it() -> None:
         for words, dimension in SAYS_ALL.items()
         if words in rule.title and dimension not in rule.covers()
     ]
-    assert missing == []
+    assert not missing, (
+        "declare these dimensions in the rule's `variants` in features/rules.toml:\n"
+        + "\n".join(missing)
+    )
 
 
 def test_the_gaps_this_issue_found_are_declared() -> None:
