@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from steps.profiles.writer import write_profile
+from steps.reports import Report, build_report
 from steps.rules.catalogue import load_catalogue
 from steps.rules.coverage import load_scenarios
 from tests.suite.example_profiles import (
@@ -60,6 +61,12 @@ class Run:
     output: str
     verdicts: dict[str, str]
     document: dict[str, Any]
+    report_dir: Path
+
+    def strictly(self) -> Report:
+        """The run's verdicts read as `--strict` reads them (rfc warnings fail too)."""
+        results = json.loads((self.report_dir / "results.json").read_text())
+        return build_report(results, CATALOGUE, strict=True)
 
 
 def _start(profile: Path, report_dir: Path, *options: str) -> subprocess.Popen[str]:
@@ -76,7 +83,7 @@ def _finish(process: subprocess.Popen[str], report_dir: Path) -> Run:
     verdicts_file = report_dir / "verdicts.json"
     document = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {}
     verdicts = {rule["id"]: rule["verdict"] for rule in document.get("rules", ())}
-    return Run(process.returncode, output, verdicts, document)
+    return Run(process.returncode, output, verdicts, document, report_dir)
 
 
 def _run(profile: Path, report_dir: Path, *options: str) -> Run:
@@ -158,6 +165,18 @@ def test_the_metabrainz_example_conforms_with_known_deviations_only(runs: dict[s
     _assert_verdicts(run, expected, "metabrainz")
     reasons = run.document["known_deviations"]
     assert reasons["SCOPE-IDENTIFIERS"].startswith("spec 2.4: five scopes are renamed")
+    # The provider's rfc warnings are listed too (AUTHZ-FRAMING among them), so --strict fails
+    # no rule; it is INCOMPLETE (exit 3) for the rfc rules no run can check there, as the
+    # example says.
+    strict = run.strictly().document
+    unchecked = sorted(
+        rule
+        for rule, entry in FOREIGN_TRUTH.items()
+        if entry["verdict"] == "could not be checked" and CATALOGUE[rule].level == "rfc"
+    )
+    assert (strict["failing_rules"], strict["unchecked_rules"]) == ([], unchecked)
+    assert strict["exit_status"] == 3 and unchecked == ["USERINFO-ERR-INSUFFICIENT-SCOPE"]
+    assert "--strict" in (ROOT / example_file("metabrainz")).read_text()
     # Its dozens of failed scenarios are expected: their tracebacks stay in the log.
     assert "FAILED" not in run.output and "AssertionError" not in run.output, run.output[:3000]
     assert re.search(r"tracebacks of the \d+ failed scenario\(s\) are in", run.output)
