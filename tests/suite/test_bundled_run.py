@@ -50,7 +50,9 @@ def full_run(target: Target, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     report_dir = tmp_path_factory.mktemp("report")
     status, results, output = run_suite(target, report_dir, "--run-lasting", "steps/")
     keep_run("bundled-server", report_dir)  # a column of the CI's deployment matrix
-    assert status == 0, output[-3000:]
+    # pytest fails the scenarios of rules the server does not meet yet (the reports read them
+    # as known deviations); test_every_scenario_passes_... says which failed and why
+    assert status == 0 or (status == 1 and bundled_deviations()), output[-3000:]
     results["_text"] = (report_dir / "results.json").read_text()
     return results
 
