@@ -45,7 +45,8 @@ td.cell .why{display:block;color:#444;margin-top:.15rem;overflow-wrap:anywhere}
 td.c-fail{background:#fff4f4}td.c-warning{background:#fff9ec}
 td.c-known-deviation{background:#eef7f9}td.c-could-not-be-checked{background:#fbf8e6}
 td.c-not-run .why{color:#888}
-.ids a,tbody.summary details a{white-space:nowrap}a.v{text-decoration:none}a.v:hover,a.v:focus{outline:2px solid #1d1d1f}
+.ids a,tbody.summary details a{white-space:nowrap}a.v{text-decoration:none}
+a.v:hover,a.v:focus{outline:2px solid #1d1d1f}
 .v-known-deviation{background:#2b7a8c}
 """
 
@@ -158,7 +159,7 @@ def render(matrix: Matrix) -> str:
     )
     about = (
         f'<p class="meta">{escape(intro(matrix))} Each verdict links to the rule in that '
-        f"run's report.</p><p class=\"meta\">{jumps}</p>"
+        f'run\'s report.</p><p class="meta">{jumps}</p>'
     )
     body = "".join(
         group_html(f"{title} ({len(rows)})", ANCHORS[title], rows, matrix)
