@@ -31,7 +31,7 @@ from steps.reports import (
     write_reports,
 )
 from steps.reports.junit import annotate_pytest_reports
-from steps.reports.redact import profile_secrets
+from steps.reports.redact import PYTEST_LOG, profile_secrets
 from steps.reports.stream import ProgressOnly
 from steps.reports.verdicts import LEVELS
 from steps.rules.catalogue import load_catalogue
@@ -40,7 +40,6 @@ from steps.run.pytest_run import (
     COLLECT_TARGET,
     PROJECT_DIR,
     PYTEST_BROKEN,
-    PYTEST_LOG,
     PYTEST_PLUGINS,
     RunOptions,
     broken_run,
@@ -51,6 +50,7 @@ from steps.run.pytest_run import (
     use_colour,
 )
 from steps.run.usage import check_options
+from steps.safety.text import shown
 
 #: With the names tests and tools import from here (the pytest part lives in
 #: steps/run/pytest_run.py).
@@ -87,10 +87,10 @@ def preflight(options: RunOptions) -> None:
         found = run_preflight(profile)
     except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
         raise SetupError(f"profile {options.profile}: {error}") from None
-    except PreflightError as error:
-        raise SetupError(f"preflight: {error}") from None
+    except PreflightError as error:  # may quote the deployment: escaped
+        raise SetupError(f"preflight: {shown(str(error))}") from None
     for note in found.notes:
-        click.echo(f"preflight: {note}", err=True)
+        click.echo(f"preflight: {shown(note)}", err=True)
 
 
 def finish(options: RunOptions, pytest_status: int) -> int:
@@ -176,6 +176,14 @@ def run_bundled(options: RunOptions, port: int = 0) -> int:
     help="Pause between requests, to pace a live service.",
 )
 @click.option(
+    "--combinations",
+    type=click.Choice(["pairs", "product"]),
+    default="pairs",
+    show_default=True,
+    help="pairs: every pair of values of each rule's dimensions (the full product where it is "
+    "small); product: every combination (longer: see the summary's count of requests).",
+)
+@click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("reports"),
@@ -217,6 +225,7 @@ def main(
     run_slow: bool,
     run_lasting: bool,
     min_interval: float | None,
+    combinations: str,
     report_dir: Path,
     strict: bool,
     label: str,
@@ -244,6 +253,7 @@ def main(
         run_slow=run_slow,
         run_lasting=run_lasting or profile is None,
         min_interval=min_interval,
+        combinations=combinations,
         strict=strict,
         workers=workers,
         verbose=verbose,

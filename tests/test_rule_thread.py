@@ -1,12 +1,13 @@
-"""Rule ids are the thread from a rule to its code: besides features/ (and the reports a run
-writes), every rule of features/rules.toml is named in exactly three places.
+"""Rule ids are the thread from a rule to its code: besides features/ (and the reports
+a run writes), every rule of features/rules.toml is named in exactly three places.
 
 - The step layer (`steps/`, its Python files), once: in the `@check(...)` of the Then step that
   states the rule's check (steps/scenario/kinds.py). Every other mention of a rule there goes
   through `RULE.<ID_WITH_UNDERSCORES>` (steps/rules/ids.py), so searching a rule's id lands on
   its check. (The example profiles, steps/profiles/*.toml, are data about real deployments.)
-- The server (`reference_server/`), once: beside the line that enforces the rule, or for an
-  observation (INFO-*) the line that makes what is observed.
+- The server (`reference_server/`), in a comment on each line that decides the rule (more
+  than once where several lines decide it), or for an observation (INFO-*) on the line that
+  makes what is observed; never only in a docstring, which sits away from the deciding line.
 - The tests (`tests/`), once: as `@pytest.mark.rule(...)` on the test of the server's (or the
   suite's) behaviour for the rule. The tests' data (a broken target's expected verdicts, the
   truth about real deployments) name rules as often as they need: only the mark counts.
@@ -22,13 +23,13 @@ write there (docs/adding-a-rule.md is the whole list).
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import tomllib
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = [
@@ -45,9 +46,9 @@ REMEDY = {
         "(steps/rules/ids.py)",
     ),
     "reference_server": (
-        "write it in a comment beside the line that enforces it; while the server does not "
-        f"meet the rule, list it with the reason in {PENDING_FILE} instead",
-        "keep the one beside the line that enforces it",
+        "write it in a comment on each line that decides it; while the server does not meet "
+        f"the rule, list it with the reason in {PENDING_FILE} instead",
+        "",
     ),
     "tests": (
         "add @pytest.mark.rule(\"{rule}\") to the test of the server's (or the suite's) "
@@ -75,9 +76,46 @@ def literal_places(folder: Path, rules: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def literal_counts(folder: Path, rules: list[str]) -> Counter[str]:
-    """How often each rule's id is written in the Python files under `folder`."""
-    return Counter({rule: len(places) for rule, places in literal_places(folder, rules).items()})
+def _docstring_lines(tree: ast.Module) -> set[int]:
+    """The lines of every docstring of a module (its own, its classes' and functions')."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+def beside_code_counts(folder: Path, rules: list[str]) -> tuple[Counter[str], Counter[str]]:
+    """How often each rule's id is written under `folder` outside docstrings (in comments and
+    code), and how often inside them."""
+    wanted = set(rules)
+    outside: Counter[str] = Counter()
+    inside: Counter[str] = Counter()
+    for path in sorted(folder.rglob("*.py")):
+        text = path.read_text()
+        docstrings = _docstring_lines(ast.parse(text))
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type not in (tokenize.COMMENT, tokenize.STRING):
+                continue
+            found = [w for w in RULE_SHAPED.findall(token.string) if w in wanted]
+            (inside if token.start[0] in docstrings else outside).update(found)
+    return outside, inside
+
+
+def beside_code(
+    outside: Counter[str], inside: Counter[str], rules: list[str]
+) -> dict[str, list[str]]:
+    """The rules named nowhere, and those named only in docstrings."""
+    return {
+        "missing": [rule for rule in rules if not outside[rule] and not inside[rule]],
+        "only in docstrings": [rule for rule in rules if not outside[rule] and inside[rule]],
+    }
 
 
 def _is_rule_mark(node: ast.expr) -> bool:
@@ -103,37 +141,19 @@ def marked_places(folder: Path) -> dict[str, list[str]]:
     return found
 
 
-def marked_rules(folder: Path) -> Counter[str]:
-    """How often each id is given to a `pytest.mark.rule(...)` under `folder`."""
-    return Counter({rule: len(places) for rule, places in marked_places(folder).items()})
-
-
-def once_each(found: Counter[str], rules: list[str]) -> dict[str, list[str]]:
-    """The rules named nowhere and those named more than once (with how often)."""
-    return {
-        "missing": [rule for rule in rules if found[rule] == 0],
-        "repeated": [f"{rule} x{found[rule]}" for rule in rules if found[rule] > 1],
-    }
-
-
 def thread_problems(
     place: str, found: dict[str, list[str]], rules: list[str], pending: Iterable[str] = ()
 ) -> list[str]:
-    """Each rule named nowhere in `place` or more than once, with the file to edit and what to
-    write there. A pending rule may be named nowhere; named in the server, it is met."""
+    """Each rule named nowhere in `place` (steps, tests) or more than once, with the file to
+    edit and what to write there. A pending rule needs no marked test yet."""
     missing, repeated = REMEDY[place]
-    waiting = set(pending) if place != "steps" else set()
+    waiting = set(pending) if place == "tests" else set()
     problems = []
     for rule in rules:
         places = found.get(rule, [])
         name = rule.replace("-", "_")
         if not places and rule not in waiting:
             problems.append(f"{rule} is named nowhere in {place}/: {missing.format(rule=rule)}")
-        elif places and rule in waiting and place == "reference_server":
-            problems.append(
-                f"{rule} is named in {place}/ ({', '.join(places)}) and listed as not met yet "
-                f"in {PENDING_FILE}: the server meets it now, so remove it from that list"
-            )
         elif len(places) > 1:
             problems.append(
                 f"{rule} is named {len(places)} times in {place}/ ({', '.join(places)}): "
@@ -142,10 +162,37 @@ def thread_problems(
     return problems
 
 
-@pytest.mark.parametrize("place", ["steps", "reference_server"])
-def test_each_rule_is_named_once_in(place: str) -> None:
-    found = literal_places(ROOT / place, CATALOGUE)
-    problems = thread_problems(place, found, CATALOGUE, PENDING)
+def server_problems(
+    outside: Counter[str], inside: Counter[str], rules: list[str], pending: Iterable[str] = ()
+) -> list[str]:
+    """Each rule named beside no server code, with what to write where. A pending rule may be
+    named nowhere; named beside code, the server meets it and the list must say so."""
+    write = REMEDY["reference_server"][0]
+    found = beside_code(outside, inside, [rule for rule in rules if rule not in set(pending)])
+    problems = [
+        f"{rule} is named nowhere in reference_server/: {write}" for rule in found["missing"]
+    ]
+    problems += [
+        f"{rule} is named in reference_server/ only in docstrings, away from the code: {write}"
+        for rule in found["only in docstrings"]
+    ]
+    problems += [
+        f"{rule} is named beside code in reference_server/ and listed as not met yet in "
+        f"{PENDING_FILE}: the server meets it now, so remove it from that list"
+        for rule in pending
+        if outside[rule]
+    ]
+    return problems
+
+
+def test_each_rule_is_named_once_in_the_step_layer() -> None:
+    problems = thread_problems("steps", literal_places(ROOT / "steps", CATALOGUE), CATALOGUE)
+    assert not problems, "\n".join(problems)
+
+
+def test_each_rule_is_named_beside_the_server_code_that_decides_it() -> None:
+    outside, inside = beside_code_counts(ROOT / "reference_server", CATALOGUE)
+    problems = server_problems(outside, inside, CATALOGUE, PENDING)
     assert not problems, "\n".join(problems)
 
 
@@ -233,45 +280,3 @@ def test_the_step_that_names_a_rule_is_a_then_step_of_its_scenarios() -> None:
         for line in astray
     ]
     assert not unchecked + astray, "\n".join(unchecked + astray)
-
-
-def test_a_failure_names_the_file_to_edit_and_what_to_write(tmp_path: Path) -> None:
-    """The messages a spec author meets after adding a rule: each names the place and the
-    remedy, and a rule the bundled server does not meet yet is no failure of the server's."""
-    rules = ["RULE-NEW", "RULE-OLD"]
-    found = {"RULE-OLD": ["reference_server/a.py:3", "reference_server/b.py:9"]}
-    assert thread_problems("reference_server", found, rules) == [
-        "RULE-NEW is named nowhere in reference_server/: write it in a comment beside the line "
-        f"that enforces it; while the server does not meet the rule, list it with the reason in "
-        f"{PENDING_FILE} instead",
-        "RULE-OLD is named 2 times in reference_server/ (reference_server/a.py:3, "
-        "reference_server/b.py:9): keep the one beside the line that enforces it",
-    ]
-    assert thread_problems("reference_server", {}, ["RULE-NEW"], ["RULE-NEW"]) == []
-    assert thread_problems("tests", {}, ["RULE-NEW"], ["RULE-NEW"]) == []
-    met = thread_problems("reference_server", found, ["RULE-OLD"], ["RULE-OLD"])
-    assert len(met) == 1 and "remove it from that list" in met[0]
-    (unmarked,) = thread_problems("tests", {}, ["RULE-NEW"])
-    assert unmarked.startswith(
-        'RULE-NEW is named nowhere in tests/: add @pytest.mark.rule("RULE-NEW")'
-    )
-    (unchecked,) = thread_problems("steps", {}, ["RULE-NEW"], ["RULE-NEW"])  # pending or not
-    assert "@check(...) of the Then step" in unchecked
-    (twice,) = thread_problems("steps", {"RULE-NEW": ["steps/a.py:1", "steps/b.py:2"]}, rules[:1])
-    assert twice.endswith("elsewhere in steps/ write RULE.RULE_NEW (steps/rules/ids.py)")
-
-
-def test_the_count_sees_a_missing_and_a_repeated_rule(tmp_path: Path) -> None:
-    code, tests = tmp_path / "code", tmp_path / "tests"
-    code.mkdir()
-    tests.mkdir()
-    (code / "a.py").write_text('X = "RULE-ONE"  # RULE-ONE again; RULE-ONE-MORE is another\n')
-    (tests / "test_b.py").write_text(
-        'import pytest\n\n@pytest.mark.rule("RULE-ONE", "RULE-TWO")\ndef test_it(): ...\n'
-    )
-    rules = ["RULE-ONE", "RULE-TWO", "RULE-ONE-MORE"]
-    assert once_each(literal_counts(code, rules), rules) == {
-        "missing": ["RULE-TWO"],
-        "repeated": ["RULE-ONE x2"],
-    }
-    assert once_each(marked_rules(tests), rules) == {"missing": ["RULE-ONE-MORE"], "repeated": []}

@@ -1,29 +1,38 @@
-"""Steps at the revocation endpoint and the user's manual revocation (feature: revocation)."""
+"""Steps at the revocation endpoint and the user's manual revocation (feature: revocation):
+the revocations, each a negative one with its twin where the service must refuse it; what
+the answers said and the tokens' state after are judged in revocation_outcomes.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import pytest
-from pytest_bdd import given, parsers, then, when
+from pytest_bdd import given, parsers, when
 
 from steps.consent import ConsentDriver
 from steps.consent.base import DriverError, UnrecognisedPage
-from steps.http.readers import granted, issued_tokens
+from steps.http.readers import granted
 from steps.outcomes import NotChecked, require
 from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
-from steps.scenario.kinds import check, premise
+from steps.scenario.kinds import premise
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.observations import Observations
-from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
+from steps.scenario.probes import (
+    INVALID,
+    NEVER_ISSUED,
+    WRONG_SECRETS,
+    near_miss,
+    wrong_secret,
+)
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 from steps.scenario.token import refresh_rule
 from steps.scenario.visits import Visits, visits_consent
 
 
-def _token(scene: Scene, which: str) -> str:
+def grant_token(scene: Scene, which: str) -> str:
     """The grant's access or refresh token (a premise: see the rule that issues it)."""
     tokens = scene.grant()
     token = tokens.access_token if which == "access" else tokens.refresh_token
@@ -34,6 +43,17 @@ def _token(scene: Scene, which: str) -> str:
 
 def _seen(observations: Observations, response_status: int) -> None:
     observations.describe("revocation_endpoint", response_status not in (404, 405, 501))
+
+
+def _refused_unless(scene: Scene, service: Service, token: str, fault: str) -> None:
+    """The revocation just sent is a negative: the application's usual revocation of the same
+    token is its twin, sent by the check that comes last (it ends the token it names)."""
+    client = scene.app()
+
+    def send_twin() -> bool:
+        return service.revoke(client, token).is_success
+
+    scene.negative = Negative(fault, twin(send_twin, RULE.REVOKE_EMPTY_200))
 
 
 @dataclass
@@ -66,8 +86,8 @@ def revocations() -> Revocations:
     return Revocations()
 
 
-@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token"))
-@premise()
+@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token$"))
+@premise(touches=("revocation",))
 def revoke(
     scene: Scene,
     service: Service,
@@ -76,7 +96,17 @@ def revoke(
     which: str,
 ) -> None:
     """RFC 7009 revocation of one of the grant's tokens."""
-    response = scene.keep(service.revoke(scene.app(), _token(scene, which)))
+    _revoke(scene, service, observations, revocations, which)
+
+
+def _revoke(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
+    response = scene.keep(service.revoke(scene.app(), grant_token(scene, which)))
     revocations.revoked.append(which)
     _seen(observations, response.status_code)
 
@@ -93,7 +123,7 @@ def has_revoked(
     """A revocation the service must have accepted (any 2xx: its exact answer is
     RULE.REVOKE_EMPTY_200's business) for the scenario to go on. The spec rule that then requires
     the revoked token to be refused is noted for the checks of the refusal's shape."""
-    revoke(scene, service, observations, revocations, which)
+    _revoke(scene, service, observations, revocations, which)
     response = scene.last()
     assert response.is_success, f"the revocation answered {response.status_code}"
     if which == "refresh":
@@ -104,6 +134,29 @@ def has_revoked(
         scene.refusal_rule = RULE.REVOKE_ONLINE_WHOLE_GRANT
 
 
+@given("the grant lives on without a live access token")
+@premise(see=RULE.REVOKE_ACCESS_KEEPS_REFRESH)
+def grant_without_access_token(
+    scene: Scene, service: Service, clock: Clock, revocations: Revocations
+) -> None:
+    """A grant whose only live token is its refresh token, confirmed: its access token revoked,
+    a refresh granted (the grant still lives: a deployment that ends the whole grant here
+    fails RULE.REVOKE_ACCESS_KEEPS_REFRESH, not the scenario's rule), and that refresh's access
+    token revoked too."""
+    client = scene.app()
+    for turn in ("first", "renewed"):
+        response = scene.keep(service.revoke(client, grant_token(scene, "access")))
+        revocations.revoked.append("access")
+        require(response.is_success, f"the revocation of the {turn} access token answered "
+                f"{response.status_code}", see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+        if turn == "first":
+            refreshed = granted(service.refresh(client, grant_token(scene, "refresh")))
+            require(refreshed, "the grant yields no access token after its access token was "
+                    "revoked", see=RULE.REVOKE_ACCESS_KEEPS_REFRESH)  # fmt: skip
+            assert refreshed is not None and scene.tokens is not None
+            scene.tokens.renewed(refreshed.fields, clock.now())
+
+
 @when("the application revokes a token the service never issued")
 @premise()
 def revoke_unknown(scene: Scene, service: Service, observations: Observations) -> None:
@@ -112,46 +165,94 @@ def revoke_unknown(scene: Scene, service: Service, observations: Observations) -
     _seen(observations, response.status_code)
 
 
-@when("the application revokes the refresh token with a GET request")
-@premise()
-def revoke_by_get(scene: Scene, service: Service) -> None:
+@when(parsers.re(r"the application revokes a token " + INVALID))
+@premise(touches=("invalid",))
+def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
+    """A token that is not valid: never issued, near the grant's access token, or revoked
+    already (still 200, RFC 7009 2.2)."""
+    client = scene.app()
+    if how == "that the service never issued":
+        token = NEVER_ISSUED
+    elif how == "that was revoked":
+        token = grant_token(scene, "access")
+        first = service.revoke(client, token)
+        require(first.is_success, f"the revocation answered {first.status_code}",
+                see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+    else:
+        token = near_miss(grant_token(scene, "access"), how)
+    scene.keep(service.revoke(client, token))
+
+
+@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token with a GET request"))
+@premise(touches=("revocation",))
+def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
     """POST is the only method."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), method="GET"))
+    token = grant_token(scene, which)
+    scene.keep(service.revoke(scene.app(), token, method="GET"))
+    _refused_unless(scene, service, token, "the GET method")
 
 
-@when(parsers.parse("the application revokes the refresh token without the {field} field"))
-@premise()
-def revoke_without(scene: Scene, service: Service, field: str) -> None:
+@when(
+    parsers.re(
+        r"the application revokes the (?P<which>access|refresh) token"
+        r" without the (?P<field>\w+) field"
+    )
+)
+@premise(touches=("revocation", "missing_field"))
+def revoke_without(scene: Scene, service: Service, which: str, field: str) -> None:
     """A revocation missing one field."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), overrides={field: None}))
+    token = grant_token(scene, which)
+    scene.keep(service.revoke(scene.app(), token, overrides={field: None}))
+    _refused_unless(scene, service, token, f"leaving out the {field} field")
 
 
-@when("the application revokes the refresh token with a wrong client secret")
-@premise()
-def revoke_wrong_secret(scene: Scene, service: Service) -> None:
-    """Client authentication fails."""
-    token = _token(scene, "refresh")
-    scene.keep(service.revoke(scene.app(), token, overrides={"client_secret": WRONG_SECRET}))
+@when(
+    parsers.re(r"the application revokes the (?P<which>access|refresh) token with " + WRONG_SECRETS)
+)
+@premise(touches=("revocation", "secret"))
+def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) -> None:
+    """Client authentication fails, also for a near miss of the right secret."""
+    token, client = grant_token(scene, which), scene.app()
+    secret = wrong_secret(client, how)
+    scene.keep(service.revoke(client, token, overrides={"client_secret": secret}))
     scene.refusal_rule = RULE.AUTH_REVOKE_CLIENT_SECRET
+    _refused_unless(scene, service, token, how)
 
 
-@when("another web application revokes the refresh token with its own credentials")
-@premise()
-def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile) -> None:
-    """Another application tries to revoke this one's grant."""
-    scene.keep(service.revoke(profile.client("other_web"), _token(scene, "refresh")))
+@when(
+    parsers.re(
+        r"another web application revokes the (?P<which>access|refresh) token"
+        r" with its own credentials"
+    )
+)
+@premise(touches=("revocation",))
+def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, which: str) -> None:
+    """Another application tries to revoke this one's token."""
+    token = grant_token(scene, which)
+    scene.keep(service.revoke(profile.client("other_web"), token))
+    _refused_unless(scene, service, token, "another application naming it")
 
 
-@when("the application revokes the refresh token with all parameters in the URL query string")
-@premise()
-def revoke_in_query(scene: Scene, service: Service) -> None:
-    """Credentials in the URL."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), in_query=True))
+@when(
+    parsers.re(
+        r"the application revokes the (?P<which>access|refresh) token with all parameters"
+        r" in the URL query string(?: of a (?P<method>GET|POST) request)?"
+    )
+)
+@premise(touches=("revocation", "url_parameters"))
+def revoke_in_query(scene: Scene, service: Service, which: str, method: str | None) -> None:
+    """Credentials in the URL: a POST with an empty body, or a GET."""
+    token = grant_token(scene, which)
+    if method == "GET":
+        scene.keep(service.revoke(scene.app(), token, method="GET"))
+    else:
+        scene.keep(service.revoke(scene.app(), token, in_query=True))
+    _refused_unless(scene, service, token, "its parameters in the URL")
 
 
 @visits_consent(Visits.EACH)
 @when("the user revokes the application's access on the website")
-@premise()
+@premise(touches=("refresh_token",))
 def revoke_manually(
     scene: Scene,
     driver: ConsentDriver,
@@ -184,85 +285,3 @@ def revoke_manually(
         revocations.website_note = f"the website offered no way to revoke it: {error}"
     else:
         website_revocations.worked += 1
-
-
-@then("the service offers token revocation")
-@check("VERSION-REVOCATION")
-def revocation_offered(scene: Scene) -> None:
-    """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
-    status = scene.last().status_code
-    assert status not in (404, 405, 501), f"the revocation endpoint answered {status}"
-
-
-@then("the revocation is answered 200 with an empty body")
-@check("REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200")
-def revoked_200_empty(scene: Scene) -> None:
-    """Section 4.4: 200, empty body."""
-    response = scene.last()
-    assert response.status_code == 200, f"status {response.status_code}: {response.text[:200]}"
-    assert response.content == b"", f"body is {response.text[:200]!r}"
-
-
-@then("the revocation is not answered with success")
-@check(
-    "AUTH-REVOKE-CLIENT-SECRET",
-    "REVOKE-NO-QUERY-PARAMS",
-    "REVOKE-POST-ONLY",
-    "REVOKE-REQUIRED-PARAMS",
-)
-def revoke_refused(scene: Scene) -> None:
-    """Anything but a 2xx."""
-    response = scene.last()
-    assert not response.is_success, f"answered {response.status_code}"
-
-
-@then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
-@check("LIFETIME-ACCESS-EXPIRES")
-def access_token_state(scene: Scene, service: Service, still: str) -> None:
-    """Whether the service still accepts the grant's access token (any 2xx: what it returns
-    is the USERINFO-* rules' business), or no longer gives the user's data for it."""
-    token = _token(scene, "access")
-    if still == "still works":
-        assert service.token_accepted(token), "the access token is refused"
-    else:
-        assert service.token_refused(token), "the access token still gives the user's data"
-
-
-@then("the refresh token no longer works")
-@check("REVOKE-MANUAL", "REVOKE-REFRESH-WHOLE-GRANT")
-def refresh_dead(
-    scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
-) -> None:
-    """A refresh with the token fails."""
-    note = revocations.website_note
-    if profile.capabilities.no_manual_revocation and note:
-        raise AssertionError(note)
-    response = service.refresh(scene.app(), _token(scene, "refresh"))
-    note = f" ({note})" if note else ""
-    assert not issued_tokens(response), f"it still yields tokens{note}"  # any status: spec 7.2
-
-
-@then("no refresh token of the grant works either")
-@check("REVOKE-ONLINE-WHOLE-GRANT")
-def no_refresh_left(scene: Scene, service: Service) -> None:
-    """An online grant has no refresh token; one a non-conforming service handed out anyway
-    must have gone with the whole grant."""
-    refresh_token = scene.grant().refresh_token
-    if not refresh_token:
-        return
-    response = service.refresh(scene.app(), refresh_token)
-    assert not issued_tokens(response), (  # any status: spec 7.2
-        "the refresh token the service handed out for this online grant still yields tokens"
-    )
-
-
-@then("the refresh token still yields new access tokens")
-@check("LIFETIME-REFRESH-PERSISTS", "REVOKE-ACCESS-KEEPS-REFRESH", "REVOKE-OTHER-CLIENT")
-def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
-    """A refresh with the token is granted (read as a client reads it: its format is
-    RULE.TOKEN_RESPONSE_ACCESS_TOKEN's business)."""
-    response = service.refresh(scene.app(), _token(scene, "refresh"))
-    answer = granted(response)
-    assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"
-    assert scene.tokens is not None
-    scene.tokens.renewed(answer.fields, clock.now())

@@ -8,17 +8,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from steps.reports.verdicts import (
-    RuleVerdict,
+from steps.reports.conclusion import (
     checked_share,
     conclusion,
-    deviation_reasons,
     exit_status,
     failing_rules,
     left_out,
-    summarize,
     unchecked_rules,
 )
+from steps.reports.verdicts import RuleVerdict, deviation_reasons, summarize
 
 SCHEMA = "mb-oauth-conformance/verdicts/1"
 #: The start of the note a twin's scenario carries (steps/run/twins.py writes it): the run's
@@ -98,7 +96,10 @@ def build_document(
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),
         "pacing": dict(results.get("pacing") or {}),
+        "requests": int(results.get("requests") or 0),
+        "combinations": dict(results.get("combinations") or {}),
         "consent": dict(results.get("consent") or {}),
+        "safety": list(results.get("safety") or ()),
         "known_deviations": deviation_reasons(results),
         "description": dict(description),
         "observations": observations(results),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from steps.reports import HTML, VERDICTS
-from steps.reports.verdicts import CHECKED
+from steps.reports.conclusion import CHECKED
 
 #: The verdicts of a rule a run really checked, as verdicts.json spells them.
 CHECKED_WORDS = {str(verdict) for verdict in CHECKED}

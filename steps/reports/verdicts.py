@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
+from steps.reports.premises import blocked_by_deviations, seen_defect
 
 
 class Verdict(StrEnum):
@@ -69,6 +70,9 @@ class ScenarioResult:
     evidence: tuple[dict[str, Any], ...] = ()
     #: How the scenario read answers leniently, and samples it took (steps/http/readers.py).
     notes: tuple[str, ...] = ()
+    #: An unchecked scenario's failed premise: the rule that judges it, and what it saw.
+    see: str = ""
+    what: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ScenarioResult:
@@ -85,6 +89,8 @@ class ScenarioResult:
             duration=float(data.get("duration") or 0.0),
             evidence=tuple(data.get("evidence") or ()),
             notes=tuple(str(n) for n in data.get("notes") or ()),
+            see=str(data.get("see") or ""),
+            what=str(data.get("what") or ""),
         )
 
 
@@ -102,6 +108,9 @@ class RuleVerdict:
     in_catalogue: bool = True
     #: The profile's reason for a known deviation ("" when it gave none).
     deviation_reason: str = ""
+    #: Known deviations of other rules that are why this one could not be checked (each of its
+    #: unchecked scenarios names one): an expected consequence, not an incomplete run.
+    blocked_by: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The verdicts.json entry (scenario names and outcomes, no evidence)."""
@@ -112,6 +121,7 @@ class RuleVerdict:
             "title": self.title,
             "verdict": str(self.verdict),
             "known_deviation": self.known_deviation,
+            **({"blocked_by": list(self.blocked_by)} if self.blocked_by else {}),
             "scenarios": [scenario_json(s) for s in self.scenarios],
         }
 
@@ -194,12 +204,16 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
                     in_catalogue=False,
                 )
             verdicts[rule_id].scenarios.append(scenario)
+        if scenario.outcome == UNCHECKED_OUTCOME and scenario.see in verdicts:
+            verdicts[scenario.see].scenarios.append(seen_defect(scenario))
     for verdict in verdicts.values():
         verdict.known_deviation = verdict.id in deviations
         verdict.deviation_reason = deviations.get(verdict.id, "")
         verdict.verdict = decide(
             verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
         )
+        if verdict.verdict == UNCHECKED:
+            verdict.blocked_by = blocked_by_deviations(verdict.scenarios, deviations)
     return sorted(verdicts.values(), key=lambda v: (section_key(v.section), v.id))
 
 
@@ -218,73 +232,3 @@ def summarize(verdicts: Iterable[RuleVerdict]) -> dict[str, int]:
     summary: dict[str, int] = {str(name): counts.get(name, 0) for name in VERDICT_ORDER}
     summary["total"] = sum(counts.values())
     return summary
-
-
-def failing_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
-    """Rules that make the run non-conforming: spec failures, and rfc warnings when strict."""
-    bad = {FAIL, WARNING} if strict else {FAIL}
-    return [v for v in verdicts if v.verdict in bad]
-
-
-def unchecked_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
-    """Rules that would decide conformance but could not be checked (spec; rfc too if strict)."""
-    levels = {"spec", "rfc"} if strict else {"spec"}
-    return [v for v in verdicts if v.verdict == UNCHECKED and v.level in levels]
-
-
-#: Exit statuses of mb-oauth-conformance.
-CONFORMS, DOES_NOT_CONFORM, SETUP_ERROR, INCOMPLETE = 0, 1, 2, 3
-CHECKED = {PASS, FAIL, WARNING, OBSERVED, EXPECTED_FAILURE, UNEXPECTED_PASS}
-
-
-def nothing_checked(verdicts: Iterable[RuleVerdict]) -> bool:
-    """True when no rule was checked (all skipped, not run or unchecked): conforms to nothing."""
-    return not any(v.verdict in CHECKED for v in verdicts)
-
-
-def exit_status(verdicts: Iterable[RuleVerdict], strict: bool = False) -> int:
-    """1 some spec rule fails (--strict: or an rfc rule warns); else 3 when one could not be
-    checked; 2 when nothing at all was checked; 0 when every spec rule passes or is an
-    expected failure."""
-    verdicts = list(verdicts)
-    if failing_rules(verdicts, strict):
-        return DOES_NOT_CONFORM
-    if unchecked_rules(verdicts, strict):
-        return INCOMPLETE
-    if nothing_checked(verdicts):
-        return SETUP_ERROR
-    return CONFORMS
-
-
-#: What each exit status says, in the words of the terminal's closing line.
-CONCLUSIONS = {
-    CONFORMS: "CONFORMS",
-    DOES_NOT_CONFORM: "DOES NOT CONFORM",
-    SETUP_ERROR: "NOTHING CHECKED",
-    INCOMPLETE: "INCOMPLETE (some spec rules could not be checked)",
-}
-#: What a run that checked only a selection says where a whole run would say CONFORMS.
-SELECTION_PASSES = "NO FAILURE IN THE SELECTION (not a verdict on the deployment)"
-
-
-def left_out(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
-    """Catalogue rules that decide conformance (spec; rfc too when strict) which the run did not
-    include (a --rule, --level or --tags selection): without them it cannot say CONFORMS."""
-    levels = {"spec", "rfc"} if strict else {"spec"}
-    return [v for v in verdicts if v.in_catalogue and v.level in levels and v.verdict == NOT_RUN]
-
-
-def conclusion(verdicts: Iterable[RuleVerdict], strict: bool = False) -> str:
-    """The closing word of a run: its exit status's, except that a selection which leaves out
-    rules that decide conformance never says CONFORMS."""
-    verdicts = list(verdicts)
-    status = exit_status(verdicts, strict)
-    if status == CONFORMS and left_out(verdicts, strict):
-        return SELECTION_PASSES
-    return CONCLUSIONS[status]
-
-
-def checked_share(verdicts: Iterable[RuleVerdict]) -> tuple[int, int]:
-    """(catalogue rules the run really checked, catalogue rules)."""
-    catalogued = [v for v in verdicts if v.in_catalogue]
-    return sum(v.verdict in CHECKED for v in catalogued), len(catalogued)

@@ -6,6 +6,7 @@ import importlib.util
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def _features_dir() -> Path:
@@ -24,33 +25,32 @@ CATALOGUE_FILE = FEATURES_DIR / "rules.toml"
 LEVELS = ("spec", "rfc", "info")
 
 
-#: The variants a rule's words may cover, by dimension (steps/rules/variants.py reads them from the
-#: scenarios): the kind of application, the kind of token request, how a bearer token is
-#: passed, the kind of authorization error, and why a code or token presented is not valid.
-DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "client": ("web", "installed"),
-    "grant": ("code", "refresh"),
-    "delivery": ("header", "body", "query"),
-    "error": ("access_denied", "invalid_scope", "unsupported_response_type", "invalid_request"),
-    "token": ("unknown", "used", "foreign", "revoked", "expired"),
-}
-Variants = tuple[tuple[str, tuple[str, ...]], ...]
+#: A rule's restriction of a dimension to some of its values: (dimension, values) pairs.
+Restrictions = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 @dataclass(frozen=True)
 class Rule:
     """One normative statement: where it comes from, how much a failure weighs, what it says,
-    and the variants its words cover (each must be checked: tests/suite/test_variants.py)."""
+    and the objects its check touches (features/dimensions.toml: their dimensions are what its
+    scenarios must cover, tests/suite/test_variants.py), with any dimension it keeps to some
+    values (`only`) and why (`because`)."""
 
     id: str
     section: str
     level: str
     title: str
-    variants: Variants = ()
+    touches: tuple[str, ...] = ()
+    restrictions: Restrictions = ()
+    because: str = ""
+    #: Combinations the rule leaves to another rule (`excluded`, each a `when` as in
+    #: dimensions.toml's `impossible`), for the same `because`.
+    excluded: tuple[tuple[tuple[str, Any], ...], ...] = ()
 
-    def covers(self) -> dict[str, tuple[str, ...]]:
-        """The declared variants by dimension."""
-        return dict(self.variants)
+    @property
+    def only(self) -> dict[str, tuple[str, ...]]:
+        """The dimensions the rule keeps to some of their values."""
+        return dict(self.restrictions)
 
 
 class CatalogueError(ValueError):
@@ -67,7 +67,10 @@ def parse_catalogue(text: str) -> dict[str, Rule]:
                 str(entry["section"]),
                 entry["level"],
                 entry["title"],
-                _variants(entry.get("id"), entry.get("variants") or {}),
+                tuple(entry.get("touches") or ()),
+                _restrictions(entry.get("id"), entry.get("only") or {}, entry.get("because")),
+                str(entry.get("because") or ""),
+                tuple(tuple(when.items()) for when in entry.get("excluded") or ()),
             )
         except KeyError as exc:
             raise CatalogueError(f"rule {entry!r} lacks {exc}") from None
@@ -79,12 +82,10 @@ def parse_catalogue(text: str) -> dict[str, Rule]:
     return rules
 
 
-def _variants(rule_id: object, table: dict[str, list[str]]) -> Variants:
-    """A rule's `variants` table, every dimension and value one of DIMENSIONS'."""
-    for dimension, values in table.items():
-        known = DIMENSIONS.get(dimension)
-        if known is None or not set(values) <= set(known):
-            raise CatalogueError(f"rule {rule_id}: unknown variants {dimension} = {values}")
+def _restrictions(rule_id: object, table: dict[str, list[str]], because: object) -> Restrictions:
+    """A rule's `only` table; keeping a dimension to some values needs a reason."""
+    if table and not because:
+        raise CatalogueError(f"rule {rule_id}: `only` needs `because`, the reason it may")
     return tuple((dimension, tuple(values)) for dimension, values in table.items())
 
 

@@ -14,7 +14,7 @@ from gherkin.parser import Parser
 from steps.rules.catalogue import LEVELS, Rule
 
 #: Tags that are not rule ids.
-MODIFIER_TAGS = frozenset({"slow", "lasting"})
+MODIFIER_TAGS = frozenset({"slow", "lasting", "product"})
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,13 @@ class RenderedScenario:
     steps: tuple[str, ...]
     #: Each step's kind as Gherkin gives it ("given", "when", "then"; And/But inherit it).
     step_types: tuple[str, ...] = ()
+    #: The Examples row it was rendered from (column, cell), in the table's order.
+    row: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def cells(self) -> dict[str, str]:
+        """The Examples row by column."""
+        return dict(self.row)
 
 
 def rendered_scenarios(features_dir: Path) -> list[RenderedScenario]:
@@ -125,7 +132,8 @@ def rendered_scenarios(features_dir: Path) -> list[RenderedScenario]:
                 tags = frozenset(template.tags | feature.tags | examples)
                 steps = tuple(step.name for step in scenario.steps)
                 types = tuple(step.type for step in scenario.steps)
-                found.append(RenderedScenario(path.name, scenario.name, tags, steps, types))
+                row = tuple(context.items())
+                found.append(RenderedScenario(path.name, scenario.name, tags, steps, types, row))
     return found
 
 

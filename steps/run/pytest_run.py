@@ -14,14 +14,13 @@ import click
 from client_kit.redaction import share_mask_key
 from steps.profiles.bundled import SetupError
 from steps.reports import load_profile
-from steps.reports.redact import profile_secrets
+from steps.reports.redact import PYTEST_LOG, profile_secrets
 from steps.reports.stream import ProgressOnly, Sink, run_masked
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
 #: What pytest collects: the scenario modules of the steps package (they bind features/).
 COLLECT_TARGET = PACKAGE_DIR / "test_features.py"
-PYTEST_LOG = "pytest-output.txt"
 
 #: Plugins loaded explicitly (autoloading is off, see run_pytest).
 PYTEST_PLUGINS = ("pytest_bdd.plugin", "steps.plugin", "no:cacheprovider")
@@ -40,6 +39,8 @@ class RunOptions:
     run_slow: bool = False
     run_lasting: bool = False
     min_interval: float | None = None
+    #: "pairs" or "product" (--combinations).
+    combinations: str = "pairs"
     strict: bool = False
     workers: int = 0
     #: pytest's whole output on the terminal, its closing report (tracebacks) included.
@@ -78,6 +79,8 @@ def suite_arguments(options: RunOptions) -> list[str]:
     args += ["--run-lasting"] if options.run_lasting else []
     if options.min_interval is not None:
         args += ["--min-interval", str(options.min_interval)]
+    if options.combinations != "pairs":
+        args += ["--combinations", options.combinations]
     return args
 
 

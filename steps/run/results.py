@@ -35,6 +35,11 @@ class ScenarioEntry:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that.
     notes: list[str] = field(default_factory=list)
+    #: Requests it sent.
+    requests: int = 0
+    #: A premise that did not hold: the rule it names, and what it saw.
+    see: str = ""
+    what: str = ""
 
     @classmethod
     def of(cls, payload: ScenarioPayload) -> ScenarioEntry:
@@ -44,7 +49,7 @@ class ScenarioEntry:
     def to_json(self) -> dict[str, Any]:
         """The entry of results.json (`cause` only when there is one)."""
         entry = asdict(self)
-        for optional in ("cause", "notes"):
+        for optional in ("cause", "notes", "see", "what"):
             if not entry[optional]:
                 del entry[optional]
         return entry
@@ -73,6 +78,8 @@ class Results:
         self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self.scenarios: dict[str, ScenarioEntry] = {}
         self.observations: dict[str, Any] = {}
+        #: What the suite kept the deployment from doing, each once (HttpLayer.safety).
+        self.safety: list[str] = []
 
     def add(self, report: pytest.TestReport) -> None:
         """Fold one report's payload into the scenario's entry."""
@@ -82,8 +89,10 @@ class Results:
         payload = ScenarioPayload.from_wire(wire)
         entry = self.scenarios.setdefault(report.nodeid, ScenarioEntry.of(payload))
         entry.duration += report.duration
+        entry.requests += payload.requests
         entry.evidence += payload.evidence
         entry.notes += [n for n in payload.notes if n not in entry.notes]
+        self.safety += [line for line in payload.safety if line not in self.safety]
         if not payload.unchecked:  # conclusions only from requests that got through
             merge_observations(self.observations, payload.observations)
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
@@ -93,6 +102,7 @@ class Results:
             entry.outcome, entry.message = outcome, payload.message
             if payload.cause:
                 entry.cause = payload.cause
+            entry.see, entry.what = payload.see, payload.what
 
     def document(self, state: SuiteState) -> dict[str, Any]:
         """The results.json document of the contract."""
@@ -109,8 +119,19 @@ class Results:
             "observations": observations,
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
+            "safety": self.safety + [s for s in _own_safety(state) if s not in self.safety],
             "prompts_estimate": prompts_estimate(state),
+            "requests": sum(entry.requests for entry in self.scenarios.values()),
+            "combinations": {
+                "mode": state.combinations,
+                "not_run": state.product_rows_not_run,
+            },
         }
+
+
+def _own_safety(state: SuiteState) -> list[str]:
+    """This process's safety notes (a sequential run's, or the controller's preflight)."""
+    return list(state.http().safety) if state.http_started else []
 
 
 def prompts_estimate(state: SuiteState) -> int | None:

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, lenient_note
+from steps.outcomes import require
 from steps.profiles.profile import RegisteredApp
 from steps.rules.ids import RULE
 from steps.scenario.observations import Observations
@@ -51,7 +52,10 @@ def code_of(
     redirect_uri = request.redirect_uri
     if not redirect_uri:  # a request without a redirect URI: nothing to exchange the code for
         return None
-    return IssuedCode(request.client, code, redirect_uri, request.verifier, request.challenge)
+    access_type = request.params.get("access_type") or ""
+    return IssuedCode(
+        request.client, code, redirect_uri, request.verifier, request.challenge, access_type
+    )
 
 
 def redirect_code(outcome: Outcome, http: HttpLayer) -> str | None:
@@ -107,6 +111,51 @@ def client_request(service: Service, client: RegisteredApp, scope: str) -> AuthR
         "state": "st-" + secrets.token_hex(6),
     }
     return request
+
+
+def pkce_request(service: Service, client: RegisteredApp, scope: str, pkce: str) -> AuthRequest:
+    """The real client's request with the PKCE challenge of a dimension value: "S256" (as it
+    sends it), "plain" (the verifier itself, method plain), "none" (no challenge; the state
+    stays, so the request differs from the real client's in its challenge alone)."""
+    request = client_request(service, client, scope)
+    if pkce == "plain":
+        request.challenge = challenge_for(request.verifier or url_safe_verifier(), "plain")
+        request.params |= {"code_challenge": request.challenge, "code_challenge_method": "plain"}
+    elif pkce == "none":
+        request.verifier = request.challenge = None
+        request.params |= {"code_challenge": None, "code_challenge_method": None}
+    return request
+
+
+def require_faultless_accepted(target: Target, request: AuthRequest) -> None:
+    """The positive twin of a request with one fault (steps/scenario/negatives.py): the same
+    request without it leads to the consent page or a code. Asked once per run for each shape
+    of request (a visit may ask a person), so a refusal of the fault proves something."""
+    if not request.fault or request.faultless is None:
+        return
+    params = request.faultless
+    drawn = ("state", "code_challenge")
+    shape = tuple(sorted((k, v) for k, v in params.items() if k not in drawn and v is not None))
+    if shape not in target.accepted_requests:
+        outcome = target.driver.open(target.service.authorize_url(params))
+        target.accepted_requests[shape] = _leads_on(outcome)
+    else:
+        target.http.note(
+            f"the same request without {request.fault} was accepted earlier in the run"
+        )
+    faultless = AuthRequest(request.client, params, request.verifier, request.challenge)
+    require(
+        target.accepted_requests[shape],
+        f"the same request without {request.fault} was refused too, so its refusal proves nothing",
+        see=code_rule(faultless, request.client),
+    )
+
+
+def _leads_on(outcome: Outcome) -> bool:
+    """Whether a visit was accepted: the consent page, or a redirect with a code."""
+    if isinstance(outcome, RedirectResult):
+        return not outcome.error and bool(outcome.code or outcome.fragment_code)
+    return bool(getattr(outcome, "consent", False))
 
 
 def bare_request(service: Service, client: RegisteredApp, scope: str) -> AuthRequest:
