@@ -86,7 +86,7 @@ class Entry:
         lines += _list("Scenarios", self.scenarios)
         lines += _list("Checked by", self.checks)
         lines += _list("Named by the steps (a premise, a twin, a leniency)", self.named)
-        unmet = f"{self.pending} ({DEVIATIONS_FILE.parent.name}/{DEVIATIONS_FILE.name})"
+        unmet = f"{self.pending} (steps/profiles/{DEVIATIONS_FILE.name})"
         none = unmet if self.pending else "no line names it"
         lines += _list("Decided on the server at", self.server, none=none)
         lines += _list("Tests", self.tests, none="no test is marked with it")
