@@ -14,6 +14,11 @@ STAMP  := $(VENV)/.installed
 # with the reason). `make test PYTEST_ARGS=` runs sequentially.
 PYTEST_ARGS ?= -n 4
 
+# setuptools announces every editable install with a warning box ("Editable installation. ...
+# folders with the same name as your package"), which pip shows even with --quiet. Only that
+# one message is ignored: any other warning and every error still show.
+QUIET_EDITABLE := PYTHONWARNINGS='ignore:Editable installation:UserWarning'
+
 venv: $(STAMP)
 
 # Reinstall only when the declared or pinned dependencies change.
@@ -23,7 +28,7 @@ $(STAMP): pyproject.toml constraints.txt
 	  exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
 test: $(STAMP)
@@ -35,8 +40,10 @@ test: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS) $(FILES)
 
+# `make conformance CONFORMANCE_PORT=8443` serves the bundled server on that port (default: a
+# free one); CONFORMANCE_ARGS go to mb-oauth-conformance as they are.
 conformance: $(STAMP)
-	$(BIN)/mb-oauth-conformance $(CONFORMANCE_ARGS)
+	$(BIN)/mb-oauth-conformance $(if $(CONFORMANCE_PORT),--port $(CONFORMANCE_PORT)) $(CONFORMANCE_ARGS)
 
 # The built wheel installed in a fresh venv, its server and whole suite run outside the checkout.
 installed-check:

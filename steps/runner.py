@@ -32,16 +32,20 @@ from steps.reports import (
 )
 from steps.reports.junit import annotate_pytest_reports
 from steps.reports.redact import PYTEST_LOG, profile_secrets
+from steps.reports.stream import ProgressOnly
 from steps.reports.verdicts import LEVELS
 from steps.rules.catalogue import load_catalogue
 from steps.run.compare import RunnerCommand
 from steps.run.pytest_run import (
     COLLECT_TARGET,
     PROJECT_DIR,
+    PYTEST_BROKEN,
     PYTEST_PLUGINS,
     RunOptions,
+    broken_run,
     pytest_command,
     run_pytest,
+    say_what_was_held,
     suite_arguments,
     use_colour,
 )
@@ -65,41 +69,11 @@ PROFILE_NAME = "profile.toml"
 STALE_FILES = ("results.json", "verdicts.json", "summary.txt", "report.html", "junit.xml",
                "cucumber.json", PYTEST_LOG)  # fmt: skip
 
-# Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
-PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
-
 
 def clear_stale(report_dir: Path) -> None:
     """Remove the files of an earlier run, so a failed run is never read as a passed one."""
     for name in STALE_FILES:
         (report_dir / name).unlink(missing_ok=True)
-
-
-def selection_text(options: RunOptions) -> str:
-    """The selection options of a run, as the operator typed them."""
-    parts = [f"--tags {options.tags!r}"] if options.tags else []
-    parts += [f"--rule {rule}" for rule in options.rules]
-    parts += [f"--level {level}" for level in options.levels]
-    return " ".join(parts) or "the whole suite"
-
-
-def pytest_error(report_dir: Path) -> str:
-    """pytest's own one-line complaint (a bad -m expression, say), from its masked log."""
-    log = report_dir / PYTEST_LOG
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
-    errors = [line.strip() for line in lines if line.strip().startswith("ERROR:")]
-    return errors[0].removeprefix("ERROR:").strip() if errors else ""
-
-
-def broken_run(options: RunOptions, pytest_status: int) -> SetupError:
-    """The setup error for a pytest run that did not run scenarios."""
-    if pytest_status == 5:
-        return SetupError(f"no scenario selected by {selection_text(options)}")
-    detail = pytest_error(options.report_dir)
-    reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
-    if pytest_status == 4:
-        return SetupError(f"bad selection {selection_text(options)}: {detail or reason}")
-    return SetupError(f"pytest: {reason}" + (f": {detail}" if detail else ""))
 
 
 def preflight(options: RunOptions) -> None:
@@ -128,6 +102,8 @@ def finish(options: RunOptions, pytest_status: int) -> int:
             raise broken_run(options, pytest_status) from None
         status = f"pytest: exit status {pytest_status}"
         raise SetupError(f"the suite produced no {RESULTS} ({status})") from None
+    if options.label:
+        results["label"] = options.label
     profile_data = load_profile(options.profile)
     report = write_reports(
         options.report_dir,
@@ -151,16 +127,20 @@ def execute(options: RunOptions) -> int:
     options.report_dir.mkdir(parents=True, exist_ok=True)
     clear_stale(options.report_dir)
     preflight(options)
-    status = run_pytest(options)
+    terminal = sys.stdout if options.verbose else ProgressOnly(sys.stdout)
+    status = run_pytest(options, terminal)
+    if isinstance(terminal, ProgressOnly):
+        say_what_was_held(options, terminal, status)
     return finish(options, status)
 
 
-def run_bundled(options: RunOptions) -> int:
-    """Start and provision the bundled server, write its profile, run everything against it."""
+def run_bundled(options: RunOptions, port: int = 0) -> int:
+    """Start and provision the bundled server (on `port`, 0: a free one), write its profile,
+    run everything against it."""
     options.report_dir.mkdir(parents=True, exist_ok=True)
     with (
         tempfile.TemporaryDirectory(prefix="mb-oauth-conformance-") as work,
-        bundled_server(Path(work)) as server,
+        bundled_server(Path(work), port) as server,
     ):
         click.echo(f"Bundled reference server at {server.base_url}", err=True)
         write_profile(options.profile, provision(server))
@@ -212,6 +192,24 @@ def run_bundled(options: RunOptions) -> int:
 )
 @click.option("--strict", is_flag=True, help="rfc warnings also make the run fail.")
 @click.option(
+    "--label",
+    default="",
+    metavar="NAME",
+    help="What to call this run in its reports and in `compare` (default: its profile's name).",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Show pytest's whole output, the failed scenarios' tracebacks included "
+    "(always in pytest-output.txt).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    help="Port of the bundled server (without --profile; default: a free one).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=0),
     default=0,
@@ -230,6 +228,9 @@ def main(
     combinations: str,
     report_dir: Path,
     strict: bool,
+    label: str,
+    verbose: bool,
+    port: int | None,
     workers: int,
     pytest_args: tuple[str, ...],
 ) -> None:
@@ -240,7 +241,7 @@ def main(
     preflight, a selection that checks nothing), 3 incomplete (no spec rule fails, but some
     could not be checked). Arguments after `--` go to pytest.
     """
-    check_options(target, profile, rules)
+    check_options(target, profile, rules, port=port)
     started = time.monotonic()
     options = RunOptions(
         report_dir=report_dir.resolve(),
@@ -255,9 +256,11 @@ def main(
         combinations=combinations,
         strict=strict,
         workers=workers,
+        verbose=verbose,
+        label=label,
         extra=pytest_args,
     )
-    status = execute(options) if profile else run_bundled(options)
+    status = execute(options) if profile else run_bundled(options, port or 0)
     click.echo(f"Finished in {time.monotonic() - started:.1f} s", err=True)
     sys.exit(status)
 

@@ -111,7 +111,11 @@ def size_violation(relative: str, source: str) -> str | None:
     count = len(source.splitlines())
     doc = ast.get_docstring(ast.parse(source, filename=relative)) or ""
     if count > MAX_LINES and f"over {MAX_LINES} lines" not in doc.lower():
-        return f"{relative}: {count} lines, and its docstring does not say why"
+        return (
+            f"{relative}: {count} lines, over the limit of {MAX_LINES}: move a concept of it into "
+            f"a module of its own, or say why it stays whole at the top of its module docstring "
+            f'("Over {MAX_LINES} lines: <why>")'
+        )
     return None
 
 
@@ -234,7 +238,9 @@ def test_a_planted_long_file_is_found_unless_it_says_why() -> None:
     body = "x = 1\n" * MAX_LINES
     silent = '"""A module."""\n' + body
     reasoned = '"""Over 300 lines on purpose: one state machine reads best whole."""\n' + body
-    assert size_violation("tests/test_planted.py", silent) is not None
+    found = size_violation("tests/test_planted.py", silent)
+    assert found is not None and found.startswith("tests/test_planted.py: 301 lines, over")
+    assert '("Over 300 lines: <why>")' in found  # what to write, and where
     assert size_violation("tests/test_planted.py", reasoned) is None
     assert size_violation("tests/test_planted.py", '"""A module."""\n' + "x = 1\n" * 299) is None
 

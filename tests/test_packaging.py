@@ -56,7 +56,7 @@ def test_every_listed_package_is_a_folder_with_an_init() -> None:
             assert (folder / "__init__.py").is_file(), f"{folder} has no __init__.py"
 
 
-def _source_files() -> list[str]:
+def source_files() -> list[str]:
     """The files a clean clone has, with new ones not yet committed (git's ignore rules)."""
     listing = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
@@ -73,7 +73,7 @@ def test_the_built_wheel_holds_every_file_of_the_tree(tmp_path: Path) -> None:
     # Built from a copy: an in-tree build leaves build/lib behind, whose stale modules a later
     # wheel would ship.
     source = tmp_path / "source"
-    for name in _source_files():
+    for name in source_files():
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, source / name)
     subprocess.run(

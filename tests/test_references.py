@@ -1,6 +1,6 @@
-"""No dangling references: every repository path the README and the shipped example profiles
-cite exists, and none of them sends the reader to a file outside the repository (such as the
-project's private `reference/` notes)."""
+"""No dangling references: every repository path the README, the pages of docs/ and the shipped
+profiles cite exists, and none of them sends the reader to a file outside the repository (such
+as the project's private `reference/` notes)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP = ("steps", "tests", "docs", "features", "tools", "reference_server", "client_kit", "examples")
 CITED = re.compile(r"(?<![\w./-])((?:" + "|".join(TOP) + r")/[\w./-]*\w)")
 OUTSIDE = re.compile(r"(?<![\w/])reference/[\w-]+\.md|/work/shared")
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "steps" / "profiles").glob("*.toml"))]
+DOCUMENTS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "steps" / "profiles").glob("*.toml")),
+]
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)

@@ -19,6 +19,7 @@ from steps.consent.base import (
     redirect_target,
 )
 from steps.consent.presets import Preset, app_name
+from steps.consent.react_props import page_props
 from steps.http.html import (
     Form,
     describe_forms,
@@ -51,6 +52,8 @@ class FormDriver(ConsentDriver):
         #: Whether the driver logs in with the profile's password when a page asks; a driver
         #: on a session a person handed over (steps/consent/handover.py) never does.
         self.signs_in = True
+        #: Login forms submitted so far (the preflight asks whether it really logged in).
+        self.logins = 0
 
     def open(self, authorize_url: str) -> Outcome:
         """What the logged-in user sees: a redirect, an error page or the consent page."""
@@ -88,8 +91,19 @@ class FormDriver(ConsentDriver):
         self._walk("GET", self.profile.base_url + self.preset.login_path)
 
     def check_login(self, authorize_url: str) -> None:
-        """Preflight: open the authorization page once; a refused login raises DriverError."""
-        self.open(authorize_url)
+        """Preflight: log in for real through the authorization page. A refused login raises
+        DriverError; so does a page of the service that shows no login form to fill in (and
+        is neither the consent page nor an error), for then this driver can log in nowhere."""
+        before = self.logins
+        outcome = self.open(authorize_url)
+        if (
+            isinstance(outcome, ServicePage)
+            and not outcome.consent
+            and (outcome.status or 0) < 400
+            and self.logins == before
+            and self.signs_in
+        ):
+            raise DriverError(self._no_login_form(outcome))
 
     def close(self) -> None:
         """Drop the browsing session."""
@@ -163,6 +177,7 @@ class FormDriver(ConsentDriver):
                 raise DriverError(f"login as {self.profile.user.username!r} was refused")
             method, url, data = "POST", self._action(login, response), self._credentials(login)
             logged_in = True
+            self.logins += 1
         raise DriverError(f"more than {MAX_HOPS} hops from {url}")
 
     def _credentials(self, login: Form) -> list[tuple[str, str]]:
@@ -192,6 +207,25 @@ class FormDriver(ConsentDriver):
             )
         return ServicePage(
             url, response.status_code, page_headers(response), response.text, consent
+        )
+
+    def _no_login_form(self, page: ServicePage) -> str:
+        """Why the driver could not log in at a page without a login form, and what to use."""
+        said = (
+            f"the {self.name} driver found no login form on the way from the authorization "
+            f"page: it ended at {page.url} (status {page.status})"
+        )
+        if page_props(page.html) is not None:
+            return (
+                f"{said}, a React shell with no HTML form (its data is a page-react-props "
+                'object), as the metabrainz.org provider\'s pages are: use driver = "metabrainz" '
+                "under [consent] for them"
+            )
+        return (
+            f"{said}, a page without the preset's login form "
+            f"(login_form = {self.preset.login_form!r}; forms on the page: "
+            f"{describe_forms(page.html)}): set [consent.form] for these pages, or use the "
+            "browser or manual driver"
         )
 
     def _check_decidable(self, outcome: Outcome) -> Outcome:

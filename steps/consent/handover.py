@@ -15,6 +15,8 @@ from http.cookies import CookieError, SimpleCookie
 from typing import TypeVar
 from urllib.parse import urlsplit
 
+import httpx
+
 from steps.consent.base import DriverError, SessionEnded
 from steps.consent.form import FormDriver
 from steps.consent.presets import Preset
@@ -66,11 +68,51 @@ class Handover:
         cookies = cookie_pairs(answer)
         driver = FormDriver(self.profile, self.http, self.preset)
         driver.signs_in = False
-        for name, value in cookies.items():
+        for value in cookies.values():
             self.http.redactor.learn(value)
-            driver.client.cookies.set(name, value, domain=host)
+        hooks = driver.client.event_hooks
+        hooks["request"] = [
+            *hooks.get("request", []),
+            CarriedCookies(self.profile.base_url, cookies),
+        ]
+        driver.client.event_hooks = hooks
         self._driver = driver
         return driver
+
+
+class CarriedCookies:
+    """The person's cookies, put on every request to the service's origin by the suite itself.
+
+    Python's cookie jar is no place for them: it drops a cookie set for a host name without a
+    dot (`https://localhost:5443`: http.cookiejar files it under "localhost.local"), and a
+    browser session is a cookie of the very host the person used, whatever its name. A cookie
+    the service sets later (a renewed session, a form token) is the jar's, and wins over a
+    pasted one of the same name. Nothing goes to another origin."""
+
+    def __init__(self, base_url: str, cookies: dict[str, str]) -> None:
+        self.origin = _origin(base_url)
+        self.cookies = dict(cookies)
+
+    def __call__(self, request: httpx.Request) -> None:
+        if _origin(str(request.url)) != self.origin:
+            return
+        sent = request.headers.get("cookie", "")
+        have = {pair.split("=", 1)[0].strip() for pair in sent.split(";") if "=" in pair}
+        added = [f"{name}={value}" for name, value in self.cookies.items() if name not in have]
+        if added:
+            request.headers["Cookie"] = "; ".join(filter(None, [sent, *added]))
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return (
+        parts.scheme,
+        (parts.hostname or "").lower(),
+        parts.port or _DEFAULT_PORTS.get(parts.scheme),
+    )
+
+
+_DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
 def cookie_pairs(header: str) -> dict[str, str]:

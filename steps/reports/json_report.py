@@ -8,15 +8,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from steps.reports.verdicts import (
-    deviation_reasons,
-    CONCLUSIONS,
-    RuleVerdict,
+from steps.reports.conclusion import (
+    checked_share,
+    conclusion,
     exit_status,
     failing_rules,
-    summarize,
+    left_out,
     unchecked_rules,
 )
+from steps.reports.verdicts import RuleVerdict, deviation_reasons, summarize
 
 SCHEMA = "mb-oauth-conformance/verdicts/1"
 #: The start of the note a twin's scenario carries (steps/run/twins.py writes it): the run's
@@ -77,17 +77,21 @@ def build_document(
 ) -> dict[str, Any]:
     """The verdicts.json document (no secrets: the profile contributes its name only)."""
     status = exit_status(verdicts, strict)
+    checked, catalogued = checked_share(verdicts)
+    partial = bool(left_out(verdicts, strict))
     return {
         "schema": SCHEMA,
         "target": results.get("target", ""),
         "profile": results.get("profile_name", ""),
+        "label": results.get("label", ""),
         "started": results.get("started", ""),
         "finished": results.get("finished", ""),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "strict": strict,
-        "conforms": status == 0,
+        "conforms": status == 0 and not partial,
         "exit_status": status,
-        "conclusion": CONCLUSIONS[status],
+        "conclusion": conclusion(verdicts, strict),
+        "rules_checked": {"checked": checked, "of": catalogued, "selection": partial},
         "failing_rules": [v.id for v in failing_rules(verdicts, strict)],
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),

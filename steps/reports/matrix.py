@@ -1,10 +1,12 @@
 """The deployment matrix: the verdict of every catalogue rule in each of several runs, side by
 side, with the rows where the deployments differ first (what a spec author reads).
 
-Cells speak the reader's words, not the suite's: an expected failure is a "known deviation",
-an unexpected pass a "pass" (its reason says the profile listed it). A rule a run did not
-include, or that its older catalogue lacked, is "not run", and is left out when deciding
-whether the deployments differ: a run that did not look tells nothing about the deployment.
+Cells speak the reader's words, not the suite's: an expected failure is a "known deviation"
+(its reason is what the run saw, then the profile's reason), an unexpected pass a "pass" (its
+reason says the profile listed it). A rule a run did not include, or that its older catalogue
+lacked, is "not run"; one whose scenarios were all skipped (no --run-slow, say) is "skipped".
+Neither says anything about the deployment, so neither counts when deciding whether the
+deployments differ: a rule only some runs checked is a group of its own, shown as such.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from steps.rules.catalogue import Rule
 from steps.outcomes import UNCHECKED_OUTCOME
 from steps.reports.runs import Run
 from steps.reports.verdicts import (
@@ -32,6 +33,7 @@ from steps.reports.verdicts import (
     WARNING,
     section_key,
 )
+from steps.rules.catalogue import Rule
 
 KNOWN_DEVIATION = "known deviation"
 #: The suite's verdict names, as a matrix cell says them.
@@ -47,6 +49,8 @@ SHOWN: dict[str, str] = {
     NOT_RUN: "not run",
 }
 SHOWN_NOT_RUN = SHOWN[NOT_RUN]
+#: Cells of a run that did not check the rule: they tell nothing about the deployment.
+UNCHECKED_CELLS = {SHOWN[NOT_RUN], SHOWN[SKIPPED]}
 #: Which scenarios explain a verdict: the failed ones, the unchecked ones, the skipped ones.
 EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     FAIL: ("failed", "error"),
@@ -76,9 +80,19 @@ class Row:
     cells: tuple[Cell, ...]
 
     @property
+    def checked(self) -> list[Cell]:
+        """The cells of the runs that checked the rule (neither not run nor skipped)."""
+        return [cell for cell in self.cells if cell.verdict not in UNCHECKED_CELLS]
+
+    @property
     def differs(self) -> bool:
         """Whether the runs that checked the rule disagree on its verdict."""
-        return len({cell.verdict for cell in self.cells if cell.verdict != SHOWN_NOT_RUN}) > 1
+        return len({cell.verdict for cell in self.checked}) > 1
+
+    @property
+    def checked_by_some(self) -> bool:
+        """Whether some runs checked the rule and others did not (and those that did agree)."""
+        return not self.differs and 0 < len(self.checked) < len(self.cells)
 
 
 @dataclass(frozen=True)
@@ -95,8 +109,39 @@ class Matrix:
         return [row for row in self.rows if row.differs]
 
     @property
+    def checked_by_some(self) -> list[Row]:
+        """Rules some runs checked and others did not: no difference known, no agreement."""
+        return [row for row in self.rows if row.checked_by_some]
+
+    @property
     def agreeing(self) -> list[Row]:
-        return [row for row in self.rows if not row.differs]
+        return [row for row in self.rows if not row.differs and not row.checked_by_some]
+
+
+#: The matrix's groups of rows, in the order they are shown.
+DIFFER = "Where the deployments differ"
+SOME = "Checked by only some of the runs"
+AGREE = "Where they agree"
+
+
+def groups(matrix: Matrix) -> list[tuple[str, list[Row]]]:
+    """The rows by group: where the runs differ, where only some checked, where they agree."""
+    return [
+        (DIFFER, matrix.differing),
+        (SOME, matrix.checked_by_some),
+        (AGREE, matrix.agreeing),
+    ]
+
+
+def intro(matrix: Matrix) -> str:
+    """The matrix in one sentence (plain text; both renderers start with it)."""
+    return (
+        f"{len(matrix.runs)} runs, {len(matrix.rows)} rules: {len(matrix.differing)} where the "
+        f"deployments differ, {len(matrix.checked_by_some)} checked by only some of the runs, "
+        f"{len(matrix.agreeing)} where they agree. A rule a run did not check (“not run”, or "
+        "“skipped”: no --run-slow, say) tells nothing about that deployment: it is no "
+        "difference, and a rule only some runs checked is shown as such."
+    )
 
 
 def one_line(message: str, limit: int = REASON_LIMIT) -> str:
@@ -120,19 +165,29 @@ def reason(run: Run, rule_id: str, entry: Mapping[str, Any] | None) -> str:
     scenarios = [s for s in entry.get("scenarios") or () if isinstance(s, Mapping)]
     if verdict == NOT_RUN:
         return "not checked by this run"
-    if verdict == EXPECTED_FAILURE and (why := run.deviation_reason(rule_id)):
-        return one_line(why)
+    if verdict == EXPECTED_FAILURE:
+        seen = _explained(scenarios, verdict)
+        why = run.deviation_reason(rule_id)
+        listed = f"(listed: {one_line(why, REASON_LIMIT // 2)})" if why else ""
+        return " ".join(part for part in (one_line(seen), listed) if part)
     if verdict == UNEXPECTED_PASS:
         return "passes, though the profile lists it as a known deviation"
-    outcomes = EXPLAINED_BY.get(verdict, ())
-    for scenario in scenarios:
-        if scenario.get("outcome") in outcomes and (message := str(scenario.get("message") or "")):
-            cause = str(scenario.get("cause") or "")
-            return one_line(message + (f" (after: {cause})" if cause else ""))
+    if seen := _explained(scenarios, verdict):
+        return one_line(seen)
     if verdict == PASS:
         return f"{_plural(len(scenarios), 'scenario')} passed"
     if verdict == OBSERVED:
         return f"recorded by {_plural(len(scenarios), 'scenario')}; see the report"
+    return ""
+
+
+def _explained(scenarios: list[Mapping[str, Any]], verdict: str) -> str:
+    """The message of the first scenario whose outcome explains the verdict, with its cause."""
+    outcomes = EXPLAINED_BY.get(verdict, ())
+    for scenario in scenarios:
+        if scenario.get("outcome") in outcomes and (message := str(scenario.get("message") or "")):
+            cause = str(scenario.get("cause") or "")
+            return message + (f" (after: {cause})" if cause else "")
     return ""
 
 

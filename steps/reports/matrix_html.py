@@ -7,9 +7,20 @@ from collections.abc import Iterable
 from html import escape
 
 from steps.reports.html import CSS
-from steps.reports.matrix import KNOWN_DEVIATION, Cell, Matrix, Row
+from steps.reports.matrix import (
+    AGREE,
+    DIFFER,
+    KNOWN_DEVIATION,
+    SOME,
+    Cell,
+    Matrix,
+    Row,
+    groups,
+    intro,
+)
 from steps.reports.runs import Run
 from steps.reports.sections import heading
+from steps.reports.verdicts import EXPECTED_FAILURE
 
 #: The report's badge class of each verdict a cell shows ("known deviation" is the report's
 #: "expected failure"); other verdicts take their own name.
@@ -34,7 +45,8 @@ td.cell .why{display:block;color:#444;margin-top:.15rem;overflow-wrap:anywhere}
 td.c-fail{background:#fff4f4}td.c-warning{background:#fff9ec}
 td.c-known-deviation{background:#eef7f9}td.c-could-not-be-checked{background:#fbf8e6}
 td.c-not-run .why{color:#888}
-.ids a,tbody.summary details a{white-space:nowrap}a.v{text-decoration:none}a.v:hover,a.v:focus{outline:2px solid #1d1d1f}
+.ids a,tbody.summary details a{white-space:nowrap}a.v{text-decoration:none}
+a.v:hover,a.v:focus{outline:2px solid #1d1d1f}
 .v-known-deviation{background:#2b7a8c}
 """
 
@@ -49,13 +61,15 @@ def badge(verdict: str, link: str = "", label: str = "") -> str:
 
 
 def run_header(run: Run, link: str) -> str:
-    """A column's head: the profile's name, when it ran, and its folder."""
+    """A column's head: the run's label or profile's name, the profile under a label, when it
+    ran, and its folder."""
     name = escape(run.name)
     name = f'<a href="{escape(link)}">{name}</a>' if link else name
     took = f", {escape(run.duration())}" if run.duration() else ""
+    profile = f"profile {escape(run.profile)}<br>" if run.label else ""
     return (
-        f'<th class="dep" scope="col">{name}<br><small>ran {escape(run.ran_at())}{took}'
-        f"<br>{escape(run.folder.name)}/</small></th>"
+        f'<th class="dep" scope="col">{name}<br><small>{profile}ran {escape(run.ran_at())}'
+        f"{took}<br>{escape(run.folder.name)}/</small></th>"
     )
 
 
@@ -86,22 +100,34 @@ def _summary_row(label: str, values: Iterable[str]) -> str:
     return f'<tr><th scope="row">{escape(label)}</th>{cells}</tr>'
 
 
+def rule_links(ids: list[str], what: str) -> str:
+    """Links to the rows of some rules; a long list folds away (the rows show each one)."""
+    links = ", ".join(f'<a href="#rule-{escape(i)}">{escape(i)}</a>' for i in ids)
+    if len(ids) > FAILED_SHOWN:
+        return f"<details><summary>{len(ids)} {what}</summary>{links}</details>"
+    return f'{len(ids)}: <span class="ids">{links}</span>'
+
+
+def failed_html(run: Run) -> str:
+    """The spec rules a run failed, then those it failed as known deviations."""
+    failed, known = run.failing_spec_rules(), run.failing_spec_rules(EXPECTED_FAILURE)
+    shown = rule_links(failed, "spec rules") if failed else "none"
+    if known:
+        shown += f"<br>as known deviations: {rule_links(known, 'spec rules')}"
+    return shown
+
+
 def summary_html(matrix: Matrix) -> str:
-    """What each deployment comes to: its result, section 9 description, failed spec rules."""
+    """What each deployment comes to: its result, the rules it checked, its section 9
+    description, the spec rules it failed (known deviations apart)."""
     runs = matrix.runs
-
-    def failed(run: Run) -> str:
-        ids = run.failing_spec_rules()
-        links = ", ".join(f'<a href="#rule-{escape(i)}">{escape(i)}</a>' for i in ids)
-        if len(ids) > FAILED_SHOWN:  # a long list folds away; the rows below show each one
-            return f"<details><summary>{len(ids)} spec rules</summary>{links}</details>"
-        return f'{len(ids)}: <span class="ids">{links}</span>' if ids else "none"
-
+    checked = ("{} of {}".format(*run.checked_count()) for run in runs)
     return (
         '<tbody class="summary">'
         + _summary_row("Result", (escape(str(r.document.get("conclusion") or "?")) for r in runs))
+        + _summary_row("Rules checked", checked)
         + _summary_row("Spec section 9 description", (escape(r.description()) for r in runs))
-        + _summary_row("Spec rules failed", (failed(r) for r in runs))
+        + _summary_row("Spec rules failed", (failed_html(r) for r in runs))
         + "</tbody>"
     )
 
@@ -118,29 +144,35 @@ def columns() -> str:
     return '<colgroup><col class="rule"></colgroup>'
 
 
+#: The page's anchor of each group of rows.
+ANCHORS = {DIFFER: "differ", SOME: "some", AGREE: "agree"}
+
+
 def render(matrix: Matrix) -> str:
     """The whole page."""
-    differing, agreeing = matrix.differing, matrix.agreeing
-    heads = "".join(run_header(run, link) for run, link in zip(matrix.runs, matrix.links))
-    intro = (
-        f'<p class="meta">{len(matrix.runs)} runs, {len(matrix.rows)} rules: '
-        f'<a href="#differ">{len(differing)} where the deployments differ</a> (first), '
-        f'<a href="#agree">{len(agreeing)} where they agree</a>. A rule a run did not check '
-        "(“not run”) does not count as a difference. Each verdict links to the rule in that "
-        "run's report.</p>"
+    heads = "".join(
+        run_header(run, link) for run, link in zip(matrix.runs, matrix.links, strict=True)
     )
-    differ = f"Where the deployments differ ({len(differing)})"
-    agree = f"Where they agree ({len(agreeing)})"
-    groups = group_html(differ, "differ", differing, matrix)
-    groups += group_html(agree, "agree", agreeing, matrix)
+    jumps = " · ".join(
+        f'<a href="#{ANCHORS[title]}">{escape(title)} ({len(rows)})</a>'
+        for title, rows in groups(matrix)
+    )
+    about = (
+        f'<p class="meta">{escape(intro(matrix))} Each verdict links to the rule in that '
+        f'run\'s report.</p><p class="meta">{jumps}</p>'
+    )
+    body = "".join(
+        group_html(f"{title} ({len(rows)})", ANCHORS[title], rows, matrix)
+        for title, rows in groups(matrix)
+    )
     table = (
         f'<table class="matrix">{columns()}<thead><tr><th scope="col">Rule</th>'
-        f"{heads}</tr></thead>{summary_html(matrix)}{groups}</table>"
+        f"{heads}</tr></thead>{summary_html(matrix)}{body}</table>"
     )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         "<title>Deployment matrix</title>"
         f"<style>{CSS}{MATRIX_CSS}</style></head><body>"
-        f"<h1>Deployment matrix</h1>{intro}{table}</body></html>\n"
+        f"<h1>Deployment matrix</h1>{about}{table}</body></html>\n"
     )

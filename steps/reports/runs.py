@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from steps.reports import HTML, VERDICTS
+from steps.reports.conclusion import CHECKED
+
+#: The verdicts of a rule a run really checked, as verdicts.json spells them.
+CHECKED_WORDS = {str(verdict) for verdict in CHECKED}
 
 #: What the section 9 verdict of verdicts.json's "description" is called in a matrix.
 DESCRIPTIONS = {
@@ -36,11 +40,29 @@ class Run:
     folder: Path
     document: Mapping[str, Any]
     rules: Mapping[str, Mapping[str, Any]]
+    #: What `compare --label` calls the run ("" : the run's own label, if it has one).
+    given_label: str = ""
+
+    @property
+    def label(self) -> str:
+        """The run's label: given to compare, else the one the run was made with (--label)."""
+        return self.given_label or str(self.document.get("label") or "")
+
+    @property
+    def profile(self) -> str:
+        """The profile's name, else the folder's."""
+        return str(self.document.get("profile") or "") or self.folder.name
 
     @property
     def name(self) -> str:
-        """The profile's name, else the folder's."""
-        return str(self.document.get("profile") or "") or self.folder.name
+        """What the run's column is called: its label, else its profile's name."""
+        return self.label or self.profile
+
+    def checked_count(self) -> tuple[int, int]:
+        """(rules the run checked, rules it reports): a rule not run, skipped or that could not
+        be checked was not."""
+        verdicts = [str(entry.get("verdict") or "") for entry in self.rules.values()]
+        return sum(v in CHECKED_WORDS for v in verdicts), len(verdicts)
 
     @property
     def report(self) -> Path | None:
@@ -77,12 +99,13 @@ class Run:
         ]
         return f"{text} (earlier: {', '.join(earlier)})" if follows == "mixed" and earlier else text
 
-    def failing_spec_rules(self) -> list[str]:
-        """The spec rules the run failed (known deviations aside)."""
+    def failing_spec_rules(self, verdict: str = "fail") -> list[str]:
+        """The spec rules the run failed (`verdict="expected failure"`: those it failed as the
+        profile's known deviations)."""
         return [
             rule_id
             for rule_id, entry in self.rules.items()
-            if entry.get("level") == "spec" and entry.get("verdict") == "fail"
+            if entry.get("level") == "spec" and entry.get("verdict") == verdict
         ]
 
     def deviation_reason(self, rule_id: str) -> str:
@@ -112,8 +135,9 @@ def _moment(value: Any) -> str:
     return f"{text} {zone or moment.strftime('%z')}".strip()
 
 
-def load_run(folder: str | os.PathLike[str]) -> Run:
-    """A report folder, read; NotAReport (one line, naming the folder) when it is none."""
+def load_run(folder: str | os.PathLike[str], label: str = "") -> Run:
+    """A report folder, read (`label`: what to call it); NotAReport (one line, naming the
+    folder) when it is none."""
     path = Path(folder)
     if not path.is_dir():
         raise NotAReport(f"{path}: not a folder")
@@ -129,4 +153,4 @@ def load_run(folder: str | os.PathLike[str]) -> Run:
     by_id = {
         str(entry["id"]): entry for entry in rules if isinstance(entry, dict) and entry.get("id")
     }
-    return Run(path, document, by_id)
+    return Run(path, document, by_id, label)

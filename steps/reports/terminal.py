@@ -138,7 +138,10 @@ def description_lines(description: Mapping[str, Any]) -> list[str]:
 def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: bool = False) -> str:
     """The whole summary as text."""
     profile = document.get("profile") or "?"
-    lines = [f"MusicBrainz OAuth 2.0 conformance of {document.get('target')} (profile: {profile})"]
+    label = f", label: {document['label']}" if document.get("label") else ""
+    lines = [
+        f"MusicBrainz OAuth 2.0 conformance of {document.get('target')} (profile: {profile}{label})"
+    ]
     lines += description_lines(document.get("description", {}))
     shown = [v.id for v in verdicts if v.verdict != NOT_RUN]
     id_width = min(max([ID_WIDTH[0], *map(len, shown)]), ID_WIDTH[1])
@@ -213,7 +216,13 @@ def result_line(document: Mapping[str, Any], colour: bool) -> str:
     status = document.get("exit_status")
     strict = " (strict)" if document.get("strict") else ""
     verdict = str(document.get("conclusion") or ("CONFORMS" if status == 0 else "DOES NOT CONFORM"))
+    share = document.get("rules_checked") or {}
+    only = ""
+    if share.get("checked", 0) < share.get("of", 0):
+        only = f" Only {share['checked']} of the {share['of']} rules were checked."
     if colour:
         colour_name = STATUS_COLOURS.get(status, "red") if isinstance(status, int) else "red"
+        colour_name = "yellow" if share.get("selection") and status == 0 else colour_name
         verdict = click.style(verdict, fg=colour_name, bold=True)
-    return f"Rules: {counts_text(summary) or 'none ran'}. {verdict}{strict} (exit {status})"
+    counts = counts_text(summary) or "none ran"
+    return f"Rules: {counts}.{only} {verdict}{strict} (exit {status})"

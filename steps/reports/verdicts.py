@@ -7,7 +7,6 @@ profile's known deviations (contract: "Rule verdicts").
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -16,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
-from steps.reports.premises import SEEN_IN, blocked_by_deviations, seen_defect
+from steps.reports.premises import blocked_by_deviations, seen_defect
 
 
 class Verdict(StrEnum):
@@ -233,50 +232,3 @@ def summarize(verdicts: Iterable[RuleVerdict]) -> dict[str, int]:
     summary: dict[str, int] = {str(name): counts.get(name, 0) for name in VERDICT_ORDER}
     summary["total"] = sum(counts.values())
     return summary
-
-
-def failing_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
-    """Rules that make the run non-conforming: spec failures, and rfc warnings when strict."""
-    bad = {FAIL, WARNING} if strict else {FAIL}
-    return [v for v in verdicts if v.verdict in bad]
-
-
-def unchecked_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
-    """Rules that would decide conformance but could not be checked (spec; rfc too if strict)."""
-    levels = {"spec", "rfc"} if strict else {"spec"}
-    return [
-        v for v in verdicts if v.verdict == UNCHECKED and v.level in levels and not v.blocked_by
-    ]
-
-
-#: Exit statuses of mb-oauth-conformance.
-CONFORMS, DOES_NOT_CONFORM, SETUP_ERROR, INCOMPLETE = 0, 1, 2, 3
-CHECKED = {PASS, FAIL, WARNING, OBSERVED, EXPECTED_FAILURE, UNEXPECTED_PASS}
-
-
-def nothing_checked(verdicts: Iterable[RuleVerdict]) -> bool:
-    """True when no rule was checked (all skipped, not run or unchecked): conforms to nothing."""
-    return not any(v.verdict in CHECKED for v in verdicts)
-
-
-def exit_status(verdicts: Iterable[RuleVerdict], strict: bool = False) -> int:
-    """1 some spec rule fails (--strict: or an rfc rule warns); else 3 when one could not be
-    checked; 2 when nothing at all was checked; 0 when every spec rule passes or is an
-    expected failure."""
-    verdicts = list(verdicts)
-    if failing_rules(verdicts, strict):
-        return DOES_NOT_CONFORM
-    if unchecked_rules(verdicts, strict):
-        return INCOMPLETE
-    if nothing_checked(verdicts):
-        return SETUP_ERROR
-    return CONFORMS
-
-
-#: What each exit status says, in the words of the terminal's closing line.
-CONCLUSIONS = {
-    CONFORMS: "CONFORMS",
-    DOES_NOT_CONFORM: "DOES NOT CONFORM",
-    SETUP_ERROR: "NOTHING CHECKED",
-    INCOMPLETE: "INCOMPLETE (some spec rules could not be checked)",
-}

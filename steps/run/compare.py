@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from steps.reports import matrix_html, matrix_md
-from steps.reports.matrix import build_matrix
+from steps.reports.matrix import Matrix, build_matrix
 from steps.reports.runs import NotAReport, load_run
 from steps.rules.catalogue import load_catalogue
 from steps.run.coverage_command import SUBCOMMAND as COVERAGE
@@ -33,18 +33,31 @@ class CompareError(click.ClickException):
     exit_code = 2
 
 
-def write_matrix(report_dirs: Sequence[Path], out_dir: Path) -> tuple[int, int]:
-    """Write out_dir/matrix.html and matrix.md; (rules that differ, rules in all).
+def write_matrix(report_dirs: Sequence[Path], out_dir: Path, labels: Sequence[str] = ()) -> Matrix:
+    """Write out_dir/matrix.html and matrix.md (`labels`: the runs' names, in order); the
+    matrix.
 
     NotAReport when a folder is no report folder; OSError when out_dir cannot be written.
     """
-    runs = [load_run(folder) for folder in report_dirs]
+    named = [*labels, *[""] * (len(report_dirs) - len(labels))]
+    runs = [load_run(folder, label) for folder, label in zip(report_dirs, named, strict=True)]
     matrix = build_matrix(runs, load_catalogue(), out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     html, markdown = (out_dir / name for name in MATRIX_FILES)
     html.write_text(matrix_html.render(matrix), encoding="utf-8")
     markdown.write_text(matrix_md.render(matrix), encoding="utf-8")
-    return len(matrix.differing), len(matrix.rows)
+    return matrix
+
+
+def said(matrix: Matrix) -> str:
+    """What `compare` says of the matrix it wrote."""
+    some = len(matrix.checked_by_some)
+    were = "rule was" if some == 1 else "rules were"
+    only = f"; {some} {were} checked by only some of the runs" if some else ""
+    return (
+        f"{len(matrix.runs)} runs compared: the deployments differ on {len(matrix.differing)} "
+        f"of {len(matrix.rows)} rules{only}."
+    )
 
 
 @click.command(SUBCOMMAND, context_settings={"help_option_names": ["-h", "--help"]})
@@ -56,25 +69,33 @@ def write_matrix(report_dirs: Sequence[Path], out_dir: Path) -> tuple[int, int]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder for matrix.html and matrix.md (created if missing).",
 )
-def compare(report_dirs: tuple[Path, ...], out: Path) -> None:
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="NAME",
+    help="What to call the runs, in the order of the folders (repeatable; default: the label "
+    "a run was made with, else its profile's name).",
+)
+def compare(report_dirs: tuple[Path, ...], out: Path, labels: tuple[str, ...]) -> None:
     """Compare the report folders of runs against several deployments, rule by rule.
 
     Writes OUT/matrix.html and OUT/matrix.md: one row per rule of the catalogue, one column per
-    run (its profile's name and when it ran), each cell the verdict, its reason and a link to
-    the rule in that run's report.html. The rules where the deployments differ come first.
+    run (its label or profile's name, and when it ran), each cell the verdict, its reason and a
+    link to the rule in that run's report.html. The rules where the deployments differ come
+    first, then those only some runs checked (not run or skipped in the others).
     Report folders of older runs work too. Exit status 2 when a folder is not the report folder
     of a run or the matrix cannot be written.
     """
+    if len(labels) > len(report_dirs):
+        raise click.UsageError(f"{len(labels)} labels for {len(report_dirs)} report folders")
     try:
-        differing, total = write_matrix(report_dirs, out)
+        matrix = write_matrix(report_dirs, out, labels)
     except NotAReport as error:
         raise click.UsageError(str(error)) from None
     except OSError as error:
         raise CompareError(f"cannot write the matrix to {out}: {error}") from None
-    click.echo(
-        f"{len(report_dirs)} runs compared: the deployments differ on {differing} of {total} "
-        f"rules. Matrix in {out}/: {', '.join(MATRIX_FILES)}"
-    )
+    click.echo(f"{said(matrix)} Matrix in {out}/: {', '.join(MATRIX_FILES)}")
 
 
 class RunnerCommand(click.Command):

@@ -1,5 +1,6 @@
 """How `mb-oauth-conformance` runs pytest: the options it passes to the suite's plugin, the
-command line, and the subprocess (a clean interpreter per run, its output masked)."""
+command line, the subprocess (a clean interpreter per run, its output masked, the terminal
+kept to its progress), and what its exit status says when it did not run scenarios."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
+
 from client_kit.redaction import share_mask_key
+from steps.profiles.bundled import SetupError
 from steps.reports import load_profile
 from steps.reports.redact import PYTEST_LOG, profile_secrets
-from steps.reports.stream import run_masked
+from steps.reports.stream import ProgressOnly, Sink, run_masked
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
@@ -39,6 +43,10 @@ class RunOptions:
     combinations: str = "pairs"
     strict: bool = False
     workers: int = 0
+    #: pytest's whole output on the terminal, its closing report (tracebacks) included.
+    verbose: bool = False
+    #: What the run is called in its reports and the deployment matrix ("" : its profile).
+    label: str = ""
     extra: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -76,8 +84,9 @@ def suite_arguments(options: RunOptions) -> list[str]:
     return args
 
 
-def run_pytest(options: RunOptions) -> int:
-    """Run pytest in a subprocess from the project folder, its output masked; its exit code."""
+def run_pytest(options: RunOptions, terminal: Sink) -> int:
+    """Run pytest in a subprocess from the project folder, its output masked into `terminal`
+    and the report folder's log; its exit code."""
     env = os.environ | {"PYTHONPATH": os.pathsep.join(_python_path())}
     # Only the plugins the suite needs: the others installed in the environment (hypothesis,
     # anyio, ...) cost seconds of start-up per run. `-- -p NAME` brings one back.
@@ -90,9 +99,55 @@ def run_pytest(options: RunOptions) -> int:
     share_mask_key(env)  # pytest masks the evidence as this process masks the reports
     secrets = profile_secrets(load_profile(options.profile))
     log = options.report_dir / PYTEST_LOG
-    return run_masked(pytest_command(options), secrets, sys.stdout, log, cwd=PROJECT_DIR, env=env)
+    return run_masked(pytest_command(options), secrets, terminal, log, cwd=PROJECT_DIR, env=env)
 
 
 def _python_path() -> list[str]:
     existing = os.environ.get("PYTHONPATH", "")
     return [str(PROJECT_DIR), *([existing] if existing else [])]
+
+
+# Exit codes of pytest that mean "the run itself went wrong" rather than "tests failed".
+PYTEST_BROKEN = {2: "interrupted", 3: "internal error", 4: "usage error", 5: "no scenario selected"}
+
+
+def selection_text(options: RunOptions) -> str:
+    """The selection options of a run, as the operator typed them."""
+    parts = [f"--tags {options.tags!r}"] if options.tags else []
+    parts += [f"--rule {rule}" for rule in options.rules]
+    parts += [f"--level {level}" for level in options.levels]
+    return " ".join(parts) or "the whole suite"
+
+
+def pytest_error(report_dir: Path) -> str:
+    """pytest's own one-line complaint (a bad -m expression, say), from its masked log."""
+    log = report_dir / PYTEST_LOG
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines() if log.exists() else []
+    errors = [line.strip() for line in lines if line.strip().startswith("ERROR:")]
+    return errors[0].removeprefix("ERROR:").strip() if errors else ""
+
+
+def broken_run(options: RunOptions, pytest_status: int) -> SetupError:
+    """The setup error for a pytest run that did not run scenarios."""
+    if pytest_status == 5:
+        return SetupError(f"no scenario selected by {selection_text(options)}")
+    detail = pytest_error(options.report_dir)
+    reason = PYTEST_BROKEN.get(pytest_status, f"exit status {pytest_status}")
+    if pytest_status == 4:
+        return SetupError(f"bad selection {selection_text(options)}: {detail or reason}")
+    return SetupError(f"pytest: {reason}" + (f": {detail}" if detail else ""))
+
+
+def say_what_was_held(options: RunOptions, terminal: ProgressOnly, pytest_status: int) -> None:
+    """pytest's closing report stays off the terminal: where to read it. When pytest itself
+    broke down, the report is what explains it, so it is shown after all."""
+    if pytest_status in PYTEST_BROKEN and pytest_status != 5:
+        click.echo("".join(terminal.held), nl=False)
+        return
+    failed = terminal.failed_scenarios
+    if failed:
+        log = options.report_dir / PYTEST_LOG
+        click.echo(
+            f"(pytest's tracebacks of the {failed} failed scenario(s) are in {log}; -v shows "
+            "them here. The verdicts below say which failures were expected.)"
+        )

@@ -19,10 +19,14 @@ def known_rule_ids() -> set[str]:
     return set(load_catalogue())
 
 
-def check_options(target: str | None, profile: Path | None, rules: Sequence[str]) -> None:
+def check_options(
+    target: str | None, profile: Path | None, rules: Sequence[str], *, port: int | None = None
+) -> None:
     """Usage errors (exit status 2) before anything starts."""
     if target and not profile:
         raise click.UsageError("--target needs --profile (the credentials for the target)")
+    if port and profile:
+        raise click.UsageError("--port is the bundled server's: it cannot go with --profile")
     if target and not target.startswith("https://"):
         raise click.UsageError("--target must be an https:// URL")
     known = known_rule_ids()

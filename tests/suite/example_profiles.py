@@ -12,8 +12,24 @@ from typing import Any
 
 from steps.profiles.writer import write_profile
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "steps" / "profiles"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "steps" / "profiles"
 PLACEHOLDERS = {"...", "your-test-account", "its password", "address@example.org"}
+#: The true verdicts of each example's stand-in: for every rule (foreign), or for every rule
+#: that does not simply pass (musicbrainz: a rule without an entry passes).
+TRUTH_FILES = {
+    "metabrainz": "tests/suite/foreign/truth.toml",
+    "musicbrainz": "tests/suite/musicbrainz/expected.toml",
+}
+FOREIGN_TRUTH = tomllib.loads((ROOT / TRUTH_FILES["metabrainz"]).read_text())
+MB_EXPECTED = tomllib.loads((ROOT / TRUTH_FILES["musicbrainz"]).read_text())
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BROKEN = ("fail", "warning")
+ROLES = ("web", "installed", "other_web")
+
+
+def example_file(name: str) -> str:
+    return f"steps/profiles/{name}.example.toml"
 
 
 def example(name: str) -> dict[str, Any]:

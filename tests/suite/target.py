@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_server.launcher import ServerProcess
-from steps.profiles.bundled import SUITE_GUARD_FREE
+from steps.profiles.bundled import SUITE_GUARD_FREE, bundled_deviations
 
 APPS = {
     "web": ("Suite web app", "confidential", "https://client.example/callback"),
@@ -57,6 +57,10 @@ def profile_text(
             f"{key} = {json.dumps(client[key])}"
             for key in ("client_id", "client_secret", "redirect_uri")
         ]
+    lines.append("[known_deviations]")  # the rules the server does not meet yet
+    lines += [
+        f"{json.dumps(rule)} = {json.dumps(why)}" for rule, why in bundled_deviations().items()
+    ]
     lines += [
         "[consent]",
         f"driver = {json.dumps(extra.get('driver', 'form'))}",

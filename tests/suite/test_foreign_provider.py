@@ -151,3 +151,16 @@ def test_provider_token_endpoint_differences(probe: Probe) -> None:
     )
     assert mac.status_code == 200 and mac.json()["scope"] == ["profile"]
     assert mac.json()["expires_in"] == 3600 and mac.json()["token_type"] == "Bearer"
+
+
+def test_provider_login_page_can_be_framed_and_its_oauth_pages_cannot(probe: Probe) -> None:
+    """As on metabrainz.org: X-Frame-Options DENY on /oauth2/*, none on /login, where an
+    authorization sends a user who is not logged in (AUTHZ-FRAMING: a warning)."""
+    client = probe.profile.client("web")
+    url = probe.service.authorize_url(probe.service.authorize_params(client, "profile"))
+    first = probe.http.request("GET", url)
+    assert first.status_code == 302 and first.headers["x-frame-options"] == "DENY"
+    login = probe.http.request("GET", str(first.url.join(first.headers["location"])))
+    assert login.url.path == "/login" and login.status_code == 200
+    assert "x-frame-options" not in login.headers
+    assert "frame-ancestors" not in login.headers.get("content-security-policy", "")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from steps.profiles.bundled import bundled_deviations
 from tests.suite.target import Target, bundled_target
 
 pytestmark = pytest.mark.slow
@@ -118,7 +119,11 @@ def test_a_full_run_asks_no_more_than_the_figure_and_as_many_as_it_said(
     """Every prompt showed "n of about N": N is the estimate, and it must be the count."""
     run = manual_run(target, tmp_path, "--run-lasting")
     assert run.exit_code == 0, run.output[-3000:]
-    assert run.prompts <= MAX_PROMPTS, f"{run.prompts} prompts, more than {MAX_PROMPTS}"
+    assert run.prompts <= MAX_PROMPTS, (
+        f"{run.prompts} prompts, more than {MAX_PROMPTS}: a new scenario asks a person more; "
+        "share a grant or a twin's steps (README.md, the manual driver's figure), or raise "
+        "the figure there and in MAX_PROMPTS with the reason"
+    )
     assert run.estimate is not None and run.estimate <= MAX_PROMPTS
     assert run.estimate == run.prompts, (run.estimate, run.prompts)
     assert run.asked_again == 0
@@ -131,4 +136,7 @@ def test_with_the_session_handed_over_a_full_run_asks_once(target: Target, tmp_p
     assert run.exit_code == 0, run.output[-3000:]
     assert run.prompts == 1 and run.estimate == 1, (run.prompts, run.estimate)
     assert [line.split()[1] for line in run.log if line.startswith("answered")] == ["session"]
-    assert set(run.verdicts.values()) <= {"pass", "observed"}, run.verdicts
+    pending = set(bundled_deviations())  # rules the server does not meet yet
+    assert {v for r, v in run.verdicts.items() if r not in pending} <= {"pass", "observed"}, (
+        run.verdicts
+    )

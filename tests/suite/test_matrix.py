@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from steps.reports.matrix import one_line
 from steps.runner import main
-from tests.suite.matrix_data import CATALOGUE, new_run, other_run
+from tests.suite.matrix_data import CATALOGUE, entry, new_run, other_run, report_folder
 from tests.support import matrix_artefact
 
 
@@ -53,7 +53,11 @@ def test_cells_say_the_verdict_its_reason_and_link_to_the_run_report(tmp_path: P
     assert "[**fail**](../b/report.html#REVOKE-EMPTY-200): Then the revocation is answered 200 " \
         "with an empty body: body is '{}' |" in revoke  # fmt: skip
     page = (tmp_path / "out" / "matrix.html").read_text()
-    assert '>known deviation</a><span class="why">the provider drops state on access_denied' in page
+    # a known deviation says what the run saw, then the profile's reason
+    assert (
+        '>known deviation</a><span class="why">state came back None '
+        "(listed: the provider drops state on access_denied)</span>"
+    ) in page
     assert '>could not be checked</a><span class="why">throttled' in page
     assert "passes, though the profile lists it as a known deviation" in page
     assert 'href="../a/report.html#APP-TYPES"' not in page  # not run: nothing to link to
@@ -69,9 +73,63 @@ def test_the_summary_names_the_section_9_description_and_the_failed_spec_rules(
         "| Spec section 9 description | fuller | mixed (earlier: token in the POST body) |"
         in markdown
     )
-    assert "| Spec rules failed | none | 1: `REVOKE-EMPTY-200` |" in markdown
+    assert (
+        "| Spec rules failed | none | 1: `REVOKE-EMPTY-200`; "
+        "1 as known deviations: `AUTHZ-STATE-ON-ERROR` |"
+    ) in markdown
+    assert "| Rules checked | 4 of 4 | 3 of 4 |" in markdown  # not the unchecked one
     assert "ran 2026-11-25 16:50 UTC" in markdown and "ran 2026-11-26 08:00 UTC" in markdown
     assert "metabrainz-like \\| provider" in markdown  # a pipe in a name keeps the table whole
+
+
+def test_a_rule_only_one_run_checked_is_shown_as_such_and_runs_are_labelled(
+    tmp_path: Path,
+) -> None:
+    """A run before a new rule and one after: the rule the first did not have is no agreement
+    and no difference, but a group of its own that compare names; labels tell the runs apart
+    (the run's own --label, or compare's)."""
+    rules = [entry("REVOKE-EMPTY-200", "pass"), entry("AUTHZ-STATE-ON-ERROR", "pass")]
+    before = report_folder(tmp_path / "before", rules[:1], profile="bundled", label="before")
+    after = report_folder(
+        tmp_path / "after",
+        [*rules[:1], entry("AUTHZ-STATE-ON-ERROR", "fail", "failed", "state came back None")],
+        profile="bundled",
+        conclusion="DOES NOT CONFORM",
+    )
+    done = compare(before, after, "--out", tmp_path / "out", "--label", "old", "--label", "new")
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert "differ on 0 of" in said and "1 rule was checked by only some of the runs" in said
+    markdown = (tmp_path / "out" / "matrix.md").read_text()
+    assert rows_of(markdown, "## Checked by only some of the runs") == ["AUTHZ-STATE-ON-ERROR"]
+    assert "AUTHZ-STATE-ON-ERROR" not in rows_of(markdown, "## Where they agree")
+    assert "[old](../before/report.html)<br>profile bundled<br>ran" in markdown
+    assert "[new](../after/report.html)<br>profile bundled<br>ran" in markdown
+    assert "| Rules checked | 1 of 1 | 2 of 2 |" in markdown
+    page = (tmp_path / "out" / "matrix.html").read_text()
+    assert 'id="some">Checked by only some of the runs (1)' in page
+    unlabelled = compare(before, after, "--out", tmp_path / "out2")
+    markdown = (tmp_path / "out2" / "matrix.md").read_text()
+    assert "[before](../before/report.html)<br>profile bundled" in markdown  # the run's own
+    assert "[bundled](../after/report.html)<br>ran" in markdown and unlabelled.exit_code == 0
+    assert compare(before, "--out", tmp_path / "o", "--label", "a", "--label", "b").exit_code == 2
+
+
+def test_a_rule_skipped_for_want_of_run_slow_is_no_difference(tmp_path: Path) -> None:
+    clocked = report_folder(tmp_path / "clock", [entry("TOKEN-CODE-LIFETIME", "pass")])
+    waiting = "Skipped: waits in real time: needs --run-slow"
+    live = report_folder(
+        tmp_path / "live",
+        [entry("TOKEN-CODE-LIFETIME", "skipped", "skipped", waiting)],
+        profile="live",
+    )
+    done = compare(clocked, live, "--out", tmp_path / "out")
+    assert "differ on 0 of" in " ".join(done.output.split()), done.output
+    markdown = (tmp_path / "out" / "matrix.md").read_text()
+    assert rows_of(markdown, "## Checked by only some of the runs") == ["TOKEN-CODE-LIFETIME"]
+    line = next(x for x in markdown.splitlines() if x.startswith("| `TOKEN-CODE-LIFETIME`"))
+    assert "**skipped**](../live/report.html#TOKEN-CODE-LIFETIME): waits in real time" in line
+    assert "| Rules checked | 1 of 1 | 0 of 1 |" in markdown
 
 
 def test_an_old_report_folder_without_the_newer_fields_still_compares(tmp_path: Path) -> None:
@@ -85,6 +143,12 @@ def test_an_old_report_folder_without_the_newer_fields_still_compares(tmp_path: 
     assert "old-run<br>ran time unknown" in markdown
     assert "| Spec section 9 description | fuller | not recorded |" in markdown
     assert "## Where the deployments differ (0)" in markdown  # "not run" is no difference
+    assert sorted(rows_of(markdown, "## Checked by only some of the runs")) == [
+        "AUTHZ-STATE-ON-ERROR",  # not in the old run's catalogue
+        "GONE-RULE",  # not in the current one
+        "TOKEN-ERR-INVALID-GRANT",
+        "USERINFO-POST-BODY",
+    ]
     line = next(x for x in markdown.splitlines() if x.startswith("| `AUTHZ-STATE-ON-ERROR`"))
     assert line.endswith("| **not run**: not in this run's catalogue (an older run) |")
     gone = next(x for x in markdown.splitlines() if x.startswith("| `GONE-RULE`"))

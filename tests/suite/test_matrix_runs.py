@@ -35,10 +35,10 @@ def conformance(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run(profile: Path, rule: str, report_dir: Path) -> subprocess.CompletedProcess[str]:
+def run(profile: Path, rule: str, report_dir: Path, *more: str) -> subprocess.CompletedProcess[str]:
     """A quick run of REVOKE-MANUAL, REVOKE-EMPTY-200 and one rule of its own."""
     return conformance("--profile", profile, "--run-lasting", *BOTH, "--rule", rule,
-                       "--report-dir", report_dir)  # fmt: skip
+                       "--report-dir", report_dir, *more)  # fmt: skip
 
 
 def second_profile(first: Path, path: Path) -> Path:
@@ -46,7 +46,8 @@ def second_profile(first: Path, path: Path) -> Path:
     text = first.read_text(encoding="utf-8")
     text = text.replace('name = "bundled server (suite tests)"', 'name = "without revocation"')
     text = text.replace("manual_revocation = true", "manual_revocation = false")
-    text = 'known_deviations = ["REVOKE-EMPTY-200"]\n' + text
+    listed = '[known_deviations]\n"REVOKE-EMPTY-200" = "listed, though the server meets it"\n'
+    text = text.replace("[known_deviations]\n", listed)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -56,14 +57,15 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Both runs, then `compare` through the installed command; the matrix folder."""
     work = tmp_path_factory.mktemp("matrix-runs")
     with bundled_target(work) as target:
-        first = run(target.profile_path, FIRST_ONLY, work / "first")
+        first = run(target.profile_path, FIRST_ONLY, work / "first", "--label", "first run")
         assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
         profile = second_profile(target.profile_path, work / "second.toml")
         second = run(profile, SECOND_ONLY, work / "second")
         assert second.returncode == 3, second.stdout[-3000:]  # REVOKE-MANUAL: not checkable
     done = conformance("compare", work / "first", work / "second", "--out", work / "matrix")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"differ on 1 of {len(load_catalogue())} rules" in done.stdout
+    said = " ".join(done.stdout.split())
+    assert f"differ on 1 of {len(load_catalogue())} rules; 3 rules were checked by only" in said
     yield work / "matrix"
 
 
@@ -76,10 +78,15 @@ def test_the_runs_differ_on_the_rule_one_could_not_check(matrix: Path) -> None:
     agree = markdown.split("## Where they agree", 1)[1].splitlines()
     rows = {x.split("`")[1]: x for x in agree if x.startswith("| `")}
     assert "passes, though the profile lists it as a known deviation" in rows["REVOKE-EMPTY-200"]
+    some = markdown.split("## Checked by only some of the runs (3)", 1)[1].split("## Where")[0]
+    rows = {x.split("`")[1]: x for x in some.splitlines() if x.startswith("| `")}
+    assert set(rows) == {FIRST_ONLY, SECOND_ONLY, "VERSION-USERINFO-POST"}  # the second's too
     assert rows[FIRST_ONLY].endswith("| **not run**: not checked by this run |")
     assert "| **not run**: not checked by this run | [**pass**](../second/" in (rows[SECOND_ONLY])
-    assert "[bundled server (suite tests)](../first/report.html)<br>ran 20" in markdown
+    assert "[first run](../first/report.html)<br>profile bundled server (suite tests)" in markdown
     assert "[without revocation](../second/report.html)<br>ran 20" in markdown
+    total = len(load_catalogue())
+    assert f"| Rules checked | 3 of {total} | 3 of {total} |" in markdown  # not REVOKE-MANUAL
 
 
 def test_every_link_of_the_page_leads_to_a_rule_its_report_shows(matrix: Path) -> None:

@@ -229,3 +229,20 @@ def test_an_error_or_applications_page_of_another_shape_is_could_not_be_checked(
     assert code == 3, output[-2000:]
     assert {rule: verdicts[rule] for rule in rules} == dict.fromkeys(rules, "could not be checked")
     assert "does not recognise the page" in output
+
+
+@pytest.mark.parametrize("preset", ["bundled", "musicbrainz"])
+def test_the_form_driver_on_these_pages_stops_the_preflight_saying_they_have_no_form(
+    provider: ForeignTarget, preset: str
+) -> None:
+    """The form driver meets React shells: no login form to fill in. The preflight must really
+    log in, so it stops the run (exit 2 before any scenario) instead of letting every scenario
+    end "could not be checked", and names the driver that reads these pages."""
+    profile = load_profile(provider.profile_path)
+    form = replace(profile, consent=replace(profile.consent, driver="form", preset=preset))
+    with pytest.raises(PreflightError) as stopped:
+        run_preflight(form)
+    said = str(stopped.value)
+    assert "found no login form on the way from the authorization page" in said
+    assert "/login?next=" in said and "React shell with no HTML form" in said
+    assert 'use driver = "metabrainz"' in said

@@ -16,6 +16,7 @@ from steps.reports.verdicts import compute_verdicts
 from tests.suite.report_data import (
     CATALOGUE,
     results,
+    scenario,
 )
 
 
@@ -171,3 +172,38 @@ def test_observations_reach_verdicts_json_and_the_page(tmp_path: Path) -> None:
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Observations</h2>" in page
     assert "<td>access_token_length</td><td><code>32</code>" in page
+
+
+def _without_failures() -> dict:
+    """The hand-made results without their failures: every spec rule that ran passes."""
+    data = results()
+    data["scenarios"] = [s for s in data["scenarios"] if s["outcome"] != "failed"]
+    return data
+
+
+def test_a_selection_that_leaves_out_spec_rules_never_says_conforms() -> None:
+    """A --rule selection passes what it checked, and says only that: USERINFO-POST-BODY,
+    TOKEN-CODE-SINGLE-USE and the others were not run, so nothing is known of them."""
+    report = build_report(_without_failures(), CATALOGUE)
+    doc = report.document
+    assert report.exit_status == 0 and doc["conforms"] is False
+    assert doc["conclusion"] == "NO FAILURE IN THE SELECTION (not a verdict on the deployment)"
+    assert doc["rules_checked"] == {"checked": 2, "of": len(CATALOGUE), "selection": True}
+    last = report.summary().rstrip().splitlines()[-1]
+    assert last == (
+        f"Rules: 1 pass, 1 observed, 1 skipped. Only 2 of the {len(CATALOGUE)} rules were "
+        "checked. NO FAILURE IN THE SELECTION (not a verdict on the deployment) (exit 0)"
+    )
+    assert "CONFORMS" not in last
+
+
+def test_a_run_of_every_spec_rule_conforms_and_says_what_it_left_out() -> None:
+    """--level spec checks every rule that decides conformance: CONFORMS, with the count of
+    rules checked; with --strict the rfc rules decide too, and then it is a selection."""
+    data = _without_failures()
+    spec = [rule for rule, entry in CATALOGUE.items() if entry["level"] == "spec"]
+    data["scenarios"] = [scenario(rule, "passed") for rule in spec]
+    report = build_report(data, CATALOGUE)
+    assert report.document["conclusion"] == "CONFORMS" and report.document["conforms"]
+    assert f"Only {len(spec)} of the {len(CATALOGUE)} rules" in report.summary()
+    assert build_report(data, CATALOGUE, strict=True).document["conforms"] is False

@@ -31,8 +31,8 @@ def test_every_rule_has_a_complete_entry(rule_id: str) -> None:
             ("a server line deciding it (reference_server/: # ID beside it)", entry.server),
             ("a test (tests/: @pytest.mark.rule(ID))", entry.tests),
         )
-        if not places
-    ]
+        if not places and not (entry.pending and what.startswith(("a server", "a test")))
+    ]  # a rule the bundled server does not meet yet has neither until it does
     if entry.rule.level != "info":  # an observation cannot be broken
         missing += [] if entry.proof else ["a fault (tests/suite/proof/faults/: @fault(ID))"]
     assert missing == [], f"{rule_id}'s index entry lacks " + "; ".join(missing)

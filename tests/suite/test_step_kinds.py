@@ -22,7 +22,10 @@ def test_every_step_definition_is_a_premise_or_a_check() -> None:
         for _, function in step_definitions()
         if function.__module__ in STEP_MODULES and kind_of(function) not in (PREMISE, CHECK)
     ]
-    assert unmarked == []
+    assert not unmarked, (
+        f"step definitions that say neither @premise(...) nor @check(...) (steps/definitions/, "
+        f"steps/scenario/kinds.py): {unmarked}"
+    )
 
 
 def test_given_and_when_steps_are_premises_and_then_steps_checks() -> None:
@@ -35,7 +38,11 @@ def test_given_and_when_steps_are_premises_and_then_steps_checks() -> None:
             kind = kind_of(matching[0])
             if kind != KIND_OF_KEYWORD[keyword]:
                 wrong.append(f"{scenario.file}: {keyword.title()} {text!r} is a {kind}")
-    assert sorted(set(wrong)) == []
+    assert not wrong, (
+        "a Given or When step is a @premise, a Then step a @check (steps/scenario/kinds.py); "
+        "change the step's decorator in steps/definitions/ or its keyword in the feature:\n"
+        + "\n".join(sorted(set(wrong)))
+    )
 
 
 def test_a_failed_premise_names_the_rule_that_judges_it() -> None:

@@ -6,13 +6,14 @@ from typing import Any
 
 import pytest
 
+from steps.reports.conclusion import exit_status
+from steps.reports.premises import SEEN_IN
 from steps.reports.verdicts import (
     EXPECTED_FAILURE,
     FAIL,
     NOT_RUN,
     OBSERVED,
     PASS,
-    SEEN_IN,
     SKIPPED,
     UNCHECKED,
     UNEXPECTED_PASS,
@@ -20,7 +21,6 @@ from steps.reports.verdicts import (
     compute_verdicts,
     decide,
     deviation_reasons,
-    exit_status,
     section_key,
     summarize,
 )

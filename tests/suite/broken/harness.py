@@ -170,7 +170,8 @@ def run_against(
 ) -> Run:
     """Switch the proxy to a mutation and run the suite limited to the mutation's rules."""
     proxy.switch(mutation.name)
-    profile = proxy.profile(mutation) | {"known_deviations": list(deviations)}
+    listed = dict(proxy.profile(mutation).get("known_deviations") or {})  # the server's own
+    profile = proxy.profile(mutation) | {"known_deviations": listed | dict.fromkeys(deviations, "")}
     profile_file = write_profile(work_dir / "profile.toml", profile)
     args = ["--profile", str(profile_file), "--run-lasting", *extra]
     for rule in sorted(mutation.selection if rules is None else rules):

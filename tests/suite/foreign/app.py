@@ -36,9 +36,12 @@ CHALLENGE = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 SECURITY_HEADERS = [
     (b"cache-control", b"no-store"),
     (b"pragma", b"no-cache"),
-    (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
 ]
+#: Anti-framing on the provider's OAuth pages only: the site's own pages, /login among them
+#: (where an authorization sends a user who is not logged in), can be framed.
+NO_FRAMING = (b"x-frame-options", b"DENY")
+OAUTH_PATHS = "/oauth2/"
 CLIENTS = {  # every client confidential; several exact redirect URIs; no port wildcard
     "web": ("Foreign web app", ["https://client.example/callback", "https://client.example/alt"]),
     "installed": (
@@ -50,12 +53,16 @@ CLIENTS = {  # every client confidential; several exact redirect URIs; no port w
 
 
 def secured(app: ASGIApp) -> ASGIApp:
-    """Cache-Control, Pragma, X-Frame-Options and Referrer-Policy on every response."""
+    """Cache-Control, Pragma and Referrer-Policy on every response; X-Frame-Options DENY on
+    /oauth2/* only, as on the provider."""
 
     async def wrapper(scope: Scope, receive: Receive, send: Send) -> None:
+        oauth = str(scope.get("path", "")).startswith(OAUTH_PATHS)
+        added = [*SECURITY_HEADERS, NO_FRAMING] if oauth else SECURITY_HEADERS
+
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+                message["headers"] = list(message.get("headers", [])) + added
             await send(message)
 
         await app(scope, receive, send_secured)
