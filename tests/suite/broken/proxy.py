@@ -8,14 +8,16 @@ counted (a flaky one: its tries and how often it showed). A second, plain-HTTP l
 forwards too: it is what the "plain HTTP served" mutation points the profile's plain_http_url
 at.
 
-Run: python -m tests.suite.broken.proxy --upstream-profile FILE --work-dir DIR
-(writes DIR/proxy.json = {"base_url", "plain_url", "ca_file"} once listening).
+Run: python -m tests.suite.broken.proxy --upstream-profile FILE --work-dir DIR [--targets MODULE]
+(writes DIR/proxy.json = {"base_url", "plain_url", "ca_file"} once listening). `--targets`
+imports a module that registers more targets (registry.RESOLVERS: the generated proof's).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import socket
 import ssl
@@ -73,12 +75,13 @@ class Proxy:
             if k.lower() not in HOP_HEADERS
         ]
         query = req.query_string()
-        upstream = await self.client.request(
-            req.method,
-            self.upstream + req.path + (f"?{query}" if query else ""),
-            headers=headers,
-            content=req.body,
-        )
+        url = self.upstream + req.path + (f"?{query}" if query else "")
+        try:
+            upstream = await self.client.request(req.method, url, headers=headers, content=req.body)
+        except httpx.RemoteProtocolError:
+            # The server closed a pooled connection it had counted idle (it does at its
+            # connection cap) just as the request went out: unanswered, so sent once more.
+            upstream = await self.client.request(req.method, url, headers=headers, content=req.body)
         out = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP_HEADERS]
         out = [(k, v.replace(self.upstream, self.public_base)) for k, v in out]
         body = upstream.content
@@ -95,6 +98,7 @@ class Proxy:
             headers=[(k, v) for k, v in request.headers.items()],
             body=await request.body(),
             raw_query=request.url.query,
+            scheme=request.url.scheme,
         )
         found = find(self.mutation)
         assert found is not None
@@ -190,7 +194,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--upstream-profile", type=Path, required=True)
     parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--targets", action="append", default=[], help="module to import")
     args = parser.parse_args()
+    for module in args.targets:
+        importlib.import_module(module)
     args.work_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(serve(args.upstream_profile, args.work_dir))
 
