@@ -1,31 +1,42 @@
 Feature: Code exchange
   The application exchanges the authorization code at the token endpoint, authenticating with
   its Client ID and Client Secret, for an access token and, for an installed application or a
-  web application with offline access, a refresh token.
+  web application with offline access, a refresh token. Every kind of application is tried,
+  with and without PKCE, and every access token issued is presented each way a token travels.
 
   @TOKEN-CODE-EXCHANGE @spec
-  Scenario Outline: A code of the <kind> is exchanged for an access token the service accepts
-    Given an authorization code issued to the <kind>
+  Scenario Outline: A code of the <client> for a request with <pkce> gives an access token the service accepts <delivery>
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code
     Then the application receives an access token
-    And the access token is accepted by the service
+    And the access token is accepted by the service when passed <delivery>
 
     Examples:
-      | kind                               |
-      | web application                    |
-      | web application for offline access |
-      | installed application              |
+      | client                  | pkce                   | delivery                    |
+      | online web application  | an S256 code challenge | in the Authorization header |
+      | offline web application | no code challenge      | in a form body              |
+      | installed application   | an S256 code challenge | in the query string         |
+      | online web application  | no code challenge      | in the query string         |
+      | installed application   | no code challenge      | in the Authorization header |
+      | online web application  | an S256 code challenge | in a form body              |
+      | offline web application | an S256 code challenge | in the Authorization header |
+      | offline web application | an S256 code challenge | in the query string         |
+      | installed application   | an S256 code challenge | in a form body              |
 
   @APP-TYPES @spec
-  Scenario Outline: A <kind> application completes the authorization code flow
-    Given an authorization code issued to the <kind> application
+  Scenario Outline: The <client> completes the authorization code flow for a request with <pkce>
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code
     Then the application receives an access token
 
     Examples:
-      | kind      |
-      | web       |
-      | installed |
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+      | installed application   | an S256 code challenge |
+      | installed application   | no code challenge      |
 
   @APP-CLIENT-ID-UNIQUE @spec
   Scenario: Each registered application has a Client ID of its own
@@ -35,70 +46,60 @@ Feature: Code exchange
     And every registered application has a Client ID of its own
 
   @TOKEN-RESPONSE-ACCESS-TOKEN @spec
-  Scenario Outline: The token response is a JSON document with an access token: <grant>
-    Given the user has granted the <grant> to "<scope>"
-    Then the code exchange answered a JSON document with the access token as a string
+  Scenario Outline: The answer to the <grant> of the <client> is a JSON document with an access token
+    Given the user has just granted the <client> access to "profile email"
+    When the application holds tokens from the <grant>
+    Then the <grant> answered a JSON document with the access token as a string
 
     Examples:
-      | grant                              | scope         |
-      | web application offline access     | profile email |
-      | web application access             | profile       |
-      | installed application access       | profile email |
+      | client                  | grant         |
+      | online web application  | code exchange |
+      | offline web application | code exchange |
+      | offline web application | refresh       |
+      | installed application   | code exchange |
+      | installed application   | refresh       |
 
-  @TOKEN-RESPONSE-ACCESS-TOKEN @spec
-  Scenario Outline: The refresh response is a JSON document with an access token: <kind>
-    Given the user has just granted the <kind> offline access to "profile email"
-    When the application refreshes the access token
-    Then the refresh answered a JSON document with the access token as a string
+  @TOKEN-RESPONSE-STATUS-200 @rfc
+  Scenario Outline: The <grant> of the <client> is answered 200 OK
+    Given the user has just granted the <client> access to "profile email"
+    When the application holds tokens from the <grant>
+    Then the <grant> answered 200 OK
 
     Examples:
-      | kind                  |
-      | web application       |
-      | installed application |
-
-  @TOKEN-RESPONSE-STATUS-200 @rfc
-  Scenario: A code exchange is answered 200 OK
-    Given the user has granted the web application offline access to "profile email"
-    Then the code exchange answered 200 OK
-
-  @TOKEN-RESPONSE-STATUS-200 @rfc
-  Scenario: A refresh is answered 200 OK
-    Given the user has just granted the web application offline access to "profile email"
-    When the application refreshes the access token
-    Then the refresh answered 200 OK
+      | client                  | grant         |
+      | online web application  | code exchange |
+      | offline web application | code exchange |
+      | offline web application | refresh       |
+      | installed application   | code exchange |
+      | installed application   | refresh       |
 
   @TOKEN-EXPIRES-IN-3600 @spec
-  Scenario Outline: The access token of a code exchange lasts 3600 seconds: <grant>
-    Given the user has granted the <grant> to "<scope>"
-    Then the code exchange said the access token lasts 3600 seconds
+  Scenario Outline: The access token of the <grant> of the <client> lasts 3600 seconds
+    Given the user has just granted the <client> access to "profile email"
+    When the application holds tokens from the <grant>
+    Then the <grant> said the access token lasts 3600 seconds
 
     Examples:
-      | grant                              | scope         |
-      | web application offline access     | profile email |
-      | web application access             | profile       |
-      | installed application access       | profile email |
+      | client                  | grant         |
+      | online web application  | code exchange |
+      | offline web application | code exchange |
+      | offline web application | refresh       |
+      | installed application   | code exchange |
+      | installed application   | refresh       |
 
   @TOKEN-TYPE-BEARER @spec
-  Scenario Outline: The access token of a code exchange is a bearer token: <grant>
-    Given the user has granted the <grant> to "<scope>"
-    Then the code exchange said the token type is Bearer
+  Scenario Outline: The access token of the <grant> of the <client> is a bearer token
+    Given the user has just granted the <client> access to "profile email"
+    When the application holds tokens from the <grant>
+    Then the <grant> said the token type is Bearer
 
     Examples:
-      | grant                              | scope         |
-      | web application offline access     | profile email |
-      | web application access             | profile       |
-      | installed application access       | profile email |
-
-  @TOKEN-TYPE-BEARER @spec
-  Scenario Outline: The access token of a refresh is a bearer token: <kind>
-    Given the user has just granted the <kind> offline access to "profile email"
-    When the application refreshes the access token
-    Then the refresh said the token type is Bearer
-
-    Examples:
-      | kind                  |
-      | web application       |
-      | installed application |
+      | client                  | grant         |
+      | online web application  | code exchange |
+      | offline web application | code exchange |
+      | offline web application | refresh       |
+      | installed application   | code exchange |
+      | installed application   | refresh       |
 
   @TOKEN-REFRESH-OFFLINE @spec
   Scenario: A web application with offline access receives a refresh token
@@ -121,110 +122,203 @@ Feature: Code exchange
 
   @TOKEN-NO-REFRESH-ONLINE @spec
   Scenario: An online web application receives no refresh token
-    Given an authorization code issued to the web application
+    Given an authorization code issued to the online web application
     When the application exchanges the code for tokens
     Then the response carries no refresh token
 
   @TOKEN-CODE-SINGLE-USE @spec
-  Scenario Outline: A code of the <kind> application is exchanged only once
-    Given an authorization code issued to the <kind> application
+  Scenario Outline: A code of the <client> for a request with <pkce> is exchanged only once
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code for tokens
     And the application exchanges the code again
     Then the exchange is refused
 
     Examples:
-      | kind      |
-      | web       |
-      | installed |
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+      | installed application   | an S256 code challenge |
+      | installed application   | no code challenge      |
 
   @TOKEN-CODE-REPLAY-REVOKES @rfc
-  Scenario Outline: Presenting a used code again revokes the tokens issued from it (<kind>)
-    Given an authorization code issued to the <kind>
+  Scenario Outline: A used code of the <client> (<pkce>) presented again revokes the tokens issued from it, the access token passed <delivery>
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code for tokens
     And the application exchanges the code again
-    Then the access token from the first exchange no longer works
+    Then the access token from the first exchange no longer works when passed <delivery>
     And the refresh token from the first exchange no longer works
 
     Examples:
-      | kind                                          |
-      | web application for offline access            |
-      | installed application                         |
+      | client                  | pkce                   | delivery                    |
+      | online web application  | an S256 code challenge | in the Authorization header |
+      | offline web application | no code challenge      | in a form body              |
+      | installed application   | an S256 code challenge | in the query string         |
+      | online web application  | no code challenge      | in the query string         |
+      | installed application   | no code challenge      | in the Authorization header |
+      | online web application  | an S256 code challenge | in a form body              |
+      | offline web application | an S256 code challenge | in the Authorization header |
+      | offline web application | an S256 code challenge | in the query string         |
+      | installed application   | an S256 code challenge | in a form body              |
 
   @TOKEN-REQUIRED-PARAMS @spec
-  Scenario Outline: A code exchange without <field> is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code without the <field> field
-    Then the exchange is refused
+  Scenario Outline: A code exchange of the <client> (<pkce>) without <missing> is refused
+    Given an authorization code issued to the <client> for a request with <pkce>
+    When the application exchanges the code without <missing>
+    Then the code exchange is refused
 
     Examples:
-      | field         |
-      | grant_type    |
-      | code          |
-      | client_id     |
-      | client_secret |
-      | redirect_uri  |
-
-  @TOKEN-REQUIRED-PARAMS @spec
-  Scenario: An installed application's code exchange without its client secret is refused
-    Given an authorization code issued to the installed application
-    When the application exchanges the code without the client_secret field
-    Then the exchange is refused
+      | client                  | pkce                   | missing                 |
+      | online web application  | an S256 code challenge | the grant_type field    |
+      | online web application  | no code challenge      | the code field          |
+      | offline web application | an S256 code challenge | the code field          |
+      | offline web application | no code challenge      | the grant_type field    |
+      | installed application   | an S256 code challenge | the client_id field     |
+      | installed application   | no code challenge      | the client_secret field |
+      | online web application  | an S256 code challenge | the client_secret field |
+      | online web application  | an S256 code challenge | the redirect_uri field  |
+      | online web application  | no code challenge      | the client_id field     |
+      | offline web application | no code challenge      | the redirect_uri field  |
+      | offline web application | an S256 code challenge | the client_id field     |
+      | offline web application | an S256 code challenge | the client_secret field |
+      | installed application   | an S256 code challenge | the grant_type field    |
+      | installed application   | an S256 code challenge | the code field          |
+      | installed application   | an S256 code challenge | the redirect_uri field  |
 
   @TOKEN-ERR-INVALID-REQUEST @rfc
-  Scenario: A code exchange without a code is answered invalid_request
-    Given a web application registered with the service
-    When the application asks for tokens with an authorization code grant that has no code
+  Scenario Outline: A code exchange without <missing> is answered invalid_request
+    Given an authorization code issued to the online web application
+    When the application exchanges the code without <missing>
+    Then the token endpoint answers 400 with the error "invalid_request"
+
+    Examples:
+      | missing                |
+      | the grant_type field   |
+      | the code field         |
+      | the redirect_uri field |
+
+  @TOKEN-ERR-INVALID-REQUEST @rfc
+  Scenario: A refresh without its refresh token is answered invalid_request
+    Given the user has just granted the offline web application access to "profile email"
+    When the application refreshes the access token without the refresh_token field
     Then the token endpoint answers 400 with the error "invalid_request"
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario Outline: A code exchange of the <kind> application with <secret> is refused
-    Given an authorization code issued to the <kind> application
-    When the application exchanges the code with <secret>
-    Then the exchange is refused
+  Scenario Outline: A code exchange of the <client> with <near_miss> is refused
+    Given an authorization code issued to the <client>
+    When the application exchanges the code with <near_miss>
+    Then the code exchange is refused
 
     Examples:
-      | kind       | secret                                            |
-      | web        | a wrong client secret                             |
-      | second web | its client secret with the last character changed |
-      | second web | its client secret without the last character      |
-      | installed  | its client secret with a character added          |
-      | installed  | its client secret with the last character changed |
+      | client                  | near_miss                                         |
+      | online web application  | a wrong client secret                             |
+      | offline web application | an empty client secret                            |
+      | installed application   | its client secret with the last character changed |
+      | online web application  | its client secret without the last character      |
+      | online web application  | its client secret with a character added          |
+      | online web application  | the first half of its client secret               |
+      | online web application  | its client secret in another case                 |
+      | online web application  | an empty client secret                            |
+      | online web application  | its client secret with the last character changed |
+      | installed application   | a wrong client secret                             |
+      | installed application   | its client secret without the last character      |
+      | installed application   | its client secret with a character added          |
+      | installed application   | the first half of its client secret               |
+      | installed application   | its client secret in another case                 |
+
+  @AUTH-TOKEN-CLIENT-SECRET @spec
+  Scenario Outline: A refresh of the <client> with <near_miss> is refused
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token with <near_miss>
+    Then the refresh is refused
+
+    Examples:
+      | client                  | near_miss                                         |
+      | offline web application | a wrong client secret                             |
+      | installed application   | an empty client secret                            |
+      | offline web application | its client secret with the last character changed |
+      | offline web application | its client secret without the last character      |
+      | offline web application | its client secret with a character added          |
+      | offline web application | the first half of its client secret               |
+      | offline web application | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
-  Scenario: Wrong client credentials are answered invalid_client
-    Given an authorization code issued to the web application
-    When the application exchanges the code with a wrong client secret
+  Scenario Outline: A code exchange of the <client> with <near_miss> is answered invalid_client
+    Given an authorization code issued to the <client>
+    When the application exchanges the code with <near_miss>
     Then the token endpoint answers with the error "invalid_client" as RFC 6749 describes
 
-  @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario: An unknown code is answered invalid_grant
-    Given a web application registered with the service
-    When the application exchanges a code the service never issued
-    Then the token endpoint answers 400 with the error "invalid_grant"
+    Examples:
+      | client                  | near_miss                                         |
+      | online web application  | a wrong client secret                             |
+      | offline web application | an empty client secret                            |
+      | installed application   | its client secret with the last character changed |
+      | online web application  | its client secret without the last character      |
+      | online web application  | its client secret with a character added          |
+      | online web application  | the first half of its client secret               |
+      | online web application  | its client secret in another case                 |
+      | online web application  | an empty client secret                            |
+      | online web application  | its client secret with the last character changed |
+      | installed application   | a wrong client secret                             |
+      | installed application   | its client secret without the last character      |
+      | installed application   | its client secret with a character added          |
+      | installed application   | the first half of its client secret               |
+      | installed application   | its client secret in another case                 |
+
+  @TOKEN-ERR-INVALID-CLIENT @rfc
+  Scenario Outline: A refresh of the <client> with <near_miss> is answered invalid_client
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token with <near_miss>
+    Then the token endpoint answers with the error "invalid_client" as RFC 6749 describes
+
+    Examples:
+      | client                  | near_miss                                         |
+      | offline web application | a wrong client secret                             |
+      | installed application   | an empty client secret                            |
+      | offline web application | its client secret with the last character changed |
+      | offline web application | its client secret without the last character      |
+      | offline web application | its client secret with a character added          |
+      | offline web application | the first half of its client secret               |
+      | offline web application | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario: A used code is answered invalid_grant
-    Given an authorization code issued to the second web application
-    When the application exchanges the code for tokens
-    And the application exchanges the code again
-    Then the token endpoint answers 400 with the error "invalid_grant"
-
-  @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario: A code issued to another application is answered invalid_grant
-    Given an authorization code issued to the web application
-    When another web application exchanges the code with its own credentials
-    Then the token endpoint answers 400 with the error "invalid_grant"
-
-  @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario Outline: A code that only resembles the issued one is answered invalid_grant: <change>
-    Given an authorization code issued to the installed application
-    When the application exchanges the code <change>
+  Scenario Outline: A code exchange of the <client> with a code <invalidity> is answered invalid_grant
+    Given an authorization code issued to the <client>
+    When the service is asked to exchange a code <invalidity>
     Then the token endpoint answers 400 with the error "invalid_grant"
 
     Examples:
-      | change                          |
-      | without its last character      |
-      | with a character added          |
+      | client                  | invalidity                      |
+      | online web application  | that the service never issued   |
+      | offline web application | with its last character changed |
+      | installed application   | without its last character      |
+      | online web application  | with a character added          |
+      | online web application  | that was already used           |
+      | online web application  | issued to another application   |
+      | online web application  | with its last character changed |
+      | online web application  | without its last character      |
+      | offline web application | that was already used           |
+      | installed application   | that the service never issued   |
+      | installed application   | with a character added          |
+      | installed application   | that was already used           |
+      | installed application   | issued to another application   |
+
+  @TOKEN-ERR-INVALID-GRANT @rfc
+  Scenario Outline: A refresh of the <client> with a refresh token <invalidity> is answered invalid_grant
+    Given the user has just granted the <client> access to "profile email"
+    When the service is asked to refresh with a refresh token <invalidity>
+    Then the token endpoint answers 400 with the error "invalid_grant"
+
+    Examples:
+      | client                  | invalidity                      |
+      | offline web application | that the service never issued   |
+      | installed application   | with its last character changed |
+      | offline web application | without its last character      |
+      | offline web application | with a character added          |
+      | offline web application | issued to another application   |
+      | offline web application | that was revoked                |
+      | installed application   | that was revoked                |
 
   @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
   Scenario Outline: The grant type "<grant_type>", which some servers offer, is refused as unsupported or not for this client
@@ -244,65 +338,139 @@ Feature: Code exchange
     Then the token endpoint answers 400 with the error "unsupported_grant_type"
 
   @TOKEN-REDIRECT-URI-REGISTERED @spec
-  Scenario Outline: A code exchange with a redirect URI that is not exactly the registered one is refused: <change>
-    Given an authorization code issued to the <kind> application
-    When the application exchanges the code with the registered redirect URI changed <change>
-    Then the exchange is refused
+  Scenario Outline: A code exchange of the <client> (<pkce>) with the registered redirect URI changed <redirect_change> is refused
+    Given an authorization code issued to the <client> for a request with <pkce>
+    When the application exchanges the code with the registered redirect URI changed <redirect_change>
+    Then the code exchange is refused
 
     Examples:
-      | kind       | change                         |
-      | web        | to another host                |
-      | second web | by a path segment added        |
-      | second web | by an extra query parameter    |
-      | installed  | to another host                |
-      | installed  | by a user name before the host |
+      | client                  | pkce                   | redirect_change                |
+      | online web application  | an S256 code challenge | to another host                |
+      | online web application  | no code challenge      | by a path segment added        |
+      | offline web application | an S256 code challenge | by a path segment added        |
+      | offline web application | no code challenge      | to another host                |
+      | installed application   | an S256 code challenge | by an extra query parameter    |
+      | installed application   | no code challenge      | by a user name before the host |
+      | online web application  | an S256 code challenge | by a user name before the host |
+      | online web application  | no code challenge      | by an extra query parameter    |
+      | offline web application | an S256 code challenge | by an extra query parameter    |
+      | offline web application | an S256 code challenge | by a user name before the host |
+      | installed application   | an S256 code challenge | to another host                |
+      | installed application   | an S256 code challenge | by a path segment added        |
 
   @TOKEN-REDIRECT-URI-SAME @rfc
-  Scenario: A code is exchanged only with the redirect URI it was issued for
-    Given an authorization code issued to the installed application
+  Scenario Outline: A code is exchanged only with the redirect URI it was issued for (<pkce>)
+    Given an authorization code issued to the installed application for a request with <pkce>
     When the application exchanges the code with another redirect URI it may use
-    Then the exchange is refused
+    Then the code exchange is refused
+
+    Examples:
+      | pkce                   |
+      | an S256 code challenge |
+      | no code challenge      |
 
   @TOKEN-TYPE-PARAM @spec
-  Scenario: A code exchange asking for a bearer token is accepted
-    Given an authorization code issued to the web application
-    When the application exchanges the code with the token type "bearer"
+  Scenario Outline: A code exchange of the <client> asking for a bearer token is accepted
+    Given an authorization code issued to the <client>
+    When the application exchanges the code with the token type "<token_type>"
     Then the application receives an access token
 
-  @TOKEN-TYPE-PARAM @VERSION-TOKEN-TYPE-BEARER-ONLY @spec
-  Scenario: A code exchange asking for a MAC token is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with the token type "mac"
-    Then the exchange is refused
+    Examples:
+      | client                 | token_type |
+      | online web application | bearer     |
+      | installed application  | bearer     |
 
   @TOKEN-TYPE-PARAM @spec
-  Scenario: A code exchange asking for an unknown token type is refused
-    Given an authorization code issued to the web application
-    When the application exchanges the code with the token type "jwt"
-    Then the exchange is refused
+  Scenario Outline: A refresh of the <client> asking for a bearer token is accepted
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token with the token type "<token_type>"
+    Then the application receives a new access token
+
+    Examples:
+      | client                  | token_type |
+      | offline web application | bearer     |
+
+  @TOKEN-TYPE-PARAM @spec
+  Scenario Outline: A code exchange of the <client> asking for the token type <token_type> is refused
+    Given an authorization code issued to the <client>
+    When the application exchanges the code with the token type "<token_type>"
+    Then the code exchange is refused
+
+    Examples:
+      | client                  | token_type |
+      | offline web application | mac        |
+      | installed application   | jwt        |
+      | online web application  | mac        |
+      | online web application  | jwt        |
+
+  @TOKEN-TYPE-PARAM @spec
+  Scenario Outline: A refresh of the <client> asking for the token type <token_type> is refused
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token with the token type "<token_type>"
+    Then the refresh is refused
+
+    Examples:
+      | client                  | token_type |
+      | installed application   | mac        |
+      | offline web application | jwt        |
+
+  @VERSION-TOKEN-TYPE-BEARER-ONLY @spec
+  Scenario: A code exchange asking for a MAC token is refused
+    Given an authorization code issued to the online web application
+    When the application exchanges the code with the token type "mac"
+    Then the code exchange is refused
 
   @TOKEN-CROSS-CLIENT-CODE @rfc
-  Scenario: A code issued to one application cannot be exchanged by another
-    Given an authorization code issued to the web application
+  Scenario Outline: A code issued to the <client> (<pkce>) cannot be exchanged by another application
+    Given an authorization code issued to the <client> for a request with <pkce>
     When another web application exchanges the code with its own credentials
-    Then the exchange is refused
+    Then the code exchange is refused
+
+    Examples:
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+      | installed application   | an S256 code challenge |
+      | installed application   | no code challenge      |
 
   @TOKEN-NO-STORE @rfc
-  Scenario: Token responses are not to be cached
-    Given an authorization code issued to the web application
-    When the application exchanges the code for tokens
-    Then the token response forbids caching
-    When the application exchanges the code again
+  Scenario Outline: The answer to a <grant> of the <client> that <answer> is not to be cached
+    Given the user has just granted the <client> access to "profile email"
+    When the application's <grant> <answer>
     Then the token response forbids caching
 
-  @TOKEN-NO-STORE @rfc
-  Scenario: Refresh responses are not to be cached
-    Given the user has just granted the web application offline access to "profile email"
-    When the application refreshes the access token
-    Then the token response forbids caching
+    Examples:
+      | client                  | grant         | answer     |
+      | online web application  | code exchange | is granted |
+      | online web application  | code exchange | is refused |
+      | offline web application | code exchange | is granted |
+      | offline web application | code exchange | is refused |
+      | offline web application | refresh       | is granted |
+      | offline web application | refresh       | is refused |
+      | installed application   | code exchange | is granted |
+      | installed application   | code exchange | is refused |
+      | installed application   | refresh       | is granted |
+      | installed application   | refresh       | is refused |
 
   @TOKEN-NO-QUERY-PARAMS @rfc
-  Scenario: The token endpoint refuses credentials in the URL
-    Given an authorization code issued to the web application
-    When the application exchanges the code with all parameters in the URL query string
-    Then the exchange is refused
+  Scenario Outline: The token endpoint refuses a code exchange of the <client> (<pkce>) with its parameters in the URL of a <method> request
+    Given an authorization code issued to the <client> for a request with <pkce>
+    When the application exchanges the code with all parameters in the URL query string of a <method> request
+    Then the code exchange is refused
+
+    Examples:
+      | client                  | pkce                   | method |
+      | online web application  | an S256 code challenge | GET    |
+      | online web application  | no code challenge      | GET    |
+      | offline web application | an S256 code challenge | GET    |
+      | offline web application | no code challenge      | GET    |
+      | installed application   | an S256 code challenge | GET    |
+      | installed application   | no code challenge      | GET    |
+      | online web application  | an S256 code challenge | POST   |
+      | online web application  | no code challenge      | POST   |
+      | offline web application | an S256 code challenge | POST   |
+      | offline web application | no code challenge      | POST   |
+      | installed application   | an S256 code challenge | POST   |
+      | installed application   | no code challenge      | POST   |

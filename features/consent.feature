@@ -4,61 +4,89 @@ Feature: Consent and approval
   it asks for the consent page to be shown every time.
 
   @AUTHZ-ERR-ACCESS-DENIED @spec
-  Scenario: The user refuses the request
-    Given a web application registered with the service
+  Scenario Outline: The user refuses the request of the <client>
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request asks to always show the consent page
     And the user denies the request
     Then the application receives the error "access_denied"
 
-  @AUTHZ-STATE-ON-ERROR @spec
-  Scenario Outline: The state comes back unchanged with every kind of error: <error>
-    Given a web application registered with the service
-    When the application asks for the "<scope>" scope
-    And the request <differs>
-    And the request carries the state "<state>"
-    And the user <acts>
-    Then the error redirect carries the state "<state>"
-
     Examples:
-      | error                     | scope            | differs                                         | acts                         | state                     |
-      | access_denied             | profile          | asks to always show the consent page            | denies the request           | refused/é 1+1=2 %41&x#y   |
-      | invalid_scope             | profile nonsense | asks to always show the consent page            | opens the authorization page | bad scope+%2F &a=b#c ü    |
-      | unsupported_response_type | profile          | uses the response type "token"                  | opens the authorization page | rt+%25 &t=1#f 東京          |
-      | invalid_request           | profile          | carries a code challenge with the method "S512" | opens the authorization page | pkce+%3D &m=S512#x ñ      |
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @AUTHZ-APPROVAL-AUTO @spec
-  Scenario: A web application that already has consent for the same scopes is not asked again
-    Given the user has granted the web application access to "profile tag"
+  Scenario Outline: The <client> that already has consent for the same scopes is not asked again (<pkce>)
+    Given the user has granted the <client> access to "profile tag"
     When the application asks for the "profile tag" scopes
+    And the request carries <pkce>
     And the user opens the authorization page
     Then the consent page is not shown
     And the application receives an authorization code
 
+    Examples:
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+
   @AUTHZ-APPROVAL-AUTO @spec
   Scenario: Consent stands while the grant lives on without a live access token
-    Given the user has just granted the web application offline access to "email submit_isrc submit_barcode"
-    And the application has revoked the access token
+    Given the user has just granted the offline web application access to "email submit_isrc submit_barcode"
+    And the grant lives on without a live access token
     When the application asks for the "email submit_isrc submit_barcode" scopes
     And the user opens the authorization page
     Then the consent page is not shown
     And the application receives an authorization code
 
   @AUTHZ-APPROVAL-AUTO-NEW-SCOPES @AUTH-USER-CONSENT @spec
-  Scenario: A set of scopes the user has not approved before needs consent
-    Given the user has granted the web application access to "profile tag"
+  Scenario Outline: A set of scopes the user has not approved before needs the consent of the <client> (<pkce>)
+    Given the user has granted the <client> access to "profile tag"
     When the application asks for scopes the user has not approved before
+    And the request carries <pkce>
     And the user opens the authorization page
     Then the consent page is shown
     And no authorization code is issued
 
-  @AUTHZ-APPROVAL-FORCE @spec
-  Scenario: A request that asks for the consent page always gets it
-    Given the user has granted the web application access to "profile tag"
+    Examples:
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+
+  @AUTH-USER-CONSENT @spec
+  Scenario Outline: The installed application asks the user every time (<pkce>)
+    Given the user has granted the installed application access to "profile tag"
     When the application asks for the "profile tag" scopes
+    And the request carries <pkce>
+    And the user opens the authorization page
+    Then the consent page is shown
+    And no authorization code is issued
+
+    Examples:
+      | pkce                   |
+      | an S256 code challenge |
+      | no code challenge      |
+
+  @AUTHZ-APPROVAL-FORCE @spec
+  Scenario Outline: A request of the <client> that asks for the consent page always gets it (<pkce>)
+    Given the user has granted the <client> access to "profile tag"
+    When the application asks for the "profile tag" scopes
+    And the request carries <pkce>
     And the request asks to always show the consent page
     And the user opens the authorization page
     Then the consent page is shown
+
+    Examples:
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
 
   @AUTHZ-FRAMING @rfc
   Scenario: The authorization pages cannot be framed by another site

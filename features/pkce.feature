@@ -4,8 +4,8 @@ Feature: Proof Key for Code Exchange
   exchanges the code. A code whose verifier does not agree is worthless to whoever stole it.
 
   @PKCE-OPTIONAL @spec
-  Scenario Outline: A request of <application> without a challenge completes the flow
-    Given <application> registered with the service
+  Scenario Outline: A request of the <client> without a challenge completes the flow
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries no code challenge
     And the user approves the request
@@ -14,13 +14,14 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
     Examples:
-      | application              |
-      | a web application        |
-      | an installed application |
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @PKCE-S256 @spec
-  Scenario Outline: An S256 challenge is met by its verifier (<application>)
-    Given <application> registered with the service
+  Scenario Outline: An S256 challenge of the <client> is met by its verifier
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries an S256 code challenge
     And the user approves the request
@@ -29,13 +30,14 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
     Examples:
-      | application              |
-      | a web application        |
-      | an installed application |
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @PKCE-PLAIN @spec
-  Scenario Outline: A plain challenge is met by its verifier (<application>)
-    Given <application> registered with the service
+  Scenario Outline: A plain challenge of the <client> is met by its verifier
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries a plain code challenge
     And the user approves the request
@@ -44,13 +46,14 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
     Examples:
-      | application              |
-      | a web application        |
-      | an installed application |
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @PKCE-DEFAULT-PLAIN @spec
-  Scenario Outline: A challenge without a method is a plain challenge (<application>)
-    Given <application> registered with the service
+  Scenario Outline: A challenge of the <client> without a method is a plain challenge
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries a code challenge without a method
     And the user approves the request
@@ -59,71 +62,99 @@ Feature: Proof Key for Code Exchange
     Then the application receives an access token
 
     Examples:
-      | application              |
-      | a web application        |
-      | an installed application |
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @PKCE-VERIFIER-MISMATCH @VERSION-PKCE @spec
-  Scenario Outline: A verifier that does not agree with the <method> challenge is rejected: <verifier> (<application>)
-    Given <application> registered with the service
+  Scenario Outline: A verifier that does not agree with <pkce> of the <client> is rejected: <verifier>
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
-    And the request carries a <method> code challenge
+    And the request carries <pkce>
     And the user approves the request
     And the application exchanges the code with <verifier>
-    Then the exchange is refused
+    Then the code exchange is refused
 
     Examples:
-      | application              | method | verifier                           |
-      | a web application        | S256   | a different code verifier          |
-      | a web application        | S256   | the challenge as its code verifier |
-      | a web application        | plain  | a different code verifier          |
-      | an installed application | S256   | a different code verifier          |
-      | an installed application | plain  | a different code verifier          |
+      | client                  | pkce                   | verifier                           |
+      | online web application  | an S256 code challenge | a different code verifier          |
+      | online web application  | a plain code challenge | a different code verifier          |
+      | offline web application | an S256 code challenge | a different code verifier          |
+      | offline web application | a plain code challenge | a different code verifier          |
+      | installed application   | an S256 code challenge | a different code verifier          |
+      | installed application   | a plain code challenge | a different code verifier          |
+      | online web application  | an S256 code challenge | the challenge as its code verifier |
 
   @PKCE-VERIFIER-MISSING @rfc
-  Scenario: A code issued for a challenge is not exchanged without the verifier
-    Given a web application registered with the service
+  Scenario Outline: A code of the <client> issued for <pkce> is not exchanged without the verifier
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
-    And the request carries an S256 code challenge
+    And the request carries <pkce>
     And the user approves the request
     And the application exchanges the code without a code verifier
-    Then the exchange is refused
+    Then the code exchange is refused
+
+    Examples:
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | a plain code challenge |
+      | offline web application | an S256 code challenge |
+      | offline web application | a plain code challenge |
+      | installed application   | an S256 code challenge |
+      | installed application   | a plain code challenge |
 
   @PKCE-DOWNGRADE @rfc
-  Scenario: A verifier for a code issued without a challenge is rejected
-    Given a web application registered with the service
+  Scenario Outline: A verifier for a code of the <client> issued without a challenge is rejected
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries no code challenge
     And the user approves the request
     And the application exchanges the code with a code verifier of its own
-    Then the exchange is refused
+    Then the code exchange is refused
+
+    Examples:
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @PKCE-BAD-METHOD @rfc
-  Scenario Outline: The challenge method "<method>" is refused
-    Given a web application registered with the service
+  Scenario Outline: The challenge method "<method>" of the <client> is refused
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries a code challenge with the method "<method>"
     And the user opens the authorization page
     Then the request is refused as "invalid_request"
 
     Examples:
-      | method |
-      | S512   |
-      | s256   |
-      | none   |
+      | client                  | method |
+      | online web application  | S512   |
+      | online web application  | s256   |
+      | online web application  | none   |
+      | offline web application | S512   |
+      | offline web application | s256   |
+      | offline web application | none   |
+      | installed application   | S512   |
+      | installed application   | s256   |
+      | installed application   | none   |
 
   @PKCE-CHALLENGE-FORMAT @rfc
-  Scenario Outline: A malformed <method> challenge is refused: <shape>
-    Given a web application registered with the service
+  Scenario Outline: A malformed <method> challenge of the <client> is refused: <shape>
+    Given an <client> registered with the service
     When the application asks for the "profile" scope
     And the request carries a <method> code challenge that is <shape>
     And the user opens the authorization page
     Then the request is refused as "invalid_request"
 
     Examples:
-      | method | shape                          |
-      | S256   | 42 characters long             |
-      | S256   | 44 characters long             |
-      | plain  | 42 characters long             |
-      | plain  | 129 characters long            |
-      | plain  | made of forbidden characters   |
+      | client                  | method | shape                        |
+      | online web application  | S256   | 42 characters long           |
+      | online web application  | S256   | 44 characters long           |
+      | online web application  | plain  | 42 characters long           |
+      | online web application  | plain  | 129 characters long          |
+      | online web application  | plain  | made of forbidden characters |
+      | offline web application | S256   | 44 characters long           |
+      | offline web application | plain  | 129 characters long          |
+      | installed application   | S256   | 42 characters long           |
+      | installed application   | plain  | made of forbidden characters |

@@ -20,6 +20,7 @@ from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from .errors import BearerError, OAuthError, PageError, RedirectError, SignInRequired
+from .guard import GuardPolicy
 from .oauth.error_replies import render_challenge, render_oauth_error
 from .oauth.revoke import revoke
 from .oauth.token import token
@@ -114,6 +115,7 @@ def create_app(
     public_url: str = DEFAULT_PUBLIC_URL,
     purge_interval: float | None = None,
     durability: str = "normal",
+    guard_free: int = GuardPolicy.free,
 ) -> Starlette:
     state = ServerState.open(
         data_dir / DATABASE_NAME,
@@ -122,6 +124,7 @@ def create_app(
         public_url=public_url,
         purge_interval=purge_interval,
         durability=durability,
+        guard_free=guard_free,
     )
     app = Starlette(
         routes=routes(test_clock),
@@ -144,4 +147,5 @@ def app_from_environment() -> Starlette:
         public_url=os.environ.get("MB_OAUTH_SERVER_PUBLIC_URL", DEFAULT_PUBLIC_URL),
         purge_interval=float(os.environ.get("MB_OAUTH_SERVER_PURGE_INTERVAL", "60")),
         durability=os.environ.get("MB_OAUTH_SERVER_DURABILITY", "normal"),
+        guard_free=int(os.environ.get("MB_OAUTH_SERVER_GUARD_FREE", GuardPolicy.free)),
     )

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from .guard import GuardPolicy
 from .limits import Limits
 
 if TYPE_CHECKING:
@@ -49,6 +50,14 @@ _OPTIONS = [
         help="Enable POST /_test/clock, which moves the server's clock forward.",
     ),
     click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64)),
+    click.option(
+        "--guard-free",
+        default=GuardPolicy.free,
+        show_default=True,
+        type=click.IntRange(1),
+        help="Failed guesses (passwords, client secrets, codes) per address and name before "
+        "the guard makes that address wait; a throwaway test server may allow many.",
+    ),
     click.option(
         "--public-url",
         help="The URL users reach the server at (userinfo's profile links); "
@@ -107,6 +116,7 @@ def serve_options(
     key: Path | None,
     test_clock: bool,
     workers: int,
+    guard_free: int,
     public_url: str | None,
     handshake_timeout: float,
     header_timeout: float,
@@ -138,6 +148,7 @@ def serve_options(
         limits=limits,
         purge_interval=purge_interval,
         max_connections=max_connections,
+        guard_free=guard_free,
         durability=durability,
     )
 

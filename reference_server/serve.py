@@ -20,6 +20,7 @@ import uvicorn
 
 from . import descriptors
 from .app import DATABASE_NAME
+from .guard import GuardPolicy
 from .limits import Limits
 from .state import ServerState
 from .tls import TlsFiles, check_pair, ensure_certificates
@@ -58,6 +59,8 @@ class ServeOptions:
     # Connections per worker; None: the default cap, or fewer where the descriptor limit
     # is lower. A cap the limit cannot hold is refused (descriptors.py).
     max_connections: int | None = None
+    #: Failed guesses per address and name before the guard delays (guard.py).
+    guard_free: int = GuardPolicy.free
     durability: str = "normal"  # storage.SYNCHRONOUS: what a commit survives
 
 
@@ -175,6 +178,7 @@ def _serve(options: ServeOptions, data_dir: Path, announce: Callable[[str], None
     os.environ["MB_OAUTH_SERVER_TEST_CLOCK"] = "1" if options.test_clock else "0"
     os.environ["MB_OAUTH_SERVER_PURGE_INTERVAL"] = str(options.purge_interval)
     os.environ["MB_OAUTH_SERVER_DURABILITY"] = options.durability
+    os.environ["MB_OAUTH_SERVER_GUARD_FREE"] = str(options.guard_free)
     sock = _bind(options.host, options.port)
     url = base_url(options.host, sock.getsockname()[1])
     os.environ["MB_OAUTH_SERVER_PUBLIC_URL"] = (options.public_url or url).rstrip("/")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .clock import Clock, SystemClock, TestClock
-from .guard import Guard
+from .guard import Guard, GuardPolicy
 from .purge import Purger
 from .storage import Store
 
@@ -24,10 +24,12 @@ class ServerState:
     test_clock: TestClock | None = None
     public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
     purger: Purger | None = None
+    #: Failures per address and name before the guard delays (GuardPolicy.free).
+    guard_free: int = GuardPolicy.free
     guard: Guard = field(init=False)
 
     def __post_init__(self) -> None:
-        self.guard = Guard(self.store, self.clock)
+        self.guard = Guard(self.store, self.clock, GuardPolicy(free=self.guard_free))
 
     def now(self) -> int:
         return self.clock.now()
@@ -42,18 +44,20 @@ class ServerState:
         public_url: str = DEFAULT_PUBLIC_URL,
         purge_interval: float | None = None,
         durability: str = "normal",
+        guard_free: int = GuardPolicy.free,
     ) -> ServerState:
         """`serving`: for a process that answers requests (WAL checkpoints in a thread).
 
         `purge_interval`: seconds between purges of ended rows (purge.py), None for none.
         `durability`: what a commit survives (storage.SYNCHRONOUS).
+        `guard_free`: failed guesses per address and name before the guard delays (guard.py).
         """
         store = Store(database, background_checkpoints=serving, durability=durability)
         purger = Purger(database, purge_interval, test_clock) if purge_interval else None
         if not test_clock:
-            return cls(store, SystemClock(), public_url=public_url, purger=purger)
+            return cls(store, SystemClock(), None, public_url, purger, guard_free)
         clock = TestClock(
             lambda: int(store.setting(CLOCK_OFFSET_KEY, "0") or 0),
             lambda offset: store.set_setting(CLOCK_OFFSET_KEY, str(offset)),
         )
-        return cls(store, clock, clock, public_url=public_url, purger=purger)
+        return cls(store, clock, clock, public_url, purger, guard_free)

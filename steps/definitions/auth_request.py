@@ -12,14 +12,18 @@ from steps.scenario.authorization import client_request
 from steps.scenario.fresh_scopes import never_approved, to_approve
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import challenge_for, malformed_challenge, new_verifier, url_safe_verifier
-from steps.scenario.probes import OOB_URI, change_uri, loopback_uri
+from steps.scenario.probes import OOB_URI, STATES, change_uri, loopback_uri
 from steps.scenario.scene import AuthRequest, Scene
 from steps.scenario.service import Service
 
 
 def _start(scene: Scene, service: Service, scope: str) -> AuthRequest:
-    """The request a real client sends (S256 and a state); steps after it change it."""
-    return client_request(service, scene.app(), scope)
+    """The request a real client sends (S256 and a state; offline access for an offline web
+    application); steps after it change it."""
+    request = client_request(service, scene.app(), scope)
+    if scene.offline:
+        request.params["access_type"] = "offline"
+    return request
 
 
 @step(
@@ -53,6 +57,13 @@ def asks_offline_new_scopes(scene: Scene, service: Service) -> AuthRequest:
     request = _start(scene, service, to_approve())
     request.params |= {"access_type": "offline"}
     return request
+
+
+@step(parsers.re(r"the request carries a state of (?P<kind>" + "|".join(STATES) + ")"))
+@premise()
+def with_state_of(auth_request: AuthRequest, kind: str) -> None:
+    """A state of one kind of characters (the dimension `state`)."""
+    auth_request.params["state"] = STATES[kind]
 
 
 @step(parsers.parse('the request carries the state "{state}"'))

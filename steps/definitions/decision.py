@@ -163,18 +163,19 @@ def _state_of(redirect: RedirectResult, target: Target) -> str | None:
     return redirect.state
 
 
-@then(parsers.parse('the redirect carries the state "{state}"'))
+@then(parsers.re(r'the redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
 @check("AUTHZ-STATE-ECHO")
 def carries_state(
     scene: Scene,
     target: Target,
     auth_request: AuthRequest,
     scenario_rules: tuple[str, ...],
-    state: str,
+    state: str | None,
 ) -> None:
     """state round-trips unchanged, sampled (steps/scenario/sampling.py). Premise: the visit ends on
     a success redirect; when it does not, a control without the state decides whether the state
     is to blame."""
+    state = state if state is not None else str(auth_request.params.get("state"))
     for outcome in _sampled(scene, target, auth_request):
         if not _has_code(outcome):
             scene.outcome = outcome
@@ -218,14 +219,15 @@ def refused_as(scene: Scene, error: str) -> None:
         assert error in outcome.html, f"the service's page does not name {error!r}"
 
 
-@then(parsers.parse('the error redirect carries the state "{state}"'))
+@then(parsers.re(r'the error redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
 @check("AUTHZ-STATE-ON-ERROR")
 def error_carries_state(
-    scene: Scene, target: Target, auth_request: AuthRequest, state: str
+    scene: Scene, target: Target, auth_request: AuthRequest, state: str | None
 ) -> None:
     """Spec 4.1: a failure redirect carries `error` and the `state` that was sent, sampled.
     Which error the service names is another rule's business; without an error redirect at all
     there is no state to check (the rule about redirecting that kind of error judges it)."""
+    state = state if state is not None else str(auth_request.params.get("state"))
     for outcome in _sampled(scene, target, auth_request):
         if not (isinstance(outcome, RedirectResult) and outcome.error):
             see = ERROR_REDIRECT_RULES[expected_error(auth_request, scene.act)]

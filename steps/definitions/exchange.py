@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import httpx
 from pytest_bdd import parsers, when
 
 from steps.http.readers import issued_tokens, require_granted
@@ -13,6 +14,7 @@ from steps.scenario.authorization import exchange_rule
 from steps.scenario.kinds import premise
 from steps.scenario.pkce import new_verifier
 from steps.scenario.probes import (
+    INVALID,
     NEAR_MISSES,
     NEVER_ISSUED,
     WRONG_SECRETS,
@@ -63,6 +65,8 @@ def exchange_without(
 ) -> None:
     """An exchange missing one field (or, with PKCE, missing its verifier)."""
     exchange(scene, target, code, **{field or "code_verifier": None})
+    if field:
+        scene.refusal_rule = RULE.TOKEN_REQUIRED_PARAMS
 
 
 @when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
@@ -155,10 +159,17 @@ def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | N
     exchange(scene, target, code, code_verifier=new_verifier())
 
 
-@when("the application exchanges the code with all parameters in the URL query string")
+@when(
+    parsers.re(
+        r"the application exchanges the code with all parameters in the URL query string"
+        r"(?: of a (?P<method>GET|POST) request)?$"
+    )
+)
 @premise()
-def exchange_in_query(scene: Scene, target: Target, code: IssuedCode | None) -> None:
-    """Credentials in the URL, which RFC 6749 forbids."""
+def exchange_in_query(
+    scene: Scene, target: Target, code: IssuedCode | None, method: str | None
+) -> None:
+    """Credentials in the URL, which RFC 6749 forbids, with a POST (an empty body) or a GET."""
     issued = code_to_exchange(scene, code)
     fields = {
         "grant_type": "authorization_code",
@@ -169,17 +180,43 @@ def exchange_in_query(scene: Scene, target: Target, code: IssuedCode | None) -> 
     }
     if issued.verifier:
         fields["code_verifier"] = issued.verifier
-    scene.keep(target.service.token_request(fields, in_query=True))
+    scene.keep(target.service.token_request(fields, in_query=True, method=method or "POST"))
 
 
 @when("another web application exchanges the code with its own credentials")
 @premise()
 def exchange_by_other(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """A code stolen by another registered application."""
-    issued = code_to_exchange(scene, code)
+    scene.keep(_foreign_exchange(target, code_to_exchange(scene, code)))
+
+
+def _foreign_exchange(target: Target, issued: IssuedCode) -> httpx.Response:
+    """Another registered application presents the code as its own: its own credentials and
+    its own registered redirect URI (one fault only, the code's owner: a server may check the
+    redirect URI first, as spec 4.2 lets it), and the code's verifier."""
     other = target.profile.client("other_web")
-    verifier = {"code_verifier": issued.verifier}  # all but the client is right
-    scene.keep(target.service.exchange(other, issued.code, issued.redirect_uri, verifier))
+    verifier = {"code_verifier": issued.verifier}
+    return target.service.exchange(other, issued.code, other.redirect_uri, verifier)
+
+
+@when(parsers.re(r"the service is asked to exchange a code " + INVALID))
+@premise()
+def exchange_invalid_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
+    """A code exchange of the application with a code that is not valid, otherwise right:
+    never issued, near the issued one, used already, or issued to another application (which
+    then presents it, so the code's owner is the one fault)."""
+    issued = code_to_exchange(scene, code)
+    if how == "that the service never issued":
+        exchange(scene, target, issued, code=NEVER_ISSUED)
+    elif how == "that was already used":
+        exchange(scene, target, issued)
+        require_granted(scene.last(), "the first exchange", see=exchange_rule(None, issued.client))
+        exchange(scene, target, issued)
+    elif how == "issued to another application":
+        scene.keep(_foreign_exchange(target, issued))
+    else:
+        exchange(scene, target, issued, code=near_miss(issued.code, how))
+    scene.refusal_rule = RULE.TOKEN_CODE_SINGLE_USE if "used" in how else ""
 
 
 @when("the application exchanges a code the service never issued")

@@ -6,14 +6,18 @@ a step's product to the steps after it): `code` and `grant`."""
 
 from __future__ import annotations
 
-from pytest_bdd import given, parsers, then
+from pytest_bdd import given, parsers, step, then
 
 from steps.http.layer import HttpLayer
+from steps.http.readers import require_granted
 from steps.profiles.profile import RegisteredApp, TargetProfile
+from steps.rules.ids import RULE
 from steps.scenario.grants import Authorizer, GrantCache, shared_key
 from steps.scenario.kinds import check, premise
-from steps.scenario.probes import APPS
+from steps.scenario.probes import CLIENT_WORDS, PKCE_WORDS, client_kind
 from steps.scenario.scene import HeldGrant, IssuedCode, Scene
+from steps.scenario.target import Target
+from steps.scenario.token import refresh, refresh_token
 from steps.scenario.visits import Visit, Visits, visits_consent
 
 
@@ -24,11 +28,13 @@ def web_application(scene: Scene, profile: TargetProfile) -> None:
     scene.client = profile.client("web")
 
 
-@given("an installed application registered with the service")
+@given(parsers.re(rf"an? (?P<kind>{CLIENT_WORDS}) registered with the service"))
 @premise()
-def installed_application(scene: Scene, profile: TargetProfile) -> None:
-    """The public installed application of the profile."""
-    scene.client = profile.client("installed")
+def kind_of_application(scene: Scene, profile: TargetProfile, kind: str) -> None:
+    """An application of the profile, as the kind of application named (an offline web
+    application asks for offline access in its authorization requests)."""
+    role, offline = client_kind(kind)
+    scene.client, scene.offline = profile.client(role), offline and role != "installed"
 
 
 @given("another web application registered with the service", target_fixture="other_client")
@@ -57,15 +63,22 @@ def unique_client_ids(profile: TargetProfile) -> None:
 @visits_consent(Visits.EACH)
 @given(
     parsers.re(
-        r"an authorization code issued to the (?P<kind>web|installed|second web) application"
+        r"an authorization code issued to the "
+        rf"(?P<kind>{CLIENT_WORDS}|web application|installed application|second web application)"
         r"(?P<offline> for offline access)?"
+        rf"(?: for a request with (?P<pkce>{'|'.join(PKCE_WORDS)}))?$"
     ),
     target_fixture="code",
 )
 @premise()
-def issued_code(scene: Scene, authorizer: Authorizer, kind: str, offline: str | None) -> IssuedCode:
-    """A fresh code (the user approves once)."""
-    issued = authorizer.code(APPS[kind], "profile", offline=bool(offline))
+def issued_code(
+    scene: Scene, authorizer: Authorizer, kind: str, offline: str | None, pkce: str | None
+) -> IssuedCode:
+    """A fresh code (the user approves once) for the real client's request, with the PKCE
+    challenge named (S256 when none is: what a real client sends)."""
+    role, offline_access = client_kind(kind, bool(offline))
+    challenge = PKCE_WORDS[pkce] if pkce else "S256"
+    issued = authorizer.code(role, "profile", offline=offline_access, pkce=challenge)
     scene.client = issued.client
     return issued
 
@@ -74,7 +87,8 @@ def _grant_visit(
     kind: str, scope: str, fresh: str | None, offline: str | None, **_: object
 ) -> Visit:
     """A shared grant's visit, or a fresh one (which a writer may take from the shared ones)."""
-    key = shared_key(APPS[kind], scope, bool(offline))
+    role, offline_access = client_kind(kind, bool(offline))
+    key = shared_key(role, scope, offline_access)
     return Visit(Visits.FRESH if fresh else Visits.SHARED, key)
 
 
@@ -82,7 +96,7 @@ def _grant_visit(
 @given(
     parsers.re(
         r"the user has (?P<fresh>just )?granted the "
-        r"(?P<kind>web application|installed application|second web application)"
+        rf"(?P<kind>{CLIENT_WORDS}|web application|installed application|second web application)"
         r' (?P<offline>offline )?access to "(?P<scope>[^"]*)"'
     ),
     target_fixture="grant",
@@ -101,8 +115,26 @@ def granted(
     the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take).
     Its code exchange goes into the evidence (once: a fresh grant's exchange is there already)."""
     issue = grants.take if fresh else grants.get
-    grant = issue(APPS[kind], scope, offline=bool(offline))
+    role, offline_access = client_kind(kind, bool(offline))
+    grant = issue(role, scope, offline=offline_access)
     scene.tokens, scene.client = grant, grant.client
     if grant.exchange is not None:
         http.record(grant.exchange, reused=True)
     return grant
+
+
+@step(
+    parsers.re(
+        r"the application holds (?:tokens|an access token) from "
+        r"(?P<origin>the code exchange|the refresh|a refresh)$"
+    )
+)
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+def holds_tokens_from(scene: Scene, target: Target, origin: str) -> None:
+    """The grant's tokens as the code exchange gave them, or as a refresh renewed them (a
+    refresh that must be granted for the scenario to go on: read leniently). The answer that
+    gave them is the one the checks of a token answer read."""
+    if origin == "the code exchange":
+        return
+    refresh(scene, target, refresh_token(scene))
+    require_granted(scene.last(), "the refresh", see=RULE.REFRESH_NEW_ACCESS_TOKEN)

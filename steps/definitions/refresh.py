@@ -5,9 +5,17 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, when
 
 from steps.http.readers import require_granted
+from steps.outcomes import require
 from steps.rules.ids import RULE
 from steps.scenario.kinds import premise
-from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRETS, wrong_secret
+from steps.scenario.probes import (
+    INVALID,
+    NEVER_ISSUED,
+    WRONG_SECRET,
+    WRONG_SECRETS,
+    near_miss,
+    wrong_secret,
+)
 from steps.scenario.scene import Scene
 from steps.scenario.target import Target
 from steps.scenario.token import refresh, refresh_token
@@ -28,6 +36,33 @@ def has_refreshed(scene: Scene, target: Target) -> None:
     require_granted(scene.last(), "the refresh", see=RULE.REFRESH_NEW_ACCESS_TOKEN)
 
 
+@when(
+    parsers.re(r"the application's (?P<grant>code exchange|refresh) is (?P<answer>granted|refused)")
+)
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+def token_request_answered(scene: Scene, target: Target, grant: str, answer: str) -> None:
+    """A token request of the grant's own that the service grants (a refresh; the code
+    exchange that issued the grant) or must refuse (its code replayed; a refresh with a wrong
+    secret), for the checks of its answer's headers."""
+    held = scene.grant()
+    if grant == "code exchange" and answer == "granted":
+        require(
+            held.answer is not None, "no code exchange answer kept", see=RULE.TOKEN_CODE_EXCHANGE
+        )
+        assert held.answer is not None
+        scene.keep(held.answer)
+    elif grant == "code exchange":
+        require(held.code, "the grant's code is not known", see=RULE.TOKEN_CODE_EXCHANGE)
+        service = target.service
+        assert held.code is not None
+        scene.keep(service.exchange(held.client, held.code, held.client.redirect_uri))
+    elif answer == "granted":
+        refresh(scene, target, refresh_token(scene))
+        require_granted(scene.last(), "the refresh", see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+    else:
+        refresh(scene, target, refresh_token(scene), {"client_secret": WRONG_SECRET})
+
+
 @when("the application refreshes the access token again with the refresh token it sent first")
 @premise()
 def refresh_with_first(scene: Scene, target: Target) -> None:
@@ -43,6 +78,7 @@ def refresh_with_first(scene: Scene, target: Target) -> None:
 def refresh_without(scene: Scene, target: Target, field: str) -> None:
     """A refresh missing one field."""
     refresh(scene, target, refresh_token(scene), {field: None})
+    scene.refusal_rule = RULE.REFRESH_REQUIRED_PARAMS
 
 
 @when(parsers.re(r"the application refreshes the access token with " + WRONG_SECRETS))
@@ -76,3 +112,26 @@ def refresh_by_other(scene: Scene, target: Target) -> None:
 def refresh_unknown(scene: Scene, target: Target) -> None:
     """A made-up refresh token."""
     scene.keep(target.service.refresh(scene.app(), NEVER_ISSUED))
+
+
+@when(parsers.re(r"the service is asked to refresh with a refresh token " + INVALID))
+@premise()
+def refresh_invalid(scene: Scene, target: Target, how: str) -> None:
+    """A refresh of the application with a refresh token that is not valid, otherwise right:
+    never issued, near its own, revoked, or issued to another application (which then
+    presents it: the token's owner is the one fault)."""
+    token = refresh_token(scene)
+    service = target.service
+    if how == "that the service never issued":
+        refresh(scene, target, NEVER_ISSUED)
+    elif how == "that was revoked":
+        revoked = service.revoke(scene.app(), token)
+        require(revoked.is_success, f"the revocation answered {revoked.status_code}",
+                see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+        refresh(scene, target, token)
+        scene.refusal_rule = RULE.REVOKE_REFRESH_WHOLE_GRANT
+    elif how == "issued to another application":
+        scene.keep(service.refresh(target.profile.client("other_web"), token))
+        scene.refusal_rule = RULE.REFRESH_CROSS_CLIENT
+    else:
+        refresh(scene, target, near_miss(token, how))

@@ -16,7 +16,14 @@ from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
-from steps.scenario.probes import NEVER_ISSUED, WRONG_SECRET
+from steps.scenario.probes import (
+    INVALID,
+    NEVER_ISSUED,
+    WRONG_SECRETS,
+    delivery,
+    near_miss,
+    wrong_secret,
+)
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 from steps.scenario.token import refresh_rule
@@ -66,7 +73,7 @@ def revocations() -> Revocations:
     return Revocations()
 
 
-@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token"))
+@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token$"))
 @premise()
 def revoke(
     scene: Scene,
@@ -104,6 +111,29 @@ def has_revoked(
         scene.refusal_rule = RULE.REVOKE_ONLINE_WHOLE_GRANT
 
 
+@given("the grant lives on without a live access token")
+@premise(see=RULE.REVOKE_ACCESS_KEEPS_REFRESH)
+def grant_without_access_token(
+    scene: Scene, service: Service, clock: Clock, revocations: Revocations
+) -> None:
+    """A grant whose only live token is its refresh token, confirmed: its access token revoked,
+    a refresh granted (the grant still lives: a deployment that ends the whole grant here
+    fails RULE.REVOKE_ACCESS_KEEPS_REFRESH, not the scenario's rule), and that refresh's access
+    token revoked too."""
+    client = scene.app()
+    for turn in ("first", "renewed"):
+        response = scene.keep(service.revoke(client, _token(scene, "access")))
+        revocations.revoked.append("access")
+        require(response.is_success, f"the revocation of the {turn} access token answered "
+                f"{response.status_code}", see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+        if turn == "first":
+            refreshed = granted(service.refresh(client, _token(scene, "refresh")))
+            require(refreshed, "the grant yields no access token after its access token was "
+                    "revoked", see=RULE.REVOKE_ACCESS_KEEPS_REFRESH)  # fmt: skip
+            assert refreshed is not None and scene.tokens is not None
+            scene.tokens.renewed(refreshed.fields, clock.now())
+
+
 @when("the application revokes a token the service never issued")
 @premise()
 def revoke_unknown(scene: Scene, service: Service, observations: Observations) -> None:
@@ -112,41 +142,82 @@ def revoke_unknown(scene: Scene, service: Service, observations: Observations) -
     _seen(observations, response.status_code)
 
 
-@when("the application revokes the refresh token with a GET request")
+@when(parsers.re(r"the application revokes a token " + INVALID))
 @premise()
-def revoke_by_get(scene: Scene, service: Service) -> None:
+def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
+    """A token that is not valid: never issued, near the grant's access token, or revoked
+    already (still 200, RFC 7009 2.2)."""
+    client = scene.app()
+    if how == "that the service never issued":
+        token = NEVER_ISSUED
+    elif how == "that was revoked":
+        token = _token(scene, "access")
+        first = service.revoke(client, token)
+        require(first.is_success, f"the revocation answered {first.status_code}",
+                see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+    else:
+        token = near_miss(_token(scene, "access"), how)
+    scene.keep(service.revoke(client, token))
+
+
+@when(parsers.re(r"the application revokes the (?P<which>access|refresh) token with a GET request"))
+@premise()
+def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
     """POST is the only method."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), method="GET"))
+    scene.keep(service.revoke(scene.app(), _token(scene, which), method="GET"))
 
 
-@when(parsers.parse("the application revokes the refresh token without the {field} field"))
+@when(
+    parsers.re(
+        r"the application revokes the (?P<which>access|refresh) token"
+        r" without the (?P<field>\w+) field"
+    )
+)
 @premise()
-def revoke_without(scene: Scene, service: Service, field: str) -> None:
+def revoke_without(scene: Scene, service: Service, which: str, field: str) -> None:
     """A revocation missing one field."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), overrides={field: None}))
+    token = _token(scene, which)
+    scene.keep(service.revoke(scene.app(), token, overrides={field: None}))
 
 
-@when("the application revokes the refresh token with a wrong client secret")
+@when(
+    parsers.re(r"the application revokes the (?P<which>access|refresh) token with " + WRONG_SECRETS)
+)
 @premise()
-def revoke_wrong_secret(scene: Scene, service: Service) -> None:
-    """Client authentication fails."""
-    token = _token(scene, "refresh")
-    scene.keep(service.revoke(scene.app(), token, overrides={"client_secret": WRONG_SECRET}))
+def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) -> None:
+    """Client authentication fails, also for a near miss of the right secret."""
+    token, client = _token(scene, which), scene.app()
+    secret = wrong_secret(client, how)
+    scene.keep(service.revoke(client, token, overrides={"client_secret": secret}))
     scene.refusal_rule = RULE.AUTH_REVOKE_CLIENT_SECRET
 
 
-@when("another web application revokes the refresh token with its own credentials")
+@when(
+    parsers.re(
+        r"another web application revokes the (?P<which>access|refresh) token"
+        r" with its own credentials"
+    )
+)
 @premise()
-def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile) -> None:
-    """Another application tries to revoke this one's grant."""
-    scene.keep(service.revoke(profile.client("other_web"), _token(scene, "refresh")))
+def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, which: str) -> None:
+    """Another application tries to revoke this one's token."""
+    scene.keep(service.revoke(profile.client("other_web"), _token(scene, which)))
 
 
-@when("the application revokes the refresh token with all parameters in the URL query string")
+@when(
+    parsers.re(
+        r"the application revokes the (?P<which>access|refresh) token with all parameters"
+        r" in the URL query string(?: of a (?P<method>GET|POST) request)?"
+    )
+)
 @premise()
-def revoke_in_query(scene: Scene, service: Service) -> None:
-    """Credentials in the URL."""
-    scene.keep(service.revoke(scene.app(), _token(scene, "refresh"), in_query=True))
+def revoke_in_query(scene: Scene, service: Service, which: str, method: str | None) -> None:
+    """Credentials in the URL: a POST with an empty body, or a GET."""
+    token = _token(scene, which)
+    if method == "GET":
+        scene.keep(service.revoke(scene.app(), token, method="GET"))
+    else:
+        scene.keep(service.revoke(scene.app(), token, in_query=True))
 
 
 @visits_consent(Visits.EACH)
@@ -216,16 +287,22 @@ def revoke_refused(scene: Scene) -> None:
     assert not response.is_success, f"answered {response.status_code}"
 
 
-@then(parsers.re(r"the access token (?P<still>still works|no longer works)"))
+@then(
+    parsers.re(
+        r"the access token (?P<still>still works|no longer works)"
+        r"(?: when passed (?P<way>in .+))?"
+    )
+)
 @check("LIFETIME-ACCESS-EXPIRES")
-def access_token_state(scene: Scene, service: Service, still: str) -> None:
-    """Whether the service still accepts the grant's access token (any 2xx: what it returns
-    is the USERINFO-* rules' business), or no longer gives the user's data for it."""
-    token = _token(scene, "access")
+def access_token_state(scene: Scene, service: Service, still: str, way: str | None) -> None:
+    """Whether the service still accepts the grant's access token passed that way (any 2xx:
+    what it returns is the USERINFO-* rules' business), or no longer gives the user's data
+    for it."""
+    token, how = _token(scene, "access"), delivery(way)
     if still == "still works":
-        assert service.token_accepted(token), "the access token is refused"
+        assert service.token_accepted(token, how), "the access token is refused"
     else:
-        assert service.token_refused(token), "the access token still gives the user's data"
+        assert service.token_refused(token, how), "the access token still gives the user's data"
 
 
 @then("the refresh token no longer works")
@@ -256,7 +333,7 @@ def no_refresh_left(scene: Scene, service: Service) -> None:
     )
 
 
-@then("the refresh token still yields new access tokens")
+@then(parsers.re(r"the refresh token (?:still yields new access tokens|still works)"))
 @check("LIFETIME-REFRESH-PERSISTS", "REVOKE-ACCESS-KEEPS-REFRESH", "REVOKE-OTHER-CLIENT")
 def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
     """A refresh with the token is granted (read as a client reads it: its format is

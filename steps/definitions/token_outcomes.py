@@ -19,6 +19,7 @@ from steps.outcomes import require
 from steps.rules.ids import RULE
 from steps.scenario.controls import blame, exchange_owner
 from steps.scenario.kinds import check
+from steps.scenario.probes import delivery
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 from steps.scenario.target import Target
@@ -74,13 +75,17 @@ def receives_new_access_token(scene: Scene) -> None:
     assert answer.access_token not in scene.grant().history, "the same access token came back"
 
 
-@then(parsers.re(r"the (?:new )?access token is accepted by the service"))
+@then(
+    parsers.re(
+        r"the (?:new )?access token is accepted by the service(?: when passed (?P<way>in .+))?"
+    )
+)
 @check()
-def token_accepted(scene: Scene, service: Service) -> None:
-    """The user information endpoint accepts the token (whatever the shape of its answer:
-    what it returns is the USERINFO-* rules' business): the end of the checks of
+def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
+    """The user information endpoint accepts the token passed that way (whatever the shape of
+    its answer: what it returns is the USERINFO-* rules' business): the end of the checks of
     `receives_access_token` and `receives_new_access_token`."""
-    response = service.userinfo(scene.grant().access_token)
+    response = service.userinfo(scene.grant().access_token, delivery(way))
     assert response.is_success, f"the user information endpoint answered {response.status_code}"
 
 
@@ -109,7 +114,7 @@ def same_refresh_token(scene: Scene) -> None:
     )
 
 
-@then(parsers.re(r"the (?:exchange|refresh) is refused"))
+@then(parsers.re(r"the (?:code )?(?:exchange|refresh) is refused"))
 @check(
     "AUTH-TOKEN-CLIENT-SECRET",
     "PKCE-DOWNGRADE",
@@ -196,17 +201,25 @@ def no_store(scene: Scene) -> None:
     )
 
 
-@then(parsers.re(r"the (?P<which>access|refresh) token from the first exchange no longer works"))
+@then(
+    parsers.re(
+        r"the (?P<which>access|refresh) token from the first exchange no longer works"
+        r"(?: when passed (?P<way>in .+))?"
+    )
+)
 @check("TOKEN-CODE-REPLAY-REVOKES")
-def first_tokens_dead(scene: Scene, service: Service, which: str) -> None:
+def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | None) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
-    tokens, and the replay was refused)."""
+    tokens, and the replay was refused). An online web application's grant has no refresh
+    token: nothing of it to check."""
     first = scene.history.first_tokens
     require(first, "the first exchange gave no tokens", see=RULE.TOKEN_CODE_EXCHANGE)
     assert first is not None
     scene.require_refusal(not issued_tokens(scene.last()), "the replayed code gave tokens")
     if which == "access":
-        assert service.token_refused(first.access_token), "it still works"
+        assert service.token_refused(first.access_token, delivery(way)), "it still works"
+        return
+    if first.refresh_token is None and not first.offline:
         return
     see = refresh_rule(first.client.role)
     require(first.refresh_token, "the first exchange gave no refresh token", see=see)

@@ -10,25 +10,23 @@ import httpx
 import pytest
 from pytest_bdd import parsers, then, when
 
+from steps.definitions.lifetime import ACCESS_TOKEN_LIFETIME
 from steps.http.layer import HttpLayer
 from steps.http.readers import auth_param, challenges, json_body, strict_json
 from steps.outcomes import require
 from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
+from steps.scenario.clock import Clock
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
 from steps.scenario.observations import Observations
-from steps.scenario.probes import NEAR_MISSES, NEVER_ISSUED, near_miss
+from steps.scenario.probes import INVALID, NEVER_ISSUED, delivery, near_miss
 from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 
-WAYS = {
-    "in the Authorization header": "header",
-    "in a form body": "body",
-    "in the query string": "query",
-    "in the header and the query string": "header+query",
-}
+#: Seconds past an access token's lifetime at which it is presented as expired.
+EXPIRY_MARGIN = 100
 #: The rule that says the user information is returned for each way of passing the token.
 DELIVERY_RULES = {
     "header": RULE.USERINFO_HEADER,
@@ -50,7 +48,7 @@ def _values(body: Any) -> list[str]:
 @premise()
 def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
     """User information with the token passed one way (or two)."""
-    how = WAYS[way]
+    how = delivery(way)
     grant = scene.grant()
     response = scene.keep(service.userinfo(grant.access_token, how))
     scene.delivery = how
@@ -67,8 +65,9 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
 )
 @premise()
 def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
-    """The token under another authorization scheme."""
-    scene.keep(service.userinfo(scene.grant().access_token, f"scheme:{scheme}"))
+    """The token under another authorization scheme (or none: the token alone)."""
+    word = "" if scheme == "no scheme word" else scheme
+    scene.keep(service.userinfo(scene.grant().access_token, f"scheme:{word}"))
 
 
 @when("the application asks for the user's profile without a token")
@@ -79,20 +78,35 @@ def ask_profile_no_token(scene: Scene, service: Service) -> None:
 
 
 @when(
-    parsers.re(r"the application asks for the user's profile with its access token " + NEAR_MISSES)
+    parsers.re(
+        r"the application asks for the user's profile with (?:its access token|a token) "
+        + INVALID
+        + r", passed (?P<way>in .+)"
+    )
 )
 @premise()
-def ask_profile_near_token(scene: Scene, service: Service, how: str) -> None:
-    """A token that shares all but its end with the grant's access token, in the header."""
-    token = near_miss(scene.grant().access_token, how)
-    scene.keep(service.userinfo(token))
-
-
-@when("the application asks for the user's profile with a token the service never issued")
-@premise()
-def ask_profile_unknown(scene: Scene, service: Service) -> None:
-    """A made-up token."""
-    scene.keep(service.userinfo(NEVER_ISSUED))
+def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, way: str) -> None:
+    """A token that is not valid, passed one way: never issued, near the grant's access token
+    (what a comparison of a prefix or a fixed length lets through), revoked by the application
+    (a premise: the revocation accepted) or past its lifetime. Where a spec rule requires the
+    token to be refused, that rule is noted for the checks of the refusal's shape."""
+    unknown = how == "that the service never issued"
+    token = NEVER_ISSUED if unknown else scene.grant().access_token
+    if how == "that was revoked":
+        revoked = service.revoke(scene.app(), token)
+        require(revoked.is_success, f"the revocation answered {revoked.status_code}",
+                see=RULE.REVOKE_EMPTY_200)  # fmt: skip
+        scene.refusal_rule = (
+            RULE.REVOKE_ACCESS_KEEPS_REFRESH if scene.grant().offline
+            else RULE.REVOKE_ONLINE_WHOLE_GRANT
+        )  # fmt: skip
+    elif how == "that has expired":
+        clock.advance(ACCESS_TOKEN_LIFETIME + EXPIRY_MARGIN)
+        scene.refusal_rule = RULE.LIFETIME_ACCESS_EXPIRES
+    elif not unknown:
+        token = near_miss(token, how)
+    scene.delivery = delivery(way)
+    scene.keep(service.userinfo(token, scene.delivery))
 
 
 @when(
@@ -108,7 +122,7 @@ def ask_profile_plain_http(
     """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear)."""
     token = scene.grant().access_token
     try:
-        how = WAYS[way or "in the Authorization header"]
+        how = delivery(way)
         scene.keep(service.userinfo(token, how, base=profile.plain_http_base))
     except httpx.HTTPError as exc:
         scene.transport_error = exc

@@ -104,7 +104,7 @@ class Space:
         settled = dict(combination)
         for entry in self.free:
             if all(settled.get(name) == value for name, value in entry.when.items()):
-                settled |= {name: NOT_APPLICABLE for name in entry.frees if name in settled}
+                settled |= {name: NOT_APPLICABLE for name in entry.frees if name in self.domain}
         return settled
 
 

@@ -1,8 +1,8 @@
 """The combination one scenario covers, read from its own words: for each dimension of its
 rule (steps/rules/dimensions.py), the Examples column named after the dimension, else the
-value whose words the steps say, else the dimension's default (what the steps do when they say
-nothing). So no declaration can claim more than a scenario does; the generated proof then
-breaks each combination alone and wants the rule to fail (tools/proof)."""
+value whose words its name or steps say, else the dimension's default (what the steps do
+when they say nothing). So no declaration can claim more than a scenario does; the generated
+proof then breaks each combination alone and wants the rule to fail (tools/proof)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def _value(scenario: RenderedScenario, dimension: Dimension, allowed: Sequence[s
     cell = scenario.cells.get(dimension.name)
     if cell is not None:
         return dimension.value_of_cell(cell)
-    said = [value for value, words in dimension.words.items() if _says(scenario.steps, words)]
+    text = (scenario.name, *scenario.steps)
+    said = [value for value, words in dimension.words.items() if _says(text, words)]
     said = [value for value in said if not _inside_another(value, said, dimension)]
     if len(said) > 1:
         return AMBIGUOUS
@@ -87,8 +88,8 @@ def rule_rows(
     for scenario in scenarios:
         if rule.id in scenario.tags:
             said = covered(scenario, space.domain, dimensions.dimensions)
-            if all(v not in (None, AMBIGUOUS) for v in said.values()):
-                said = dict(space.settle({k: str(v) for k, v in said.items()}))
+            known = {k: v for k, v in said.items() if v not in (None, AMBIGUOUS)}
+            said |= space.settle(known)
             rows.append(CoveredRow(scenario, said))
     return rows
 

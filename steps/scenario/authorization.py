@@ -51,7 +51,10 @@ def code_of(
     redirect_uri = request.redirect_uri
     if not redirect_uri:  # a request without a redirect URI: nothing to exchange the code for
         return None
-    return IssuedCode(request.client, code, redirect_uri, request.verifier, request.challenge)
+    access_type = request.params.get("access_type") or ""
+    return IssuedCode(
+        request.client, code, redirect_uri, request.verifier, request.challenge, access_type
+    )
 
 
 def redirect_code(outcome: Outcome, http: HttpLayer) -> str | None:
@@ -106,6 +109,20 @@ def client_request(service: Service, client: RegisteredApp, scope: str) -> AuthR
         "code_challenge_method": "S256",
         "state": "st-" + secrets.token_hex(6),
     }
+    return request
+
+
+def pkce_request(service: Service, client: RegisteredApp, scope: str, pkce: str) -> AuthRequest:
+    """The real client's request with the PKCE challenge of a dimension value: "S256" (as it
+    sends it), "plain" (the verifier itself, method plain), "none" (no challenge; the state
+    stays, so the request differs from the real client's in its challenge alone)."""
+    request = client_request(service, client, scope)
+    if pkce == "plain":
+        request.challenge = challenge_for(request.verifier or url_safe_verifier(), "plain")
+        request.params |= {"code_challenge": request.challenge, "code_challenge_method": "plain"}
+    elif pkce == "none":
+        request.verifier = request.challenge = None
+        request.params |= {"code_challenge": None, "code_challenge_method": None}
     return request
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from steps.http.readers import granted
 from steps.outcomes import CASCADE, PremiseFailed
 from steps.rules.ids import RULE
-from steps.scenario.authorization import client_request, code_rule, redirect_code
+from steps.scenario.authorization import code_rule, pkce_request, redirect_code
 from steps.scenario.clock import Clock
 from steps.scenario.isolation import Isolation
 from steps.scenario.scene import HeldGrant, IssuedCode
@@ -31,13 +31,16 @@ class Authorizer:
     def __init__(self, target: Target) -> None:
         self.target = target
 
-    def code(self, role: str, scope: str, *, offline: bool = False) -> IssuedCode:
-        """A fresh code; an offline web request forces the consent page (first exchange). A
+    def code(
+        self, role: str, scope: str, *, offline: bool = False, pkce: str = "S256"
+    ) -> IssuedCode:
+        """A fresh code for the real client's request with the PKCE challenge `pkce` (S256,
+        plain, none); an offline web request forces the consent page (first exchange). A
         premise: without a code the scenario could not be checked, naming the rule that says
         such a request leads to one."""
         target = self.target
         client = target.profile.client(role)
-        request = client_request(target.service, client, scope)
+        request = pkce_request(target.service, client, scope, pkce)
         if offline and role != "installed":
             request.params |= {"access_type": "offline", "approval_prompt": "force"}
         outcome = target.driver.approve(target.service.authorize_url(request.params))
@@ -46,7 +49,10 @@ class Authorizer:
             see = code_rule(request, client)
             raise PremiseFailed(f"no authorization code for {role} ({scope}): {outcome}", see=see)
         target.observations.token_format("code", code)
-        return IssuedCode(client, code, client.redirect_uri, request.verifier, request.challenge)
+        access_type = request.params.get("access_type") or ""
+        return IssuedCode(
+            client, code, client.redirect_uri, request.verifier, request.challenge, access_type
+        )
 
     def grant(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A fresh grant: a code exchanged for tokens, read as a client library reads them."""
@@ -64,7 +70,9 @@ class Authorizer:
         now = target.clock.now()
         exchanges = target.http.exchanges
         exchange = exchanges[-1] if exchanges else None
-        return held_grant(issued.client, scope, answer, response, now, issued.code, exchange)
+        held = held_grant(issued.client, scope, answer, response, now, issued.code, exchange)
+        held.offline = issued.offline
+        return held
 
 
 class GrantCache:

@@ -38,6 +38,8 @@ class HeldGrant:
     exchange: Exchange | None = field(default=None, repr=False)
     #: That exchange's answer as received, for the checks that read its format strictly.
     answer: httpx.Response | None = field(default=None, repr=False)
+    #: Whether the grant is to have a refresh token (installed, or offline web access).
+    offline: bool = False
 
     def renewed(self, body: dict[str, Any], now: float) -> None:
         """Take a refresh response's access token; remember the previous one."""
@@ -72,6 +74,15 @@ class IssuedCode:
     verifier: str | None = None
     challenge: str | None = None
 
+    @property
+    def offline(self) -> bool:
+        """Whether its grant is to have a refresh token: an installed application's, or a web
+        application's that asked for offline access."""
+        return self.client.role == "installed" or self.access_type == "offline"
+
+    #: The access_type its authorization request asked for ("" when it named none).
+    access_type: str = ""
+
 
 @dataclass
 class TokenHistory:
@@ -89,6 +100,8 @@ class Scene:
     """Per-scenario state shared by the step modules."""
 
     client: RegisteredApp | None = None
+    #: Whether the application's requests ask for offline access (a web application's).
+    offline: bool = False
     #: Where the browser ended after the user's last visit to the authorization page.
     outcome: Outcome | None = None
     tokens: HeldGrant | None = None

@@ -77,8 +77,13 @@ class Service:
         }
         return self.token_request(merge(base, overrides))
 
-    def token_request(self, fields: Mapping[str, str], *, in_query: bool = False) -> httpx.Response:
-        """POST to the token endpoint, the fields in the body (or, to probe, in the query)."""
+    def token_request(
+        self, fields: Mapping[str, str], *, in_query: bool = False, method: str = "POST"
+    ) -> httpx.Response:
+        """POST to the token endpoint, the fields in the body (or, to probe, in the query of a
+        POST or a GET)."""
+        if method == "GET":
+            return self.http.request("GET", self.profile.url("token"), params=dict(fields))
         return self._post("token", fields, in_query=in_query)
 
     # --- revocation endpoint ----------------------------------------------------------------
@@ -118,28 +123,34 @@ class Service:
             return self.http.request("POST", url, data={"access_token": token})
         if how == "query":
             return self.http.request("GET", url, params={"access_token": token})
+        header = {"Authorization": f"Bearer {token}"}
         if how == "header+query":
-            headers = {"Authorization": f"Bearer {token}"}
-            return self.http.request("GET", url, headers=headers, params={"access_token": token})
-        if how.startswith("scheme:"):
-            return self.http.request("GET", url, headers={"Authorization": f"{how[7:]} {token}"})
+            return self.http.request("GET", url, headers=header, params={"access_token": token})
+        if how == "header+body":
+            return self.http.request("POST", url, headers=header, data={"access_token": token})
+        if how == "body+query":
+            query = {"access_token": token}
+            return self.http.request("POST", url, params=query, data={"access_token": token})
+        if how.startswith("scheme:"):  # another scheme word, or none at all
+            value = f"{how[7:]} {token}".strip()
+            return self.http.request("GET", url, headers={"Authorization": value})
         raise ValueError(f"unknown token transport {how!r}")
 
-    def token_accepted(self, token: str) -> bool:
-        """Whether the service takes the access token: the user information endpoint accepts
-        it (2xx), whatever the shape of its answer (a premise's reading, noted when the answer
-        lacks the user's name: RULE.USERINFO_HEADER judges that)."""
-        response = self.userinfo(token)
+    def token_accepted(self, token: str, how: str = "header") -> bool:
+        """Whether the service takes the access token passed `how`: the user information
+        endpoint accepts it (2xx), whatever the shape of its answer (a premise's reading, noted
+        when the answer lacks the user's name: the USERINFO-* rule of that way judges that)."""
+        response = self.userinfo(token, how)
         if response.is_success and self.profile.user.username not in response.text:
             what = "user information without the user name"
             note(response, what, LENIENCIES[what])
         return response.is_success
 
-    def token_refused(self, token: str) -> bool:
-        """Whether the service no longer honours the token: the user's data is not in the
-        answer. Spec 7.2 does not show the answer to a refused token, so a 200 without the
-        user's data is a refusal too."""
-        response = self.userinfo(token)
+    def token_refused(self, token: str, how: str = "header") -> bool:
+        """Whether the service no longer honours the token passed `how`: the user's data is not
+        in the answer. Spec 7.2 does not show the answer to a refused token, so a 200 without
+        the user's data is a refusal too."""
+        response = self.userinfo(token, how)
         return not (response.is_success and self.profile.user.username in response.text)
 
     def _post(self, endpoint: str, fields: Mapping[str, str], *, in_query: bool) -> httpx.Response:

@@ -75,6 +75,7 @@ def exchange(
     if answer is not None:
         target.observations.token_response(answer.fields)
         tokens = held_grant(scene.app(), "", answer, response, target.clock.now(), issued.code)
+        tokens.offline = issued.offline
         scene.tokens = tokens
         scene.history.first_tokens = scene.history.first_tokens or tokens
     return response

@@ -13,7 +13,7 @@ WRITER_STEP = re.compile(
     r"|exchanges the code again"  # a replayed code
     r"|from the first exchange"  # tokens of a replayed code
     r"|another (?:web )?application (?:exchanges|refreshes|revokes)"  # cross-client attempts
-    r"|seconds pass"  # the test clock moves (every grant ages)
+    r"|seconds pass|has expired"  # the test clock moves (every grant ages)
     r"|over plain HTTP"  # a token sent in clear may rightly be revoked
 )
 #: Steps that name a refresh but only read an answer already received (checks of a response).

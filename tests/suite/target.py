@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_server.launcher import ServerProcess
-from steps.profiles.bundled import BUNDLED_GUARD_LIMIT
+from steps.profiles.bundled import SUITE_GUARD_FREE
 
 APPS = {
     "web": ("Suite web app", "confidential", "https://client.example/callback"),
@@ -41,7 +41,7 @@ def profile_text(
         'name = "bundled server (suite tests)"',
         f"base_url = {json.dumps(server.base_url)}",
         f"ca_file = {json.dumps(str(server.ca_file))}",
-        f"failures_per_minute = {BUNDLED_GUARD_LIMIT}",
+        "failures_per_minute = 0",
         "[capabilities]",
         'test_clock = "/_test/clock"',
         "oob = true",
@@ -69,7 +69,8 @@ def profile_text(
 def bundled_target(work: Path) -> Iterator[Target]:
     """Start a server with a test clock, add alice and the three applications."""
     password = secrets.token_urlsafe(12)
-    with ServerProcess(work / "data", test_clock=True) as server:
+    guard = ("--guard-free", str(SUITE_GUARD_FREE))
+    with ServerProcess(work / "data", test_clock=True, extra_args=guard) as server:
         server.add_user("alice", password, email="alice@example.org")
         clients = {role: server.add_app("alice", *spec) for role, spec in APPS.items()}
         path = work / "profile.toml"

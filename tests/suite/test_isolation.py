@@ -52,10 +52,17 @@ def test_no_scenario_that_changes_a_grant_asks_for_a_shared_one() -> None:
 
 def test_the_writer_classes_are_read_from_the_steps() -> None:
     writers = {name for _, name, steps in _scenarios() if is_writer(steps)}
-    assert "A refresh token stays valid after use (<kind>)" in writers
-    assert "Revoking the refresh token of <kind> revokes the whole grant" in writers
-    assert "A refresh token issued to one application cannot be used by another" in writers
-    assert "The email scope shows the user's email" not in writers
+    assert "A refresh token stays valid after use (<client>)" in writers
+    assert (
+        "Revoking the refresh token of the <client> revokes the whole grant: the access token "
+        "<origin>, passed <delivery>"
+    ) in writers
+    assert "A refresh token issued to the <client> cannot be used by another application" in writers
+    email = "The email scope shows the user's email: a token of the <client> <origin>, passed "
+    assert email + "<delivery>" not in writers
+    assert email + "<delivery>, on a grant of its own" in writers  # a refresh first
+    assert is_writer(["the application asks for the user's profile with its access token that "
+                      "has expired, passed in a form body"])  # fmt: skip
     assert is_writer(["When 3700 seconds pass"]) and is_writer(
         ["the application exchanges the code again"]
     )

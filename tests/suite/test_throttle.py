@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from steps.http import throttle
 from steps.http.layer import HttpLayer
 from steps.http.throttle import FailureBudget, ThrottleWaits, client_of, is_failure, retry_after
 from steps.outcomes import NotChecked, Throttled
-from steps.profiles.bundled import BUNDLED_GUARD_LIMIT
+from steps.profiles.bundled import SUITE_GUARD_FREE, bundled_profile
 
 
 class FakeTime:
@@ -168,8 +169,12 @@ def test_the_http_layer_paces_failed_requests_per_client(
     assert layer.budget.waited == 60
 
 
-def test_the_bundled_profile_states_the_bundled_guard() -> None:
-    assert GuardPolicy().free == BUNDLED_GUARD_LIMIT  # failures before the guard delays anyone
+def test_the_suites_own_server_is_not_paced_and_its_guard_allows_a_whole_run() -> None:
+    """The suite's throwaway server is started with a guard that allows every deliberate
+    failure of a run, so its profile paces nothing; a deployed server keeps the default."""
+    assert 1000 * GuardPolicy().free < SUITE_GUARD_FREE
+    server = SimpleNamespace(base_url="https://127.0.0.1:1", ca_file="ca.pem", test_clock=True)
+    assert bundled_profile(server, "pw", {})["failures_per_minute"] == 0  # type: ignore[arg-type]
 
 
 def test_failures_stamped_on_a_moved_test_clock_do_not_stall_a_later_run(

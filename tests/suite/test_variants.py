@@ -1,93 +1,122 @@
-"""Every variant a rule's words cover is sampled: each `variants` entry of features/rules.toml
-is met by some scenario of the rule, read from the scenario's own words (steps/rules/variants.py).
-The table of every rule's coverage is printed (pytest -s) and kept in the failure message."""
+"""Every rule covers the combinations of the objects its check touches (features/dimensions.toml):
+every pair of values of their dimensions, the full product where that is small, each scenario
+row saying a value for every dimension (steps/rules/variants.py reads it from the row's own
+words). The coverage of every rule is printed (pytest -s) and named in a failure, with the
+file to edit."""
 
 from __future__ import annotations
 
 import pytest
 
-from steps.rules.catalogue import (
-    DIMENSIONS,
-    FEATURES_DIR,
-    CatalogueError,
-    load_catalogue,
-    parse_catalogue,
+from steps.rules.catalogue import FEATURES_DIR, CatalogueError, load_catalogue, parse_catalogue
+from steps.rules.combinations import all_pairs, is_cheap, product, uncovered
+from steps.rules.coverage import rendered_scenarios
+from steps.rules.dimensions import (
+    DimensionError,
+    Space,
+    load_dimensions,
+    parse_dimensions,
 )
-from steps.rules.coverage import RenderedScenario, rendered_scenarios
-from steps.rules.variants import sampled
+from steps.rules.variants import CoveredRow, coverage_by_rule
 
-#: Words of a rule's title that say it covers a whole dimension: the rule must declare it.
-SAYS_ALL = {
-    "both application types": "client",
-    "whichever of the three ways": "delivery",
-    "both the code-exchange and the refresh": "grant",
-    "every error redirect": "error",
-}
+DIMENSIONS = load_dimensions()
+CATALOGUE = load_catalogue()
+COVERAGE = coverage_by_rule(CATALOGUE, DIMENSIONS, rendered_scenarios(FEATURES_DIR))
+RULES_WITH_DIMENSIONS = sorted(r for r in CATALOGUE if DIMENSIONS.domain(CATALOGUE[r]))
 
 
-def coverage() -> dict[str, dict[str, set[str]]]:
-    """Rule -> dimension -> the values its scenarios sample."""
-    table: dict[str, dict[str, set[str]]] = {}
-    scenarios: list[RenderedScenario] = rendered_scenarios(FEATURES_DIR)
-    for scenario in scenarios:
-        found = sampled(scenario.name, scenario.steps)
-        for rule in scenario.tags:
-            row = table.setdefault(rule, {d: set() for d in DIMENSIONS})
-            for dimension, values in found.items():
-                row[dimension] |= values
-    return table
+def _where(row: CoveredRow) -> str:
+    return f'features/{row.scenario.file}: "{row.scenario.name}"'
 
 
-def test_every_declared_variant_is_sampled_by_a_scenario_of_its_rule() -> None:
-    table = coverage()
-    lines, gaps = [], []
-    for rule in load_catalogue().values():
-        for dimension, declared in rule.covers().items():
-            got = table.get(rule.id, {}).get(dimension, set())
-            lines.append(f"{rule.id:36} {dimension:8} {', '.join(sorted(got))}")
-            gaps += [f"{rule.id}: {dimension} = {v}" for v in declared if v not in got]
-    print("\n".join(lines))
-    assert gaps == [], "variants no scenario samples:\n" + "\n".join(gaps)
+def test_every_object_a_rule_touches_is_in_the_table() -> None:
+    for rule in CATALOGUE.values():
+        DIMENSIONS.domain(rule)  # raises DimensionError naming the rule
 
 
-def test_a_rule_whose_words_cover_a_dimension_declares_it() -> None:
-    missing = [
-        f"{rule.id} says {words!r} but declares no {dimension} variants"
-        for rule in load_catalogue().values()
-        for words, dimension in SAYS_ALL.items()
-        if words in rule.title and dimension not in rule.covers()
+@pytest.mark.parametrize("rule_id", RULES_WITH_DIMENSIONS)
+def test_every_row_says_each_dimension_of_its_rule(rule_id: str) -> None:
+    unsaid = [
+        f"{_where(row)} says no single {name} (found {value!r})"
+        for row in COVERAGE[rule_id]
+        for name, value in row.combination.items()
+        if value is None or value == "?"
     ]
-    assert missing == []
-
-
-def test_the_gaps_this_issue_found_are_declared() -> None:
-    """PKCE-OPTIONAL was checked with the web application only, TOKEN-RESPONSE-ACCESS-TOKEN on
-    code exchanges only: both now declare the variant that was missed."""
-    rules = load_catalogue()
-    assert "installed" in rules["PKCE-OPTIONAL"].covers()["client"]
-    assert "refresh" in rules["TOKEN-RESPONSE-ACCESS-TOKEN"].covers()["grant"]
-
-
-def test_the_reader_finds_each_variant_in_a_scenarios_words() -> None:
-    found = sampled(
-        "The state comes back unchanged with every kind of error: invalid_scope",
-        [
-            'the user has just granted the installed application offline access to "profile"',
-            "the application has revoked the access token",
-            "the application refreshes the access token",
-            "the application asks for the user's profile with the token in a form body",
-        ],
+    assert unsaid == [], (
+        f"{rule_id}: each row must say its value of every dimension of the rule: an Examples "
+        "column named after the dimension, or the value's words in its steps "
+        "(features/dimensions.toml):\n" + "\n".join(unsaid)
     )
-    assert found == {
-        "client": {"installed"},
-        "grant": {"refresh"},
-        "delivery": {"body"},
-        "error": {"invalid_scope"},
-        "token": {"revoked"},
-    }
 
 
-def test_an_unknown_variant_is_refused() -> None:
-    text = '[[rule]]\nid="X"\nsection="1"\nlevel="spec"\ntitle="t"\nvariants = {client = ["tv"]}\n'
-    with pytest.raises(CatalogueError, match="unknown variants"):
+@pytest.mark.parametrize("rule_id", RULES_WITH_DIMENSIONS)
+def test_a_rules_scenarios_cover_its_combinations(rule_id: str) -> None:
+    """All pairs at least (the full product when small) in the rows a run takes by default;
+    rows tagged @product add the rest of the product, on request."""
+    space = DIMENSIONS.space(CATALOGUE[rule_id])
+    rows = [row for row in COVERAGE[rule_id] if row.complete]
+    default = [row.combination for row in rows if not row.product_only]
+    missing = uncovered(space, default)  # type: ignore[arg-type]
+    wanted = "the full product" if is_cheap(space) else "every pair"
+    assert missing == [], (
+        f"{rule_id} must cover {wanted} of {dict(space.domain)}; its scenarios in features/ "
+        f"(tag @{rule_id}) miss:\n" + "\n".join(missing) + "\n" + _table(space)
+    )
+    if any(row.product_only for row in rows):
+        every = [row.combination for row in rows]
+        rest = uncovered(_as_cheap(space), every)  # type: ignore[arg-type]
+        assert rest == [], f"{rule_id}: its @product rows miss {rest}"
+
+
+def _as_cheap(space: Space) -> Space:
+    """The same space, judged as if its whole product were required."""
+    return Space(space.domain, space.impossible, space.free)
+
+
+def _table(space: Space) -> str:
+    """The Examples rows the rule needs, in the features' words (what to paste)."""
+    rows = product(space) if is_cheap(space) else all_pairs(space)
+    header = "| " + " | ".join(space.domain) + " |"
+    lines = ["| " + " | ".join(row.values()) + " |" for row in rows]
+    return "Rows that would do:\n" + "\n".join([header, *lines])
+
+
+def test_the_coverage_of_every_rule_is_printed() -> None:
+    lines = []
+    for rule_id in RULES_WITH_DIMENSIONS:
+        space = DIMENSIONS.space(CATALOGUE[rule_id])
+        rows = COVERAGE[rule_id]
+        covered = {tuple(r.combination.values()) for r in rows if r.complete}
+        kind = "product" if is_cheap(space) else "pairs"
+        lines.append(
+            f"{rule_id:36} {kind:7} {len(covered):3} of {len(product(space)):3} combinations  "
+            + " x ".join(f"{name}({len(values)})" for name, values in space.domain.items())
+        )
+    print("\n".join(lines))
+    assert len(lines) == len(RULES_WITH_DIMENSIONS)
+
+
+def test_only_needs_a_reason() -> None:
+    text = '[[rule]]\nid="X"\nsection="1"\nlevel="spec"\ntitle="t"\nonly = {client = ["online"]}\n'
+    with pytest.raises(CatalogueError, match="because"):
         parse_catalogue(text)
+
+
+def test_a_table_naming_an_unknown_dimension_is_refused() -> None:
+    text = '[dimension.a]\nwords.x = "x"\n[object.o]\ndimensions = ["b"]\n'
+    with pytest.raises(DimensionError, match="no dimensions"):
+        parse_dimensions(text)
+
+
+def test_all_pairs_holds_every_pair_and_skips_the_impossible() -> None:
+    space = DIMENSIONS.space(CATALOGUE["LIFETIME-ACCESS-EXPIRES"])
+    rows = all_pairs(space)
+    assert uncovered(space, rows) == [] or is_cheap(space)
+    assert len(rows) < len(product(space))
+    assert not any(r["client"] == "online" and r["origin"] == "refresh" for r in rows)
+
+
+def test_a_never_issued_token_needs_no_application() -> None:
+    space = DIMENSIONS.space(CATALOGUE["USERINFO-ERR-INVALID-TOKEN"])
+    unknown = [row for row in product(space) if row["invalidity"] == "unknown"]
+    assert {(row["client"], row["origin"]) for row in unknown} == {("-", "-")}
