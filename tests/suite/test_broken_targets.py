@@ -10,11 +10,14 @@ fails for the wrong reason, makes its test fail.
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from steps.http.html import login_forms
 from steps.profiles.profile import load_profile
 from steps.profiles.writer import write_profile
 from steps.rules.catalogue import load_catalogue
@@ -264,3 +267,18 @@ def test_the_pytest_command_carries_every_option(tmp_path: Path) -> None:
         assert part in text
     assert "--strict" not in cmd  # pytest's own option; the runner applies it to verdicts
     assert cmd[-1].endswith("test_features.py")
+
+
+def test_the_proxy_keeps_no_cookies(proxy: ProxyHandle) -> None:
+    """The session one client got through the proxy never reaches another client: the proxy
+    passes each client's cookies and keeps none (a shared jar logged every client in)."""
+    trust = ssl.create_default_context(cafile=proxy.ca_file)
+    user = proxy.upstream_profile["user"]
+    with httpx.Client(verify=trust, base_url=proxy.base_url) as first:
+        form = login_forms(first.get("/login").text)[0]
+        fields = dict(form.fields) | {"username": user["username"], "password": user["password"]}
+        assert first.post(form.attrs.get("action") or "/login", data=fields).status_code == 303
+        assert first.get("/account/authorized").status_code == 200  # logged in
+    with httpx.Client(verify=trust, base_url=proxy.base_url) as second:
+        answer = second.get("/account/authorized")
+    assert answer.status_code in (302, 303) and "/login" in answer.headers["location"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -164,20 +165,47 @@ def run_conformance(args: list[str], report_dir: Path) -> Run:
     return Run(result.exit_code, verdicts, report_dir, result.output)
 
 
+#: Suite runs going on as processes of their own (each in a process group of its own).
+_LIVE: set[subprocess.Popen[str]] = set()
+
+
 def run_conformance_process(args: list[str], report_dir: Path, timeout: float = 1800) -> Run:
     """mb-oauth-conformance as a process of its own: runs can go on side by side in threads
     (the in-process runner swaps the interpreter's standard streams)."""
     command = [sys.executable, "-m", "steps.runner", *args, "--report-dir", str(report_dir)]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    _LIVE.add(process)
     try:
-        done = subprocess.run(
-            command, cwd=PROJECT_DIR, capture_output=True, text=True, timeout=timeout
-        )
-        exit_code, output = done.returncode, done.stdout + done.stderr
+        output, _ = process.communicate(timeout=timeout)
+        exit_code = process.returncode
     except subprocess.TimeoutExpired:
+        _stop(process)
         exit_code, output = -1, f"timed out after {timeout:.0f} s"
+    finally:
+        _LIVE.discard(process)
     verdicts_file = report_dir / "verdicts.json"
     verdicts = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {"rules": []}
     return Run(exit_code, verdicts, report_dir, output)
+
+
+def stop_suite_runs() -> None:
+    """End the suite runs still going on (an interrupted proof leaves none behind)."""
+    for process in list(_LIVE):
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=15)
 
 
 def run_against(

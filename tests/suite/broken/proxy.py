@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.cookiejar
 import importlib
 import json
 import socket
@@ -119,6 +120,12 @@ class Proxy:
         return Response(json.dumps(body), media_type="application/json")
 
 
+def _no_cookies() -> http.cookiejar.CookieJar:
+    """A cookie jar that keeps nothing: the proxy passes each client's cookies through and
+    must never add the ones an earlier answer set (another client's session)."""
+    return http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+
+
 def _is_text(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip().lower()
     return kind.startswith("text/") or kind.endswith("json") or kind.endswith("xml")
@@ -171,7 +178,9 @@ async def serve(upstream_profile: Path, work_dir: Path) -> None:
     base = f"https://127.0.0.1:{secure.getsockname()[1]}"
     proxy = Proxy(profile["base_url"].rstrip("/"), profile["ca_file"], profile, base)
     verify = ssl.create_default_context(cafile=proxy.upstream_ca)
-    async with httpx.AsyncClient(verify=verify, follow_redirects=False, timeout=30) as client:
+    async with httpx.AsyncClient(
+        verify=verify, follow_redirects=False, timeout=30, cookies=_no_cookies()
+    ) as client:
         proxy.client = client
         app = build_app(proxy)
         servers = [_server(app, (str(tls.cert), str(tls.key))), _server(app, None)]

@@ -1,0 +1,306 @@
+"""What the proxy saw of one run, as the suite saw it: the authorizations and the codes they
+led to, the grants and their tokens, revocations, and the clock the suite moved.
+
+The classifier reads it to tell what a request presents (the client and authorization a code
+or token was issued to, where a token came from, whether it is used, revoked or expired), and
+the faults keep their own notes beside it. It records the exchanges as the suite sent and
+received them (the request before a fault touched it, the answer the fault gave), so a value
+keeps the meaning the suite gave it: a code is "used" once the suite was answered tokens for
+it. Revocations follow the spec (section 3): a refresh token, or an online application's
+access token, takes its whole grant; an offline or installed application's access token only
+itself; the user's revocation on the website takes every grant of the application; a used code
+presented again takes the grant it gave (RFC 6749 4.1.2)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from tests.suite.broken.exchange import ProxyRequest, ProxyResponse
+from tests.suite.broken.helpers import presented_token
+from tests.suite.broken.registry import AUTHORIZE, CLOCK, REVOKE, TOKEN, USERINFO
+
+MANUAL_REVOKE = "/account/authorized/revoke"
+#: The longest an authorization code may live (RFC 6749 4.1.2: ten minutes at most).
+CODE_LIFETIME = 600
+#: The access token's lifetime when an answer does not say (spec 2.3).
+ACCESS_LIFETIME = 3600
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """An authorization request that led to a code: what the code was issued for."""
+
+    client_id: str
+    client: str  # online, offline, installed
+    pkce: str  # S256, plain, none
+    method_given: bool  # code_challenge_method was sent (a plain challenge may omit it)
+    challenge: str | None
+    redirect_uri: str
+    scope: str
+    approval_prompt: str | None
+
+
+@dataclass
+class Grant:
+    """The tokens one code exchange started, with the authorization behind them."""
+
+    id: int
+    authorization: Authorization
+    revoked: bool = False
+
+    @property
+    def client(self) -> str:
+        return self.authorization.client
+
+    @property
+    def scopes(self) -> set[str]:
+        return set(self.authorization.scope.split())
+
+
+@dataclass
+class Code:
+    value: str
+    authorization: Authorization
+    issued_at: float
+    used: bool = False
+    grant: Grant | None = None
+
+
+@dataclass
+class Token:
+    value: str
+    kind: str  # access, refresh
+    grant: Grant
+    origin: str  # code, refresh: the request whose answer carried it
+    issued_at: float
+    expires_in: int = ACCESS_LIFETIME
+    revoked: bool = False
+    refreshes: int = 0  # granted refreshes with it (a refresh token)
+
+    @property
+    def dead(self) -> bool:
+        return self.revoked or self.grant.revoked
+
+
+@dataclass
+class Ledger:
+    """One run's book (kept in the proxy's per-run state)."""
+
+    clients: dict[str, tuple[str, dict[str, Any]]]  # client_id -> (profile role, its table)
+    codes: dict[str, Code] = field(default_factory=dict)
+    tokens: dict[str, Token] = field(default_factory=dict)
+    grants: list[Grant] = field(default_factory=list)
+    offset: float = 0.0  # the test clock's offset, as its last answer said
+    answers: dict[str, ProxyResponse] = field(default_factory=dict)  # token -> last 200 answer
+    #: Authorization requests as the suite sent them, by what identifies them: a consent
+    #: form posts the request as the service understood it (a fault may have changed it).
+    asked: dict[tuple[str, ...], Authorization] = field(default_factory=dict)
+    last_user_info: ProxyResponse | None = None
+    _ids: itertools.count[int] = field(default_factory=itertools.count)
+
+    @classmethod
+    def of(cls, profile: dict[str, Any], state: dict[str, Any]) -> Ledger:
+        """The ledger of the current run (created at the first request after a switch)."""
+        if "ledger" not in state:
+            clients = {
+                str(table["client_id"]): (role, table)
+                for role, table in (profile.get("clients") or {}).items()
+            }
+            state["ledger"] = cls(clients)
+        ledger: Ledger = state["ledger"]
+        return ledger
+
+    # --- what the ledger tells ----------------------------------------------------------
+
+    def now(self) -> float:
+        """The target's clock: real time moved by the suite's advances."""
+        return time.time() + self.offset
+
+    def role(self, client_id: str | None) -> str | None:
+        found = self.clients.get(client_id or "")
+        return found[0] if found else None
+
+    def secret(self, client_id: str | None) -> str | None:
+        found = self.clients.get(client_id or "")
+        return str(found[1]["client_secret"]) if found else None
+
+    def registered_uri(self, client_id: str | None) -> str | None:
+        found = self.clients.get(client_id or "")
+        return str(found[1]["redirect_uri"]) if found else None
+
+    def client_id_of(self, role: str) -> str | None:
+        return next((cid for cid, (r, _) in self.clients.items() if r == role), None)
+
+    def expired(self, token: Token) -> bool:
+        return token.kind == "access" and self.now() >= token.issued_at + token.expires_in
+
+    def code_expired(self, code: Code) -> bool:
+        return self.now() >= code.issued_at + CODE_LIFETIME
+
+    def issued_values(self) -> list[str]:
+        """Every code and token the suite was given."""
+        return [*self.codes, *self.tokens]
+
+    def grant_tokens(self, grant: Grant) -> list[Token]:
+        return [t for t in self.tokens.values() if t.grant is grant]
+
+    def latest_code(self, client_id: str | None) -> Code | None:
+        """The newest code not yet used of an application."""
+        waiting = [c for c in self.codes.values() if c.authorization.client_id == client_id]
+        waiting = [c for c in waiting if not c.used]
+        return max(waiting, key=lambda c: c.issued_at, default=None)
+
+    def latest_refresh_token(self, client_id: str | None) -> Token | None:
+        """The newest live refresh token of an application."""
+        mine = [t for t in self.tokens.values() if t.kind == "refresh" and not t.dead]
+        mine = [t for t in mine if t.grant.authorization.client_id == client_id]
+        return max(mine, key=lambda t: t.issued_at, default=None)
+
+    # --- recording ------------------------------------------------------------------------
+
+    def observe(self, req: ProxyRequest, resp: ProxyResponse) -> None:
+        """Note what one exchange (as the suite saw it) changed."""
+        if req.path == CLOCK:
+            self._clock(resp)
+        elif req.path == AUTHORIZE:
+            self._authorization(req, resp)
+        elif req.is_("POST", TOKEN):
+            self._token(req, resp)
+        elif req.is_("POST", REVOKE) and resp.status == 200:
+            self._revocation(req)
+        elif req.is_("POST", MANUAL_REVOKE) and resp.status in (302, 303):
+            self._manual_revocation(req)
+        elif req.path == USERINFO and resp.status == 200:
+            self._user_info(req, resp)
+
+    def _clock(self, resp: ProxyResponse) -> None:
+        data = resp.json()
+        if isinstance(data, dict) and isinstance(data.get("offset"), int | float):
+            self.offset = float(data["offset"])
+
+    def _authorization(self, req: ProxyRequest, resp: ProxyResponse) -> None:
+        location = resp.header("location") or ""
+        code = dict(parse_qsl(urlsplit(location).query)).get("code")
+        key = _request_key(req)
+        authorization = self.authorization_of(req)
+        if req.method == "GET" and authorization is not None:
+            self.asked[key] = authorization
+        authorization = self.asked.get(key, authorization)
+        if code and authorization is not None:
+            self.codes[code] = Code(code, authorization, self.now())
+
+    def authorization_of(self, req: ProxyRequest) -> Authorization | None:
+        """The authorization an authorization request (or its consent form) asks for."""
+        params = dict(req.query)
+        client_id = params.get("client_id")
+        role = self.role(client_id)
+        if role is None or client_id is None:
+            return None
+        challenge = params.get("code_challenge")
+        method = params.get("code_challenge_method")
+        return Authorization(
+            client_id=client_id,
+            client=client_type(role, params.get("access_type")),
+            pkce=pkce_kind(challenge, method),
+            method_given=method is not None,
+            challenge=challenge,
+            redirect_uri=params.get("redirect_uri") or "",
+            scope=params.get("scope") or "",
+            approval_prompt=params.get("approval_prompt"),
+        )
+
+    def _token(self, req: ProxyRequest, resp: ProxyResponse) -> None:
+        grant_type = req.param("grant_type")
+        data = resp.json() if resp.status == 200 else None
+        granted = isinstance(data, dict) and isinstance(data.get("access_token"), str)
+        if grant_type == "authorization_code" or (grant_type is None and req.param("code")):
+            self._exchange(req, data if granted else None)
+        elif grant_type == "refresh_token" and granted:
+            self._refresh(req, data)
+
+    def _exchange(self, req: ProxyRequest, data: Any) -> None:
+        code = self.codes.get(req.param("code") or "")
+        if code is not None and code.used and code.grant is not None:
+            code.grant.revoked = True  # a used code presented again
+        if data is None:
+            return
+        authorization = code.authorization if code else self._bare_authorization(req)
+        if authorization is None:
+            return
+        grant = Grant(next(self._ids), authorization)
+        self.grants.append(grant)
+        if code is not None and not code.used:
+            code.used, code.grant = True, grant
+        self._issue(data, grant, "code")
+
+    def _bare_authorization(self, req: ProxyRequest) -> Authorization | None:
+        """What an exchange of a code the ledger never saw was for (a fault filled it in)."""
+        client_id = req.param("client_id")
+        role = self.role(client_id)
+        if role is None or client_id is None:
+            return None
+        return Authorization(client_id, client_type(role, None), "none", False, None, "", "", None)
+
+    def _refresh(self, req: ProxyRequest, data: Any) -> None:
+        sent = self.tokens.get(req.param("refresh_token") or "")
+        if sent is None:
+            return
+        sent.refreshes += 1
+        self._issue(data, sent.grant, "refresh")
+
+    def _issue(self, data: dict[str, Any], grant: Grant, origin: str) -> None:
+        now = self.now()
+        lifetime = data.get("expires_in")
+        lifetime = lifetime if isinstance(lifetime, int) else ACCESS_LIFETIME
+        access = str(data["access_token"])
+        self.tokens[access] = Token(access, "access", grant, origin, now, lifetime)
+        refresh = data.get("refresh_token")
+        if isinstance(refresh, str) and refresh not in self.tokens:
+            self.tokens[refresh] = Token(refresh, "refresh", grant, "code", now)
+
+    def _revocation(self, req: ProxyRequest) -> None:
+        token = self.tokens.get(req.param("token") or "")
+        owner = token.grant.authorization.client_id if token else None
+        if token is None or req.param("client_id") != owner:
+            return
+        if token.kind == "refresh" or token.grant.client == "online":
+            token.grant.revoked = True
+        token.revoked = True
+
+    def _manual_revocation(self, req: ProxyRequest) -> None:
+        client_id = req.param("client_id")
+        for grant in self.grants:
+            if grant.authorization.client_id == client_id:
+                grant.revoked = True
+
+    def _user_info(self, req: ProxyRequest, resp: ProxyResponse) -> None:
+        self.last_user_info = resp
+        token = presented_token(req)
+        if token:
+            self.answers[token] = resp
+
+
+def _request_key(req: ProxyRequest) -> tuple[str, ...]:
+    params = dict(req.query)
+    return tuple(params.get(k) or "" for k in ("client_id", "redirect_uri", "scope", "state"))
+
+
+def client_type(role: str, access_type: str | None) -> str:
+    """online, offline or installed: the profile's role and the request's access_type."""
+    if role == "installed":
+        return "installed"
+    return "offline" if access_type == "offline" else "online"
+
+
+def pkce_kind(challenge: str | None, method: str | None) -> str:
+    """S256, plain (a plain method, or none given), none (no challenge); "-" for another
+    method (a malformed request, not a kind of PKCE)."""
+    if challenge is None:
+        return "none"
+    if method is None or method == "plain":
+        return "plain"
+    return "S256" if method == "S256" else "-"
