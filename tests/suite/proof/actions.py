@@ -18,7 +18,7 @@ PRESENTED = {"exchange": "code", "refresh": "refresh_token", "revoke": "token"}
 
 def never_issued() -> str:
     """A code, token or secret the server never issued (and never will)."""
-    return "proof-never-issued-" + secrets.token_urlsafe(18)
+    return "proof-never-issued-" + secrets.token_urlsafe(15)  # not a stored token's length
 
 
 def replace_param(req: ProxyRequest, name: str, value: str | None) -> None:

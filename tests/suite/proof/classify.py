@@ -14,35 +14,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from functools import cached_property
 
 from steps.rules.dimensions import NOT_APPLICABLE
 from tests.suite.broken.exchange import ProxyRequest, ProxyResponse
 from tests.suite.broken.helpers import userinfo_token_ways
-from tests.suite.broken.registry import AUTHORIZE, REVOKE, TOKEN, USERINFO
-from tests.suite.proof.ledger import (
-    MANUAL_REVOKE,
-    Code,
-    Ledger,
-    Token,
-    client_type,
-    pkce_kind,
-)
-from tests.suite.proof.resemblance import (
-    allowed_redirect,
-    near_form,
-    near_miss,
-    redirect_change,
-    state_kinds,
-)
+from tests.suite.broken.registry import TOKEN
+from tests.suite.proof.presented import Request
+from tests.suite.proof.records import Code, Token, client_type, pkce_kind
+from tests.suite.proof.resemblance import allowed_redirect, near_miss, redirect_change, state_kinds
 
 #: Joins the values a request may have when it tells a dimension only up to a choice.
 EITHER = "|"
 #: The value of a dimension whose object the request leaves out (a revocation without a token
 #: names no kind of token): it matches any combination, as no server could tell either.
 ANY = "*"
-OOB_PAGE = "/oauth2/oob"
 SPEC_SCOPES = ("profile", "email", "tag", "rating", "collection", "submit_isrc", "submit_barcode")
 SCHEMES = ("OAuth", "Token", "MAC", "Digest", "Basic")
 _CHALLENGE = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
@@ -52,89 +37,6 @@ _FIELDS = {
     "revoke": ("token", "client_id", "client_secret"),
     "authorize": ("client_id", "redirect_uri", "response_type", "scope"),
 }
-
-
-@dataclass
-class Request:
-    """One request as the classifier reads it: what it presents, looked up in the ledger."""
-
-    req: ProxyRequest
-    ledger: Ledger
-
-    @cached_property
-    def kind(self) -> str:
-        """authorize, exchange, refresh, token (another grant), revoke, userinfo, oob (the
-        out-of-band page), manual (the user's revocation on the website), other."""
-        path = self.req.path
-        if path == AUTHORIZE:
-            return "authorize"
-        if path == TOKEN:
-            grant = self.req.param("grant_type")
-            if grant == "authorization_code" or (grant is None and self.req.param("code")):
-                return "exchange"
-            if grant == "refresh_token" or (grant is None and self.req.param("refresh_token")):
-                return "refresh"
-            return "token"
-        kinds = {REVOKE: "revoke", USERINFO: "userinfo", OOB_PAGE: "oob", MANUAL_REVOKE: "manual"}
-        return kinds.get(path, "other")
-
-    @cached_property
-    def params(self) -> dict[str, str]:
-        """An authorization request's parameters (the consent form posts them in the URL)."""
-        return dict(self.req.query)
-
-    @property
-    def client_id(self) -> str | None:
-        if self.kind == "authorize":
-            return self.params.get("client_id")
-        return self.req.param("client_id")
-
-    @cached_property
-    def presented(self) -> str | None:
-        """The code or token the request presents."""
-        name = {"exchange": "code", "refresh": "refresh_token", "revoke": "token"}.get(self.kind)
-        if name:
-            return self.req.param(name)
-        if self.kind == "userinfo":
-            return _bearer(self.req)
-        if self.kind == "oob":
-            return self.req.query_value("code")
-        return None
-
-    @cached_property
-    def near(self) -> tuple[str, Code | Token | None]:
-        """(how the presented value relates to an issued one, that one): "" when it is one,
-        changed/truncated/extended when it resembles one, unknown when neither."""
-        value = self.presented
-        if value is None:
-            return NOT_APPLICABLE, None
-        found = self.ledger.codes.get(value) or self.ledger.tokens.get(value)
-        if found is not None:
-            return "", found
-        resemblance = near_form(value, self.ledger.issued_values())
-        if resemblance is None:
-            return "unknown", None
-        form, issued = resemblance
-        return form, self.ledger.codes.get(issued) or self.ledger.tokens.get(issued)
-
-    @property
-    def issued(self) -> Code | Token | None:
-        return self.near[1]
-
-    @property
-    def role(self) -> str | None:
-        return self.ledger.role(self.client_id)
-
-
-def _bearer(req: ProxyRequest) -> str | None:
-    """The token of a user information request, whatever scheme carries it."""
-    scheme, _, value = (req.header("authorization") or "").partition(" ")
-    if value.strip():
-        return value.strip()
-    if scheme and req.header("authorization"):
-        return scheme  # no scheme word: the header is the token itself
-    body = next((v for k, v in req.form() if k == "access_token"), None)
-    return req.query_value("access_token") or body
 
 
 # --- one classifier per dimension ---------------------------------------------------------
@@ -200,7 +102,8 @@ def near_miss_of(r: Request) -> str:
     if r.kind not in ("exchange", "refresh", "revoke", "token"):
         return NOT_APPLICABLE
     right = r.ledger.secret(r.client_id)
-    return near_miss(r.req.param("client_secret"), right) if right else NOT_APPLICABLE
+    kinds = near_miss(r.req.param("client_secret"), right) if right else []
+    return EITHER.join(kinds) or NOT_APPLICABLE
 
 
 def error(r: Request) -> str:

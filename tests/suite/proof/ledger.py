@@ -2,14 +2,13 @@
 led to, the grants and their tokens, revocations, and the clock the suite moved.
 
 The classifier reads it to tell what a request presents (the client and authorization a code
-or token was issued to, where a token came from, whether it is used, revoked or expired), and
-the faults keep their own notes beside it. It records the exchanges as the suite sent and
-received them (the request before a fault touched it, the answer the fault gave), so a value
-keeps the meaning the suite gave it: a code is "used" once the suite was answered tokens for
-it. Revocations follow the spec (section 3): a refresh token, or an online application's
-access token, takes its whole grant; an offline or installed application's access token only
-itself; the user's revocation on the website takes every grant of the application; a used code
-presented again takes the grant it gave (RFC 6749 4.1.2)."""
+or token was issued to, where a token came from, whether it is used, revoked or expired). It
+records the exchanges as the suite sent and received them (the request before a fault touched
+it, the answer the fault gave), so a value keeps the meaning the suite gave it. Revocations
+follow the spec (section 3): a refresh token, or an online application's access token, takes
+its whole grant; any other access token only itself; the user's revocation on the website
+takes every grant of the application; a used code presented again takes the grant it gave (RFC
+6749 4.1.2)."""
 
 from __future__ import annotations
 
@@ -22,68 +21,19 @@ from urllib.parse import parse_qsl, urlsplit
 from tests.suite.broken.exchange import ProxyRequest, ProxyResponse
 from tests.suite.broken.helpers import presented_token
 from tests.suite.broken.registry import AUTHORIZE, CLOCK, REVOKE, TOKEN, USERINFO
+from tests.suite.proof.records import (
+    ACCESS_LIFETIME,
+    Authorization,
+    Code,
+    Grant,
+    Token,
+    client_type,
+    pkce_kind,
+)
 
 MANUAL_REVOKE = "/account/authorized/revoke"
 #: The longest an authorization code may live (RFC 6749 4.1.2: ten minutes at most).
 CODE_LIFETIME = 600
-#: The access token's lifetime when an answer does not say (spec 2.3).
-ACCESS_LIFETIME = 3600
-
-
-@dataclass(frozen=True)
-class Authorization:
-    """An authorization request that led to a code: what the code was issued for."""
-
-    client_id: str
-    client: str  # online, offline, installed
-    pkce: str  # S256, plain, none
-    method_given: bool  # code_challenge_method was sent (a plain challenge may omit it)
-    challenge: str | None
-    redirect_uri: str
-    scope: str
-    approval_prompt: str | None
-
-
-@dataclass
-class Grant:
-    """The tokens one code exchange started, with the authorization behind them."""
-
-    id: int
-    authorization: Authorization
-    revoked: bool = False
-
-    @property
-    def client(self) -> str:
-        return self.authorization.client
-
-    @property
-    def scopes(self) -> set[str]:
-        return set(self.authorization.scope.split())
-
-
-@dataclass
-class Code:
-    value: str
-    authorization: Authorization
-    issued_at: float
-    used: bool = False
-    grant: Grant | None = None
-
-
-@dataclass
-class Token:
-    value: str
-    kind: str  # access, refresh
-    grant: Grant
-    origin: str  # code, refresh: the request whose answer carried it
-    issued_at: float
-    expires_in: int = ACCESS_LIFETIME
-    revoked: bool = False
-    refreshes: int = 0  # granted refreshes with it (a refresh token)
-
-    @property
-    def dead(self) -> bool:
-        return self.revoked or self.grant.revoked
 
 
 @dataclass
@@ -114,8 +64,6 @@ class Ledger:
         ledger: Ledger = state["ledger"]
         return ledger
 
-    # --- what the ledger tells ----------------------------------------------------------
-
     def now(self) -> float:
         """The target's clock: real time moved by the suite's advances."""
         return time.time() + self.offset
@@ -125,12 +73,14 @@ class Ledger:
         return found[0] if found else None
 
     def secret(self, client_id: str | None) -> str | None:
-        found = self.clients.get(client_id or "")
-        return str(found[1]["client_secret"]) if found else None
+        return self._registered(client_id, "client_secret")
 
     def registered_uri(self, client_id: str | None) -> str | None:
+        return self._registered(client_id, "redirect_uri")
+
+    def _registered(self, client_id: str | None, name: str) -> str | None:
         found = self.clients.get(client_id or "")
-        return str(found[1]["redirect_uri"]) if found else None
+        return str(found[1][name]) if found else None
 
     def client_id_of(self, role: str) -> str | None:
         return next((cid for cid, (r, _) in self.clients.items() if r == role), None)
@@ -150,17 +100,17 @@ class Ledger:
 
     def latest_code(self, client_id: str | None) -> Code | None:
         """The newest code not yet used of an application."""
-        waiting = [c for c in self.codes.values() if c.authorization.client_id == client_id]
-        waiting = [c for c in waiting if not c.used]
-        return max(waiting, key=lambda c: c.issued_at, default=None)
+        mine = [c for c in self.codes.values() if c.authorization.client_id == client_id]
+        return max((c for c in mine if not c.used), key=lambda c: c.issued_at, default=None)
 
     def latest_refresh_token(self, client_id: str | None) -> Token | None:
         """The newest live refresh token of an application."""
-        mine = [t for t in self.tokens.values() if t.kind == "refresh" and not t.dead]
-        mine = [t for t in mine if t.grant.authorization.client_id == client_id]
-        return max(mine, key=lambda t: t.issued_at, default=None)
-
-    # --- recording ------------------------------------------------------------------------
+        live = [t for t in self.tokens.values() if t.kind == "refresh" and not t.dead]
+        return max(
+            (t for t in live if t.grant.authorization.client_id == client_id),
+            key=lambda t: t.issued_at,
+            default=None,
+        )
 
     def observe(self, req: ProxyRequest, resp: ProxyResponse) -> None:
         """Note what one exchange (as the suite saw it) changed."""
@@ -287,20 +237,3 @@ class Ledger:
 def _request_key(req: ProxyRequest) -> tuple[str, ...]:
     params = dict(req.query)
     return tuple(params.get(k) or "" for k in ("client_id", "redirect_uri", "scope", "state"))
-
-
-def client_type(role: str, access_type: str | None) -> str:
-    """online, offline or installed: the profile's role and the request's access_type."""
-    if role == "installed":
-        return "installed"
-    return "offline" if access_type == "offline" else "online"
-
-
-def pkce_kind(challenge: str | None, method: str | None) -> str:
-    """S256, plain (a plain method, or none given), none (no challenge); "-" for another
-    method (a malformed request, not a kind of PKCE)."""
-    if challenge is None:
-        return "none"
-    if method is None or method == "plain":
-        return "plain"
-    return "S256" if method == "S256" else "-"

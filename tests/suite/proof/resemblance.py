@@ -19,23 +19,23 @@ LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
 _UNRESERVED = set(string.ascii_letters + string.digits + "-._~")
 
 
-def near_miss(presented: str | None, right: str) -> str:
-    """How a client secret differs from the client's right one (None: no secret sent)."""
+def near_miss(presented: str | None, right: str) -> list[str]:
+    """How a client secret differs from the client's right one (None: no secret sent); a
+    last character changed in case only is both "changed" and "case"."""
     if presented is None or presented == right:
-        return NOT_APPLICABLE
+        return []
     if presented == "":
-        return "empty"
-    if presented.lower() == right.lower():
-        return "case"
+        return ["empty"]
+    kinds = ["case"] if presented.lower() == right.lower() else []
     if presented == right[:-1]:
-        return "truncated"
-    if presented[:-1] == right and len(presented) == len(right) + 1:
-        return "extended"
-    if len(presented) == len(right) and presented[:-1] == right[:-1]:
-        return "changed"
-    if right.startswith(presented):
-        return "prefix"
-    return "other"
+        kinds.append("truncated")
+    elif presented[:-1] == right and len(presented) == len(right) + 1:
+        kinds.append("extended")
+    elif len(presented) == len(right) and presented[:-1] == right[:-1]:
+        kinds.append("changed")
+    elif right.startswith(presented):
+        kinds.append("prefix")
+    return kinds or ["other"]
 
 
 def near_form(presented: str, issued: Iterable[str]) -> tuple[str, str] | None:

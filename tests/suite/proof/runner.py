@@ -31,6 +31,7 @@ from tests.suite.broken.harness import (
     bundled_profile,
     run_conformance_process,
     running_proxy,
+    stop_suite_runs,
 )
 from tests.suite.proof.fault import FAULTS
 from tests.suite.proof.plan import PlannedTarget
@@ -128,6 +129,7 @@ class Prover:
         results: dict[int, tuple[PlannedTarget, Run, int, float]] = {}
         with ExitStack() as stack:
             proxies = [stack.enter_context(self._proxy(n)) for n in range(max(1, self.jobs))]
+            stack.callback(stop_suite_runs)  # on the way out, before the servers go
             self._baseline(proxies[0])
             workers = [
                 threading.Thread(

@@ -24,9 +24,10 @@ import httpx
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
 from tests.suite.broken.registry import RESOLVERS, Handler, Mutation
 from tests.suite.proof import faults as _faults  # noqa: F401 - registers the faults
-from tests.suite.proof.classify import Request, classify
+from tests.suite.proof.classify import classify
 from tests.suite.proof.fault import FAULTS, Target
 from tests.suite.proof.ledger import Ledger
+from tests.suite.proof.presented import Request
 
 PREFIX = "proof:"
 #: The transparent target: the classifier and the ledger at work, nothing changed (the

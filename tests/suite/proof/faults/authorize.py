@@ -14,8 +14,9 @@ from tests.suite.proof.actions import (
     page,
     set_location,
 )
-from tests.suite.proof.classify import OOB_PAGE, SPEC_SCOPES
+from tests.suite.proof.classify import SPEC_SCOPES
 from tests.suite.proof.fault import Target, fault
+from tests.suite.proof.presented import OOB_PAGE
 from tests.suite.proof.resemblance import is_loopback
 
 

@@ -37,16 +37,6 @@ async def flow_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
 
 
 @fault(
-    "TOKEN-CODE-EXCHANGE",
-    "the access token a code exchange issues is not accepted by the service",
-)
-async def exchanged_token_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
-    if t.hits(t.values["delivery"] != "-" and t.values["invalidity"] == "-"):
-        swap_bearer(req)
-    return await t.send(req)
-
-
-@fault(
     "TOKEN-CODE-SINGLE-USE",
     "a used code exchanged again is answered with the tokens of its first exchange",
 )

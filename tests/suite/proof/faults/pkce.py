@@ -15,7 +15,7 @@ from tests.suite.broken.helpers import error_redirect, s256
 from tests.suite.broken.registry import AUTHORIZE
 from tests.suite.proof.actions import never_issued, replace_param, swap
 from tests.suite.proof.fault import Target, fault
-from tests.suite.proof.ledger import Code
+from tests.suite.proof.records import Code
 
 PKCE_PARAMS = ("code_challenge", "code_challenge_method")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tests.suite.broken.exchange import ProxyRequest, ProxyResponse
 from tests.suite.broken.helpers import swap_credentials
-from tests.suite.proof.actions import replace_param, swap, swap_bearer
+from tests.suite.proof.actions import replace_param, swap
 from tests.suite.proof.fault import Target, fault
-from tests.suite.proof.ledger import ACCESS_LIFETIME
+from tests.suite.proof.records import ACCESS_LIFETIME
 
 
 def _refresh(t: Target) -> bool:
@@ -16,16 +16,6 @@ def _refresh(t: Target) -> bool:
 
 def _valid(t: Target) -> bool:
     return t.values["invalidity"] == "-" and t.values["missing"] == "-"
-
-
-@fault(
-    "REFRESH-NEW-ACCESS-TOKEN",
-    "the access token a refresh yields is not accepted by the service",
-)
-async def refreshed_token_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
-    if t.hits(t.values["delivery"] != "-" and t.values["invalidity"] == "-"):
-        swap_bearer(req)
-    return await t.send(req)
 
 
 @fault(

@@ -7,7 +7,8 @@ from tests.suite.broken.exchange import ProxyRequest, ProxyResponse, json_respon
 from tests.suite.broken.helpers import swap_credentials
 from tests.suite.proof.actions import params_to_body, replace_param, swap, swap_bearer
 from tests.suite.proof.fault import Target, fault
-from tests.suite.proof.ledger import MANUAL_REVOKE, Token
+from tests.suite.proof.ledger import MANUAL_REVOKE
+from tests.suite.proof.records import Token
 
 
 def _revoke(t: Target) -> bool:

@@ -22,25 +22,42 @@ def _valid(t: Target) -> bool:
     return _user_info(t) and t.values["invalidity"] == "-" and t.values["scheme"] == "-"
 
 
-async def _delivery_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
+async def _token_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
+    """A valid token on the combination refused (swapped for one never issued)."""
     if t.hits(_valid(t)):
         swap_bearer(req)
     return await t.send(req)
 
 
+@fault(
+    "TOKEN-CODE-EXCHANGE",
+    "the access token a code exchange issues is not accepted by the service",
+)
+async def exchanged_token_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
+    return await _token_refused(req, t)
+
+
+@fault(
+    "REFRESH-NEW-ACCESS-TOKEN",
+    "the access token a refresh yields is not accepted by the service",
+)
+async def refreshed_token_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
+    return await _token_refused(req, t)
+
+
 @fault("USERINFO-HEADER", "a token in the Authorization header is refused")
 async def header_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
-    return await _delivery_refused(req, t)
+    return await _token_refused(req, t)
 
 
 @fault("USERINFO-POST-BODY", "a token in a form body is refused")
 async def body_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
-    return await _delivery_refused(req, t)
+    return await _token_refused(req, t)
 
 
 @fault("USERINFO-QUERY", "a token in the query string is refused")
 async def query_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
-    return await _delivery_refused(req, t)
+    return await _token_refused(req, t)
 
 
 @fault("USERINFO-ERR-NO-TOKEN", "a request without a token is answered 401 without a challenge")
