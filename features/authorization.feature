@@ -60,6 +60,19 @@ Feature: Authorization request
       | offline web application | an S256 code challenge | non-ASCII characters |
       | installed application   | an S256 code challenge | reserved characters  |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | state                |
+      | online web application  | an S256 code challenge | reserved characters  |
+      | online web application  | an S256 code challenge | non-ASCII characters |
+      | online web application  | no code challenge      | plain letters        |
+      | offline web application | an S256 code challenge | plain letters        |
+      | offline web application | no code challenge      | reserved characters  |
+      | offline web application | no code challenge      | non-ASCII characters |
+      | installed application   | an S256 code challenge | plain letters        |
+      | installed application   | no code challenge      | reserved characters  |
+      | installed application   | no code challenge      | non-ASCII characters |
+
   @AUTHZ-STATE-ON-ERROR @spec
   Scenario Outline: A state of <state> comes back unchanged to the <client> with the error <error>
     Given an <client> registered with the service
@@ -83,6 +96,34 @@ Feature: Authorization request
       | online web application  | invalid_request           | plain letters        | profile          | carries a code challenge with the method "S512" | opens the authorization page |
       | offline web application | unsupported_response_type | reserved characters  | profile          | uses the response type "token"                  | opens the authorization page |
       | installed application   | invalid_scope             | non-ASCII characters | profile nonsense | asks to always show the consent page            | opens the authorization page |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | error                     | state                | scope            | differs                                         | acts                         |
+      | online web application  | access_denied             | reserved characters  | profile          | asks to always show the consent page            | denies the request           |
+      | online web application  | access_denied             | non-ASCII characters | profile          | asks to always show the consent page            | denies the request           |
+      | online web application  | invalid_scope             | plain letters        | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | online web application  | invalid_scope             | non-ASCII characters | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | online web application  | unsupported_response_type | plain letters        | profile          | uses the response type "token"                  | opens the authorization page |
+      | online web application  | unsupported_response_type | reserved characters  | profile          | uses the response type "token"                  | opens the authorization page |
+      | online web application  | invalid_request           | reserved characters  | profile          | carries a code challenge with the method "S512" | opens the authorization page |
+      | online web application  | invalid_request           | non-ASCII characters | profile          | carries a code challenge with the method "S512" | opens the authorization page |
+      | offline web application | access_denied             | plain letters        | profile          | asks to always show the consent page            | denies the request           |
+      | offline web application | access_denied             | non-ASCII characters | profile          | asks to always show the consent page            | denies the request           |
+      | offline web application | invalid_scope             | reserved characters  | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | offline web application | invalid_scope             | non-ASCII characters | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | offline web application | unsupported_response_type | plain letters        | profile          | uses the response type "token"                  | opens the authorization page |
+      | offline web application | unsupported_response_type | non-ASCII characters | profile          | uses the response type "token"                  | opens the authorization page |
+      | offline web application | invalid_request           | plain letters        | profile          | carries a code challenge with the method "S512" | opens the authorization page |
+      | offline web application | invalid_request           | reserved characters  | profile          | carries a code challenge with the method "S512" | opens the authorization page |
+      | installed application   | access_denied             | plain letters        | profile          | asks to always show the consent page            | denies the request           |
+      | installed application   | access_denied             | reserved characters  | profile          | asks to always show the consent page            | denies the request           |
+      | installed application   | invalid_scope             | plain letters        | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | installed application   | invalid_scope             | reserved characters  | profile nonsense | asks to always show the consent page            | opens the authorization page |
+      | installed application   | unsupported_response_type | reserved characters  | profile          | uses the response type "token"                  | opens the authorization page |
+      | installed application   | unsupported_response_type | non-ASCII characters | profile          | uses the response type "token"                  | opens the authorization page |
+      | installed application   | invalid_request           | plain letters        | profile          | carries a code challenge with the method "S512" | opens the authorization page |
+      | installed application   | invalid_request           | non-ASCII characters | profile          | carries a code challenge with the method "S512" | opens the authorization page |
 
   @AUTHZ-REQUIRED-PARAMS @spec
   Scenario Outline: A request of the <client> (<pkce>) without <missing> never yields a code

@@ -23,6 +23,19 @@ Feature: Code exchange
       | offline web application | an S256 code challenge | in the query string         |
       | installed application   | an S256 code challenge | in a form body              |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | delivery                    |
+      | online web application  | an S256 code challenge | in the query string         |
+      | online web application  | no code challenge      | in the Authorization header |
+      | online web application  | no code challenge      | in a form body              |
+      | offline web application | an S256 code challenge | in a form body              |
+      | offline web application | no code challenge      | in the Authorization header |
+      | offline web application | no code challenge      | in the query string         |
+      | installed application   | an S256 code challenge | in the Authorization header |
+      | installed application   | no code challenge      | in a form body              |
+      | installed application   | no code challenge      | in the query string         |
+
   @APP-TYPES @spec
   Scenario Outline: The <client> completes the authorization code flow for a request with <pkce>
     Given an authorization code issued to the <client> for a request with <pkce>
@@ -162,6 +175,19 @@ Feature: Code exchange
       | offline web application | an S256 code challenge | in the query string         |
       | installed application   | an S256 code challenge | in a form body              |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | delivery                    |
+      | online web application  | an S256 code challenge | in the query string         |
+      | online web application  | no code challenge      | in the Authorization header |
+      | online web application  | no code challenge      | in a form body              |
+      | offline web application | an S256 code challenge | in a form body              |
+      | offline web application | no code challenge      | in the Authorization header |
+      | offline web application | no code challenge      | in the query string         |
+      | installed application   | an S256 code challenge | in the Authorization header |
+      | installed application   | no code challenge      | in a form body              |
+      | installed application   | no code challenge      | in the query string         |
+
   @TOKEN-REQUIRED-PARAMS @spec
   Scenario Outline: A code exchange of the <client> (<pkce>) without <missing> is refused
     Given an authorization code issued to the <client> for a request with <pkce>
@@ -171,61 +197,133 @@ Feature: Code exchange
     Examples:
       | client                  | pkce                   | missing                 |
       | online web application  | an S256 code challenge | the grant_type field    |
+      | offline web application | no code challenge      | the code field          |
+      | installed application   | an S256 code challenge | the client_id field     |
+      | online web application  | no code challenge      | the client_secret field |
+      | offline web application | an S256 code challenge | the redirect_uri field  |
+      | installed application   | no code challenge      | the grant_type field    |
+      | online web application  | an S256 code challenge | the code field          |
+      | online web application  | no code challenge      | the client_id field     |
+      | online web application  | no code challenge      | the redirect_uri field  |
+      | offline web application | an S256 code challenge | the client_secret field |
+      | offline web application | an S256 code challenge | the grant_type field    |
+      | offline web application | an S256 code challenge | the client_id field     |
+      | installed application   | an S256 code challenge | the code field          |
+      | installed application   | an S256 code challenge | the client_secret field |
+      | installed application   | an S256 code challenge | the redirect_uri field  |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | missing                 |
+      | online web application  | an S256 code challenge | the client_id field     |
+      | online web application  | an S256 code challenge | the client_secret field |
+      | online web application  | an S256 code challenge | the redirect_uri field  |
+      | online web application  | no code challenge      | the grant_type field    |
       | online web application  | no code challenge      | the code field          |
       | offline web application | an S256 code challenge | the code field          |
       | offline web application | no code challenge      | the grant_type field    |
-      | installed application   | an S256 code challenge | the client_id field     |
-      | installed application   | no code challenge      | the client_secret field |
-      | online web application  | an S256 code challenge | the client_secret field |
-      | online web application  | an S256 code challenge | the redirect_uri field  |
-      | online web application  | no code challenge      | the client_id field     |
+      | offline web application | no code challenge      | the client_id field     |
+      | offline web application | no code challenge      | the client_secret field |
       | offline web application | no code challenge      | the redirect_uri field  |
-      | offline web application | an S256 code challenge | the client_id field     |
-      | offline web application | an S256 code challenge | the client_secret field |
       | installed application   | an S256 code challenge | the grant_type field    |
-      | installed application   | an S256 code challenge | the code field          |
-      | installed application   | an S256 code challenge | the redirect_uri field  |
+      | installed application   | no code challenge      | the code field          |
+      | installed application   | no code challenge      | the client_id field     |
+      | installed application   | no code challenge      | the client_secret field |
+      | installed application   | no code challenge      | the redirect_uri field  |
 
   @TOKEN-ERR-INVALID-REQUEST @rfc
-  Scenario Outline: A code exchange without <missing> is answered invalid_request
-    Given an authorization code issued to the online web application
+  Scenario Outline: A code exchange of the <client> without <missing> is answered invalid_request
+    Given an authorization code issued to the <client>
     When the application exchanges the code without <missing>
     Then the token endpoint answers 400 with the error "invalid_request"
 
     Examples:
-      | missing                |
-      | the grant_type field   |
-      | the code field         |
-      | the redirect_uri field |
+      | client                  | missing                |
+      | online web application  | the grant_type field   |
+      | offline web application | the code field         |
+      | installed application   | the redirect_uri field |
+      | installed application   | the grant_type field   |
+      | online web application  | the code field         |
+      | installed application   | the code field         |
+      | online web application  | the redirect_uri field |
+      | offline web application | the redirect_uri field |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | missing              |
+      | offline web application | the grant_type field |
 
   @TOKEN-ERR-INVALID-REQUEST @rfc
-  Scenario: A refresh without its refresh token is answered invalid_request
-    Given the user has just granted the offline web application access to "profile email"
-    When the application refreshes the access token without the refresh_token field
+  Scenario Outline: A refresh of the <client> without <missing> is answered invalid_request
+    Given the user has just granted the <client> access to "profile email"
+    When the application refreshes the access token without <missing>
     Then the token endpoint answers 400 with the error "invalid_request"
 
+    Examples:
+      | client                  | missing                 |
+      | offline web application | the grant_type field    |
+      | installed application   | the refresh_token field |
+      | offline web application | the refresh_token field |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                | missing              |
+      | installed application | the grant_type field |
+
   @AUTH-TOKEN-CLIENT-SECRET @spec
-  Scenario Outline: A code exchange of the <client> with <near_miss> is refused
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with <near_miss> is refused
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code with <near_miss>
     Then the code exchange is refused
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | installed application   | a wrong client secret                             |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | an empty client secret                            |
+      | installed application   | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret without the last character      |
+      | offline web application | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | its client secret in another case                 |
+      | online web application  | an S256 code challenge | an empty client secret                            |
+      | online web application  | no code challenge      | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret with a character added          |
+      | online web application  | an S256 code challenge | the first half of its client secret               |
+      | installed application   | no code challenge      | a wrong client secret                             |
+      | installed application   | an S256 code challenge | its client secret without the last character      |
+      | installed application   | no code challenge      | its client secret in another case                 |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | no code challenge      | a wrong client secret                             |
+      | online web application  | no code challenge      | an empty client secret                            |
+      | online web application  | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | an S256 code challenge | its client secret without the last character      |
+      | online web application  | an S256 code challenge | its client secret with a character added          |
+      | online web application  | no code challenge      | the first half of its client secret               |
+      | online web application  | no code challenge      | its client secret in another case                 |
+      | offline web application | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | a wrong client secret                             |
+      | offline web application | an S256 code challenge | an empty client secret                            |
+      | offline web application | an S256 code challenge | its client secret with the last character changed |
+      | offline web application | no code challenge      | its client secret with the last character changed |
+      | offline web application | an S256 code challenge | its client secret without the last character      |
+      | offline web application | no code challenge      | its client secret without the last character      |
+      | offline web application | no code challenge      | its client secret with a character added          |
+      | offline web application | an S256 code challenge | the first half of its client secret               |
+      | offline web application | no code challenge      | the first half of its client secret               |
+      | offline web application | an S256 code challenge | its client secret in another case                 |
+      | offline web application | no code challenge      | its client secret in another case                 |
+      | installed application   | an S256 code challenge | a wrong client secret                             |
+      | installed application   | an S256 code challenge | an empty client secret                            |
+      | installed application   | no code challenge      | an empty client secret                            |
+      | installed application   | no code challenge      | its client secret with the last character changed |
+      | installed application   | no code challenge      | its client secret without the last character      |
+      | installed application   | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | its client secret with a character added          |
+      | installed application   | an S256 code challenge | the first half of its client secret               |
+      | installed application   | an S256 code challenge | its client secret in another case                 |
 
   @AUTH-TOKEN-CLIENT-SECRET @spec
   Scenario Outline: A refresh of the <client> with <near_miss> is refused
@@ -239,32 +337,75 @@ Feature: Code exchange
       | installed application   | an empty client secret                            |
       | offline web application | its client secret with the last character changed |
       | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
       | offline web application | the first half of its client secret               |
       | offline web application | its client secret in another case                 |
+      | installed application   | its client secret with a character added          |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | near_miss                                         |
+      | offline web application | an empty client secret                            |
+      | offline web application | its client secret with a character added          |
+      | installed application   | a wrong client secret                             |
+      | installed application   | its client secret with the last character changed |
+      | installed application   | its client secret without the last character      |
+      | installed application   | the first half of its client secret               |
+      | installed application   | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
-  Scenario Outline: A code exchange of the <client> with <near_miss> is answered invalid_client
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with <near_miss> is answered invalid_client
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code with <near_miss>
     Then the token endpoint answers with the error "invalid_client" as RFC 6749 describes
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | installed application   | a wrong client secret                             |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | an empty client secret                            |
+      | installed application   | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret without the last character      |
+      | offline web application | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | its client secret in another case                 |
+      | online web application  | an S256 code challenge | an empty client secret                            |
+      | online web application  | no code challenge      | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret with a character added          |
+      | online web application  | an S256 code challenge | the first half of its client secret               |
+      | installed application   | no code challenge      | a wrong client secret                             |
+      | installed application   | an S256 code challenge | its client secret without the last character      |
+      | installed application   | no code challenge      | its client secret in another case                 |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | near_miss                                         |
+      | online web application  | no code challenge      | a wrong client secret                             |
+      | online web application  | no code challenge      | an empty client secret                            |
+      | online web application  | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | an S256 code challenge | its client secret without the last character      |
+      | online web application  | an S256 code challenge | its client secret with a character added          |
+      | online web application  | no code challenge      | the first half of its client secret               |
+      | online web application  | no code challenge      | its client secret in another case                 |
+      | offline web application | an S256 code challenge | a wrong client secret                             |
+      | offline web application | no code challenge      | a wrong client secret                             |
+      | offline web application | an S256 code challenge | an empty client secret                            |
+      | offline web application | an S256 code challenge | its client secret with the last character changed |
+      | offline web application | no code challenge      | its client secret with the last character changed |
+      | offline web application | an S256 code challenge | its client secret without the last character      |
+      | offline web application | no code challenge      | its client secret without the last character      |
+      | offline web application | no code challenge      | its client secret with a character added          |
+      | offline web application | an S256 code challenge | the first half of its client secret               |
+      | offline web application | no code challenge      | the first half of its client secret               |
+      | offline web application | an S256 code challenge | its client secret in another case                 |
+      | offline web application | no code challenge      | its client secret in another case                 |
+      | installed application   | an S256 code challenge | a wrong client secret                             |
+      | installed application   | an S256 code challenge | an empty client secret                            |
+      | installed application   | no code challenge      | an empty client secret                            |
+      | installed application   | no code challenge      | its client secret with the last character changed |
+      | installed application   | no code challenge      | its client secret without the last character      |
+      | installed application   | an S256 code challenge | its client secret with a character added          |
+      | installed application   | no code challenge      | its client secret with a character added          |
+      | installed application   | an S256 code challenge | the first half of its client secret               |
+      | installed application   | an S256 code challenge | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
   Scenario Outline: A refresh of the <client> with <near_miss> is answered invalid_client
@@ -278,31 +419,69 @@ Feature: Code exchange
       | installed application   | an empty client secret                            |
       | offline web application | its client secret with the last character changed |
       | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
       | offline web application | the first half of its client secret               |
       | offline web application | its client secret in another case                 |
+      | installed application   | its client secret with a character added          |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | near_miss                                         |
+      | offline web application | an empty client secret                            |
+      | offline web application | its client secret with a character added          |
+      | installed application   | a wrong client secret                             |
+      | installed application   | its client secret with the last character changed |
+      | installed application   | its client secret without the last character      |
+      | installed application   | the first half of its client secret               |
+      | installed application   | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-GRANT @rfc
-  Scenario Outline: A code exchange of the <client> with a code <invalidity> is answered invalid_grant
-    Given an authorization code issued to the <client>
+  Scenario Outline: A code exchange of the <client> (<pkce>) with a code <invalidity> is answered invalid_grant
+    Given an authorization code issued to the <client> for a request with <pkce>
     When the service is asked to exchange a code <invalidity>
     Then the token endpoint answers 400 with the error "invalid_grant"
 
     Examples:
-      | client                  | invalidity                      |
-      | online web application  | that the service never issued   |
-      | offline web application | with its last character changed |
-      | installed application   | without its last character      |
-      | online web application  | with a character added          |
-      | online web application  | that was already used           |
-      | online web application  | issued to another application   |
-      | online web application  | with its last character changed |
-      | online web application  | without its last character      |
-      | offline web application | that was already used           |
-      | installed application   | that the service never issued   |
-      | installed application   | with a character added          |
-      | installed application   | that was already used           |
-      | installed application   | issued to another application   |
+      | client                  | pkce                   | invalidity                      |
+      | online web application  | an S256 code challenge | that the service never issued   |
+      | offline web application | no code challenge      | with its last character changed |
+      | installed application   | an S256 code challenge | without its last character      |
+      | online web application  | no code challenge      | with a character added          |
+      | offline web application | an S256 code challenge | that was already used           |
+      | installed application   | no code challenge      | issued to another application   |
+      | online web application  | an S256 code challenge | with its last character changed |
+      | online web application  | no code challenge      | without its last character      |
+      | online web application  | no code challenge      | that was already used           |
+      | online web application  | an S256 code challenge | issued to another application   |
+      | installed application   | no code challenge      | that the service never issued   |
+      | installed application   | an S256 code challenge | with a character added          |
+      | installed application   | an S256 code challenge | that was already used           |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | invalidity                      |
+      | online web application  | no code challenge      | that the service never issued   |
+      | online web application  | no code challenge      | with its last character changed |
+      | online web application  | an S256 code challenge | without its last character      |
+      | online web application  | an S256 code challenge | with a character added          |
+      | online web application  | an S256 code challenge | that was already used           |
+      | online web application  | no code challenge      | issued to another application   |
+      | offline web application | an S256 code challenge | that the service never issued   |
+      | offline web application | no code challenge      | that the service never issued   |
+      | offline web application | an S256 code challenge | with its last character changed |
+      | offline web application | an S256 code challenge | without its last character      |
+      | offline web application | no code challenge      | without its last character      |
+      | offline web application | an S256 code challenge | with a character added          |
+      | offline web application | no code challenge      | with a character added          |
+      | offline web application | no code challenge      | that was already used           |
+      | offline web application | an S256 code challenge | issued to another application   |
+      | offline web application | no code challenge      | issued to another application   |
+      | installed application   | an S256 code challenge | that the service never issued   |
+      | installed application   | an S256 code challenge | with its last character changed |
+      | installed application   | no code challenge      | with its last character changed |
+      | installed application   | no code challenge      | without its last character      |
+      | installed application   | no code challenge      | with a character added          |
+      | installed application   | no code challenge      | that was already used           |
+      | installed application   | an S256 code challenge | issued to another application   |
 
   @TOKEN-ERR-INVALID-GRANT @rfc
   Scenario Outline: A refresh of the <client> with a refresh token <invalidity> is answered invalid_grant
@@ -319,6 +498,15 @@ Feature: Code exchange
       | offline web application | issued to another application   |
       | offline web application | that was revoked                |
       | installed application   | that was revoked                |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | invalidity                      |
+      | offline web application | with its last character changed |
+      | installed application   | that the service never issued   |
+      | installed application   | without its last character      |
+      | installed application   | with a character added          |
+      | installed application   | issued to another application   |
 
   @TOKEN-ERR-UNSUPPORTED-GRANT @rfc
   Scenario Outline: The grant type "<grant_type>", which some servers offer, is refused as unsupported or not for this client
@@ -346,17 +534,33 @@ Feature: Code exchange
     Examples:
       | client                  | pkce                   | redirect_change                |
       | online web application  | an S256 code challenge | to another host                |
+      | offline web application | no code challenge      | by a path segment added        |
+      | installed application   | an S256 code challenge | by an extra query parameter    |
+      | online web application  | no code challenge      | by a user name before the host |
+      | offline web application | an S256 code challenge | by a user name before the host |
+      | installed application   | no code challenge      | to another host                |
+      | online web application  | an S256 code challenge | by a path segment added        |
+      | online web application  | no code challenge      | by an extra query parameter    |
+      | offline web application | an S256 code challenge | to another host                |
+      | offline web application | an S256 code challenge | by an extra query parameter    |
+      | installed application   | an S256 code challenge | by a path segment added        |
+      | installed application   | an S256 code challenge | by a user name before the host |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | pkce                   | redirect_change                |
+      | online web application  | an S256 code challenge | by an extra query parameter    |
+      | online web application  | an S256 code challenge | by a user name before the host |
+      | online web application  | no code challenge      | to another host                |
       | online web application  | no code challenge      | by a path segment added        |
       | offline web application | an S256 code challenge | by a path segment added        |
       | offline web application | no code challenge      | to another host                |
-      | installed application   | an S256 code challenge | by an extra query parameter    |
-      | installed application   | no code challenge      | by a user name before the host |
-      | online web application  | an S256 code challenge | by a user name before the host |
-      | online web application  | no code challenge      | by an extra query parameter    |
-      | offline web application | an S256 code challenge | by an extra query parameter    |
-      | offline web application | an S256 code challenge | by a user name before the host |
+      | offline web application | no code challenge      | by an extra query parameter    |
+      | offline web application | no code challenge      | by a user name before the host |
       | installed application   | an S256 code challenge | to another host                |
-      | installed application   | an S256 code challenge | by a path segment added        |
+      | installed application   | no code challenge      | by a path segment added        |
+      | installed application   | no code challenge      | by an extra query parameter    |
+      | installed application   | no code challenge      | by a user name before the host |
 
   @TOKEN-REDIRECT-URI-SAME @rfc
   Scenario Outline: A code is exchanged only with the redirect URI it was issued for (<pkce>)
@@ -380,6 +584,11 @@ Feature: Code exchange
       | online web application | bearer     |
       | installed application  | bearer     |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_type |
+      | offline web application | bearer     |
+
   @TOKEN-TYPE-PARAM @spec
   Scenario Outline: A refresh of the <client> asking for a bearer token is accepted
     Given the user has just granted the <client> access to "profile email"
@@ -389,6 +598,11 @@ Feature: Code exchange
     Examples:
       | client                  | token_type |
       | offline web application | bearer     |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                | token_type |
+      | installed application | bearer     |
 
   @TOKEN-TYPE-PARAM @spec
   Scenario Outline: A code exchange of the <client> asking for the token type <token_type> is refused
@@ -403,6 +617,12 @@ Feature: Code exchange
       | online web application  | mac        |
       | online web application  | jwt        |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_type |
+      | offline web application | jwt        |
+      | installed application   | mac        |
+
   @TOKEN-TYPE-PARAM @spec
   Scenario Outline: A refresh of the <client> asking for the token type <token_type> is refused
     Given the user has just granted the <client> access to "profile email"
@@ -413,6 +633,12 @@ Feature: Code exchange
       | client                  | token_type |
       | installed application   | mac        |
       | offline web application | jwt        |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_type |
+      | offline web application | mac        |
+      | installed application   | jwt        |
 
   @VERSION-TOKEN-TYPE-BEARER-ONLY @spec
   Scenario: A code exchange asking for a MAC token is refused

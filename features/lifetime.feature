@@ -26,6 +26,16 @@ Feature: Token lifetime
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | offline web application | from a refresh         | in a form body              |
+      | installed application   | from the code exchange | in a form body              |
+      | installed application   | from a refresh         | in the Authorization header |
+      | installed application   | from a refresh         | in the query string         |
+
   @LIFETIME-REFRESH-PERSISTS @spec @slow
   Scenario Outline: A refresh token of the <client> outlives its access tokens
     Given the user has just granted the <client> access to "profile rating"
@@ -65,3 +75,19 @@ Feature: Token lifetime
       | online web application  | from the code exchange | in the query string         | that has expired |
       | offline web application | from a refresh         | in the Authorization header | that has expired |
       | installed application   | from the code exchange | in a form body              | that has expired |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    | invalidity       |
+      | online web application  | from the code exchange | in the Authorization header | that has expired |
+      | online web application  | from the code exchange | in a form body              | that has expired |
+      | offline web application | from the code exchange | in the Authorization header | that has expired |
+      | offline web application | from the code exchange | in a form body              | that has expired |
+      | offline web application | from the code exchange | in the query string         | that has expired |
+      | offline web application | from a refresh         | in a form body              | that has expired |
+      | offline web application | from a refresh         | in the query string         | that has expired |
+      | installed application   | from the code exchange | in the Authorization header | that has expired |
+      | installed application   | from the code exchange | in the query string         | that has expired |
+      | installed application   | from a refresh         | in the Authorization header | that has expired |
+      | installed application   | from a refresh         | in a form body              | that has expired |
+      | installed application   | from a refresh         | in the query string         | that has expired |

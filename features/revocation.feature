@@ -121,75 +121,150 @@ Feature: Revocation
     Examples:
       | client                  | token_kind        | missing                 |
       | online web application  | the access token  | the token field         |
-      | offline web application | the access token  | the client_id field     |
-      | offline web application | the refresh token | the token field         |
+      | offline web application | the refresh token | the client_id field     |
       | installed application   | the access token  | the client_secret field |
-      | installed application   | the refresh token | the client_id field     |
-      | offline web application | the refresh token | the client_secret field |
+      | installed application   | the refresh token | the token field         |
       | online web application  | the access token  | the client_id field     |
+      | offline web application | the access token  | the token field         |
+      | offline web application | the refresh token | the client_secret field |
       | online web application  | the access token  | the client_secret field |
+      | installed application   | the access token  | the client_id field     |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_kind        | missing                 |
+      | offline web application | the access token  | the client_id field     |
+      | offline web application | the access token  | the client_secret field |
+      | offline web application | the refresh token | the token field         |
       | installed application   | the access token  | the token field         |
+      | installed application   | the refresh token | the client_id field     |
+      | installed application   | the refresh token | the client_secret field |
 
   @AUTH-REVOKE-CLIENT-SECRET @spec
-  Scenario Outline: A revocation of the <client> with <near_miss> revokes nothing
+  Scenario Outline: A revocation of <token_kind> of the <client> (one <origin>) with <near_miss> revokes nothing
     Given the user has just granted the <client> access to "profile rating"
-    When the application revokes the access token with <near_miss>
+    And the application holds an access token <origin>
+    When the application revokes <token_kind> with <near_miss>
     Then the revocation is not answered with success
-    And the access token still works
+    And <token_kind> still works
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | offline web application | a wrong client secret                             |
-      | offline web application | its client secret with the last character changed |
-      | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
-      | offline web application | the first half of its client secret               |
-      | offline web application | its client secret in another case                 |
-      | installed application   | a wrong client secret                             |
-      | installed application   | an empty client secret                            |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | origin                 | token_kind        | near_miss                                         |
+      | online web application  | from the code exchange | the access token  | a wrong client secret                             |
+      | offline web application | from a refresh         | the refresh token | an empty client secret                            |
+      | installed application   | from a refresh         | the access token  | its client secret with the last character changed |
+      | installed application   | from the code exchange | the refresh token | its client secret without the last character      |
+      | offline web application | from the code exchange | the access token  | its client secret with a character added          |
+      | online web application  | from the code exchange | the access token  | the first half of its client secret               |
+      | online web application  | from the code exchange | the access token  | its client secret in another case                 |
+      | online web application  | from the code exchange | the access token  | an empty client secret                            |
+      | offline web application | from a refresh         | the refresh token | a wrong client secret                             |
+      | offline web application | from the code exchange | the refresh token | its client secret with the last character changed |
+      | offline web application | from a refresh         | the access token  | its client secret without the last character      |
+      | offline web application | from a refresh         | the refresh token | the first half of its client secret               |
+      | offline web application | from a refresh         | the refresh token | its client secret in another case                 |
+      | installed application   | from a refresh         | the refresh token | its client secret with a character added          |
+      | online web application  | from the code exchange | the access token  | its client secret with the last character changed |
+      | online web application  | from the code exchange | the access token  | its client secret without the last character      |
+      | online web application  | from the code exchange | the access token  | its client secret with a character added          |
+      | installed application   | from the code exchange | the access token  | a wrong client secret                             |
+      | installed application   | from the code exchange | the access token  | an empty client secret                            |
+      | installed application   | from the code exchange | the access token  | the first half of its client secret               |
+      | installed application   | from the code exchange | the access token  | its client secret in another case                 |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | token_kind        | near_miss                                         |
+      | offline web application | from the code exchange | the access token  | a wrong client secret                             |
+      | offline web application | from a refresh         | the access token  | a wrong client secret                             |
+      | offline web application | from the code exchange | the refresh token | a wrong client secret                             |
+      | offline web application | from the code exchange | the access token  | an empty client secret                            |
+      | offline web application | from a refresh         | the access token  | an empty client secret                            |
+      | offline web application | from the code exchange | the refresh token | an empty client secret                            |
+      | offline web application | from the code exchange | the access token  | its client secret with the last character changed |
+      | offline web application | from a refresh         | the access token  | its client secret with the last character changed |
+      | offline web application | from a refresh         | the refresh token | its client secret with the last character changed |
+      | offline web application | from the code exchange | the access token  | its client secret without the last character      |
+      | offline web application | from the code exchange | the refresh token | its client secret without the last character      |
+      | offline web application | from a refresh         | the refresh token | its client secret without the last character      |
+      | offline web application | from a refresh         | the access token  | its client secret with a character added          |
+      | offline web application | from the code exchange | the refresh token | its client secret with a character added          |
+      | offline web application | from a refresh         | the refresh token | its client secret with a character added          |
+      | offline web application | from the code exchange | the access token  | the first half of its client secret               |
+      | offline web application | from a refresh         | the access token  | the first half of its client secret               |
+      | offline web application | from the code exchange | the refresh token | the first half of its client secret               |
+      | offline web application | from the code exchange | the access token  | its client secret in another case                 |
+      | offline web application | from a refresh         | the access token  | its client secret in another case                 |
+      | offline web application | from the code exchange | the refresh token | its client secret in another case                 |
+      | installed application   | from a refresh         | the access token  | a wrong client secret                             |
+      | installed application   | from the code exchange | the refresh token | a wrong client secret                             |
+      | installed application   | from a refresh         | the refresh token | a wrong client secret                             |
+      | installed application   | from a refresh         | the access token  | an empty client secret                            |
+      | installed application   | from the code exchange | the refresh token | an empty client secret                            |
+      | installed application   | from a refresh         | the refresh token | an empty client secret                            |
+      | installed application   | from the code exchange | the access token  | its client secret with the last character changed |
+      | installed application   | from the code exchange | the refresh token | its client secret with the last character changed |
+      | installed application   | from a refresh         | the refresh token | its client secret with the last character changed |
+      | installed application   | from the code exchange | the access token  | its client secret without the last character      |
+      | installed application   | from a refresh         | the access token  | its client secret without the last character      |
+      | installed application   | from a refresh         | the refresh token | its client secret without the last character      |
+      | installed application   | from the code exchange | the access token  | its client secret with a character added          |
+      | installed application   | from a refresh         | the access token  | its client secret with a character added          |
+      | installed application   | from the code exchange | the refresh token | its client secret with a character added          |
+      | installed application   | from a refresh         | the access token  | the first half of its client secret               |
+      | installed application   | from the code exchange | the refresh token | the first half of its client secret               |
+      | installed application   | from a refresh         | the refresh token | the first half of its client secret               |
+      | installed application   | from a refresh         | the access token  | its client secret in another case                 |
+      | installed application   | from the code exchange | the refresh token | its client secret in another case                 |
+      | installed application   | from a refresh         | the refresh token | its client secret in another case                 |
 
   @REVOKE-ERR-INVALID-CLIENT @rfc
-  Scenario Outline: A revocation of the <client> with <near_miss> is answered invalid_client
+  Scenario Outline: A revocation of <token_kind> of the <client> with <near_miss> is answered invalid_client
     Given the user has just granted the <client> access to "profile rating"
-    When the application revokes the access token with <near_miss>
+    When the application revokes <token_kind> with <near_miss>
     Then the revocation endpoint answers with the error "invalid_client" as RFC 7009 describes
 
     Examples:
-      | client                  | near_miss                                         |
-      | online web application  | a wrong client secret                             |
-      | offline web application | an empty client secret                            |
-      | installed application   | its client secret with the last character changed |
-      | online web application  | its client secret without the last character      |
-      | online web application  | its client secret with a character added          |
-      | online web application  | the first half of its client secret               |
-      | online web application  | its client secret in another case                 |
-      | online web application  | an empty client secret                            |
-      | online web application  | its client secret with the last character changed |
-      | offline web application | a wrong client secret                             |
-      | offline web application | its client secret with the last character changed |
-      | offline web application | its client secret without the last character      |
-      | offline web application | its client secret with a character added          |
-      | offline web application | the first half of its client secret               |
-      | offline web application | its client secret in another case                 |
-      | installed application   | a wrong client secret                             |
-      | installed application   | an empty client secret                            |
-      | installed application   | its client secret without the last character      |
-      | installed application   | its client secret with a character added          |
-      | installed application   | the first half of its client secret               |
-      | installed application   | its client secret in another case                 |
+      | client                  | token_kind        | near_miss                                         |
+      | online web application  | the access token  | a wrong client secret                             |
+      | offline web application | the refresh token | an empty client secret                            |
+      | installed application   | the access token  | its client secret with the last character changed |
+      | offline web application | the access token  | its client secret without the last character      |
+      | installed application   | the refresh token | its client secret with a character added          |
+      | online web application  | the access token  | the first half of its client secret               |
+      | online web application  | the access token  | its client secret in another case                 |
+      | online web application  | the access token  | an empty client secret                            |
+      | online web application  | the access token  | its client secret with a character added          |
+      | offline web application | the refresh token | a wrong client secret                             |
+      | offline web application | the refresh token | its client secret with the last character changed |
+      | offline web application | the refresh token | the first half of its client secret               |
+      | offline web application | the refresh token | its client secret in another case                 |
+      | installed application   | the refresh token | its client secret without the last character      |
+      | online web application  | the access token  | its client secret with the last character changed |
+      | online web application  | the access token  | its client secret without the last character      |
+      | offline web application | the access token  | its client secret with a character added          |
+      | installed application   | the access token  | a wrong client secret                             |
+      | installed application   | the access token  | an empty client secret                            |
+      | installed application   | the access token  | the first half of its client secret               |
+      | installed application   | the access token  | its client secret in another case                 |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | token_kind        | near_miss                                         |
+      | offline web application | the access token  | a wrong client secret                             |
+      | offline web application | the access token  | an empty client secret                            |
+      | offline web application | the access token  | its client secret with the last character changed |
+      | offline web application | the refresh token | its client secret without the last character      |
+      | offline web application | the refresh token | its client secret with a character added          |
+      | offline web application | the access token  | the first half of its client secret               |
+      | offline web application | the access token  | its client secret in another case                 |
+      | installed application   | the refresh token | a wrong client secret                             |
+      | installed application   | the refresh token | an empty client secret                            |
+      | installed application   | the refresh token | its client secret with the last character changed |
+      | installed application   | the access token  | its client secret without the last character      |
+      | installed application   | the access token  | its client secret with a character added          |
+      | installed application   | the refresh token | the first half of its client secret               |
+      | installed application   | the refresh token | its client secret in another case                 |
 
   @REVOKE-OTHER-CLIENT @rfc
   Scenario Outline: An application cannot revoke <token_kind> of the <client>

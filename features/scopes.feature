@@ -5,12 +5,18 @@ Feature: Scopes
   and fails only the rule that requires the spec's names.
 
   @SCOPE-IDENTIFIERS @spec
-  Scenario: All seven scope identifiers are accepted together
-    Given a web application registered with the service
+  Scenario Outline: All seven scope identifiers are accepted together from the <client>
+    Given an <client> registered with the service
     When the application asks for the "profile email tag rating collection submit_isrc submit_barcode" scopes
     And the user approves the request
     Then the application receives an authorization code
     And the deployment names every scope as the spec does
+
+    Examples:
+      | client                  |
+      | online web application  |
+      | offline web application |
+      | installed application   |
 
   @SCOPE-CASE-SENSITIVE @rfc
   Scenario Outline: The scope "<scope>" in another case is refused for the <client>

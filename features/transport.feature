@@ -33,3 +33,13 @@ Feature: Transport
       | online web application  | from the code exchange | in a form body              |
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | offline web application | from a refresh         | in a form body              |
+      | installed application   | from the code exchange | in a form body              |
+      | installed application   | from a refresh         | in the Authorization header |
+      | installed application   | from a refresh         | in the query string         |

@@ -4,7 +4,7 @@ Feature: User information
   testing only) in the query string. Every way is tried with tokens of every kind of
   application, from the code exchange and from a refresh.
 
-  @USERINFO-HEADER @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-HEADER @spec
   Scenario Outline: The token of the <client> <origin> in the Authorization header gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -17,7 +17,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-HEADER @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-HEADER @spec
   Scenario Outline: The token of the <client> <origin> in the Authorization header gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -29,7 +29,7 @@ Feature: User information
       | offline web application | from a refresh |
       | installed application   | from a refresh |
 
-  @USERINFO-POST-BODY @SCOPE-PROFILE-GRANTS-PROFILE @VERSION-USERINFO-POST @spec
+  @USERINFO-POST-BODY @VERSION-USERINFO-POST @spec
   Scenario Outline: The token of the <client> <origin> in the body of a form POST gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -42,7 +42,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-POST-BODY @SCOPE-PROFILE-GRANTS-PROFILE @VERSION-USERINFO-POST @spec
+  @USERINFO-POST-BODY @VERSION-USERINFO-POST @spec
   Scenario Outline: The token of the <client> <origin> in the body of a form POST gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -54,7 +54,7 @@ Feature: User information
       | offline web application | from a refresh |
       | installed application   | from a refresh |
 
-  @USERINFO-QUERY @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-QUERY @spec
   Scenario Outline: The token of the <client> <origin> in the query string gives the user's profile
     Given the user has granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -67,7 +67,7 @@ Feature: User information
       | offline web application | from the code exchange |
       | installed application   | from the code exchange |
 
-  @USERINFO-QUERY @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  @USERINFO-QUERY @spec
   Scenario Outline: The token of the <client> <origin> in the query string gives the user's profile, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
     And the application holds an access token <origin>
@@ -101,6 +101,16 @@ Feature: User information
       | installed application   | from the code exchange | Token          |
       | installed application   | from the code exchange | no scheme word |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | scheme         |
+      | offline web application | from the code exchange | OAuth          |
+      | offline web application | from the code exchange | Token          |
+      | offline web application | from the code exchange | MAC            |
+      | offline web application | from the code exchange | no scheme word |
+      | installed application   | from the code exchange | Digest         |
+      | installed application   | from the code exchange | Basic          |
+
   @AUTH-BEARER-ONLY @spec
   Scenario Outline: The token of the <client> <origin> under the "<scheme>" scheme is not accepted, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
@@ -116,6 +126,16 @@ Feature: User information
       | offline web application | from a refresh | MAC            |
       | offline web application | from a refresh | no scheme word |
       | installed application   | from a refresh | Digest         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | scheme         |
+      | offline web application | from a refresh | Digest         |
+      | offline web application | from a refresh | Basic          |
+      | installed application   | from a refresh | OAuth          |
+      | installed application   | from a refresh | Token          |
+      | installed application   | from a refresh | MAC            |
+      | installed application   | from a refresh | no scheme word |
 
   @SCOPE-PROFILE-WITHHELD @spec
   Scenario Outline: Without the profile scope the user's profile is not shown: a token of the <client> <origin>, passed <delivery>
@@ -133,6 +153,13 @@ Feature: User information
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
   @SCOPE-PROFILE-WITHHELD @spec
   Scenario Outline: Without the profile scope the user's profile is not shown: a token of the <client> <origin>, passed <delivery>, on a grant of its own
     Given the user has just granted the <client> access to "tag"
@@ -145,6 +172,13 @@ Feature: User information
       | offline web application | from a refresh | in the Authorization header |
       | installed application   | from a refresh | in a form body              |
       | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
 
   @SCOPE-EMAIL-WITHHELD @spec
   Scenario Outline: Without the email scope the user's email is not shown: a token of the <client> <origin>, passed <delivery>
@@ -162,6 +196,13 @@ Feature: User information
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
   @SCOPE-EMAIL-WITHHELD @spec
   Scenario Outline: Without the email scope the user's email is not shown: a token of the <client> <origin>, passed <delivery>, on a grant of its own
     Given the user has just granted the <client> access to "profile"
@@ -174,6 +215,56 @@ Feature: User information
       | offline web application | from a refresh | in the Authorization header |
       | installed application   | from a refresh | in a form body              |
       | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
+
+  @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  Scenario Outline: The profile scope shows the user's profile: a token of the <client> <origin>, passed <delivery>
+    Given the user has granted the <client> access to "profile email"
+    And the application holds an access token <origin>
+    When the application asks for the user's profile with the token <delivery>
+    Then the user's profile is included
+
+    Examples:
+      | client                  | origin                 | delivery                    |
+      | online web application  | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in a form body              |
+      | installed application   | from the code exchange | in the query string         |
+      | online web application  | from the code exchange | in a form body              |
+      | online web application  | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in the Authorization header |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
+  @SCOPE-PROFILE-GRANTS-PROFILE @spec
+  Scenario Outline: The profile scope shows the user's profile: a token of the <client> <origin>, passed <delivery>, on a grant of its own
+    Given the user has just granted the <client> access to "profile email"
+    And the application holds an access token <origin>
+    When the application asks for the user's profile with the token <delivery>
+    Then the user's profile is included
+
+    Examples:
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in a form body              |
+      | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
 
   @SCOPE-EMAIL-GRANTS-EMAIL @spec
   Scenario Outline: The email scope shows the user's email: a token of the <client> <origin>, passed <delivery>
@@ -191,6 +282,13 @@ Feature: User information
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
   @SCOPE-EMAIL-GRANTS-EMAIL @spec
   Scenario Outline: The email scope shows the user's email: a token of the <client> <origin>, passed <delivery>, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
@@ -203,6 +301,13 @@ Feature: User information
       | offline web application | from a refresh | in the Authorization header |
       | installed application   | from a refresh | in a form body              |
       | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
 
   @USERINFO-ERR-INSUFFICIENT-SCOPE @rfc
   Scenario Outline: A token of the <client> <origin> without the profile scope, passed <delivery>, is answered insufficient_scope
@@ -220,6 +325,13 @@ Feature: User information
       | online web application  | from the code exchange | in the query string         |
       | installed application   | from the code exchange | in the Authorization header |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    |
+      | offline web application | from the code exchange | in the Authorization header |
+      | offline web application | from the code exchange | in the query string         |
+      | installed application   | from the code exchange | in a form body              |
+
   @USERINFO-ERR-INSUFFICIENT-SCOPE @rfc
   Scenario Outline: A token of the <client> <origin> without the profile scope, passed <delivery>, is answered insufficient_scope, on a grant of its own
     Given the user has just granted the <client> access to "tag"
@@ -232,6 +344,13 @@ Feature: User information
       | offline web application | from a refresh | in the Authorization header |
       | installed application   | from a refresh | in a form body              |
       | offline web application | from a refresh | in the query string         |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    |
+      | offline web application | from a refresh | in a form body              |
+      | installed application   | from a refresh | in the Authorization header |
+      | installed application   | from a refresh | in the query string         |
 
   @USERINFO-ERR-MULTIPLE-METHODS @rfc
   Scenario Outline: A token of the <client> <origin> sent <two_ways> at once is refused
@@ -249,6 +368,13 @@ Feature: User information
       | online web application  | from the code exchange | in a form body and the query string |
       | installed application   | from the code exchange | in the header and the query string  |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | two_ways                            |
+      | offline web application | from the code exchange | in the header and the query string  |
+      | offline web application | from the code exchange | in a form body and the query string |
+      | installed application   | from the code exchange | in the header and a form body       |
+
   @USERINFO-ERR-MULTIPLE-METHODS @rfc
   Scenario Outline: A token of the <client> <origin> sent <two_ways> at once is refused, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
@@ -261,6 +387,13 @@ Feature: User information
       | offline web application | from a refresh | in the header and the query string  |
       | installed application   | from a refresh | in the header and a form body       |
       | offline web application | from a refresh | in a form body and the query string |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | two_ways                            |
+      | offline web application | from a refresh | in the header and a form body       |
+      | installed application   | from a refresh | in the header and the query string  |
+      | installed application   | from a refresh | in a form body and the query string |
 
   @USERINFO-ERR-NO-TOKEN @rfc
   Scenario: A request without a token is challenged
@@ -296,6 +429,31 @@ Feature: User information
       | online web application  | from the code exchange | in the query string         | without its last character      |
       | offline web application | from the code exchange | in the query string         | with its last character changed |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    | invalidity                      |
+      | online web application  | from the code exchange | in the Authorization header | without its last character      |
+      | online web application  | from the code exchange | in the Authorization header | with a character added          |
+      | online web application  | from the code exchange | in a form body              | with its last character changed |
+      | online web application  | from the code exchange | in a form body              | without its last character      |
+      | online web application  | from the code exchange | in the query string         | with its last character changed |
+      | online web application  | from the code exchange | in the query string         | with a character added          |
+      | offline web application | from the code exchange | in the Authorization header | with its last character changed |
+      | offline web application | from the code exchange | in the Authorization header | without its last character      |
+      | offline web application | from the code exchange | in the Authorization header | with a character added          |
+      | offline web application | from the code exchange | in a form body              | with its last character changed |
+      | offline web application | from the code exchange | in a form body              | with a character added          |
+      | offline web application | from the code exchange | in the query string         | without its last character      |
+      | offline web application | from the code exchange | in the query string         | with a character added          |
+      | installed application   | from the code exchange | in the Authorization header | with its last character changed |
+      | installed application   | from the code exchange | in the Authorization header | without its last character      |
+      | installed application   | from the code exchange | in the Authorization header | with a character added          |
+      | installed application   | from the code exchange | in a form body              | with its last character changed |
+      | installed application   | from the code exchange | in a form body              | without its last character      |
+      | installed application   | from the code exchange | in a form body              | with a character added          |
+      | installed application   | from the code exchange | in the query string         | with its last character changed |
+      | installed application   | from the code exchange | in the query string         | without its last character      |
+
   @USERINFO-ERR-INVALID-TOKEN @rfc
   Scenario Outline: An access token of the <client> <origin> <invalidity>, passed <delivery>, is answered invalid_token, on a grant of its own
     Given the user has just granted the <client> access to "profile email"
@@ -309,6 +467,25 @@ Feature: User information
       | installed application   | from a refresh | in a form body              | with its last character changed |
       | installed application   | from a refresh | in the Authorization header | without its last character      |
 
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin         | delivery                    | invalidity                      |
+      | offline web application | from a refresh | in the Authorization header | with its last character changed |
+      | offline web application | from a refresh | in the Authorization header | without its last character      |
+      | offline web application | from a refresh | in a form body              | with its last character changed |
+      | offline web application | from a refresh | in a form body              | without its last character      |
+      | offline web application | from a refresh | in a form body              | with a character added          |
+      | offline web application | from a refresh | in the query string         | with its last character changed |
+      | offline web application | from a refresh | in the query string         | without its last character      |
+      | offline web application | from a refresh | in the query string         | with a character added          |
+      | installed application   | from a refresh | in the Authorization header | with its last character changed |
+      | installed application   | from a refresh | in the Authorization header | with a character added          |
+      | installed application   | from a refresh | in a form body              | without its last character      |
+      | installed application   | from a refresh | in a form body              | with a character added          |
+      | installed application   | from a refresh | in the query string         | with its last character changed |
+      | installed application   | from a refresh | in the query string         | without its last character      |
+      | installed application   | from a refresh | in the query string         | with a character added          |
+
   @USERINFO-ERR-INVALID-TOKEN @rfc
   Scenario Outline: A revoked access token of the <client> <origin>, passed <delivery>, is answered invalid_token
     Given the user has just granted the <client> access to "profile email"
@@ -321,6 +498,22 @@ Feature: User information
       | offline web application | from a refresh         | in the query string         | that was revoked |
       | online web application  | from the code exchange | in a form body              | that was revoked |
       | installed application   | from the code exchange | in the Authorization header | that was revoked |
+
+    @product
+    Examples: the rest of the full product (--combinations product)
+      | client                  | origin                 | delivery                    | invalidity       |
+      | online web application  | from the code exchange | in the Authorization header | that was revoked |
+      | online web application  | from the code exchange | in the query string         | that was revoked |
+      | offline web application | from the code exchange | in the Authorization header | that was revoked |
+      | offline web application | from the code exchange | in a form body              | that was revoked |
+      | offline web application | from the code exchange | in the query string         | that was revoked |
+      | offline web application | from a refresh         | in the Authorization header | that was revoked |
+      | offline web application | from a refresh         | in a form body              | that was revoked |
+      | installed application   | from the code exchange | in a form body              | that was revoked |
+      | installed application   | from the code exchange | in the query string         | that was revoked |
+      | installed application   | from a refresh         | in the Authorization header | that was revoked |
+      | installed application   | from a refresh         | in a form body              | that was revoked |
+      | installed application   | from a refresh         | in the query string         | that was revoked |
 
   @INFO-USERINFO-FIELDS @info
   Scenario: The fields of the user information are recorded

@@ -28,7 +28,13 @@ from steps.run.options import add_markers, add_options
 from steps.run.payload import FAILED_STEP_KEY, FAILED_TYPE_KEY, attach
 from steps.run.preflight import PreflightError, run_preflight
 from steps.run.results import ResultsWriter
-from steps.run.selection import is_skipped, scenario_meta, selected, skip_unless_asked
+from steps.run.selection import (
+    beyond_pairs,
+    is_skipped,
+    scenario_meta,
+    selected,
+    skip_unless_asked,
+)
 from steps.run.suite import STATE_KEY, build_state, suite_state
 from steps.scenario.meta import META_KEY
 
@@ -78,8 +84,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect by --level/--rule/feature path; skip @slow and @lasting unless asked for."""
+    """Deselect by --level/--rule/feature path and the rows beyond all-pairs (unless
+    --combinations product, counted for the report); skip @slow and @lasting unless asked for."""
     state = suite_state(config)
+    state.combinations = config.getoption("combinations")
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
@@ -89,7 +97,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         meta = scenario_meta(item, scenario, state)
         item.stash[META_KEY] = meta
-        (kept if selected(meta, config) else dropped).append(item)
+        chosen = selected(meta, config)
+        if chosen and beyond_pairs(meta, config):
+            chosen = False
+            state.product_rows_not_run += 1
+        (kept if chosen else dropped).append(item)
         skip_unless_asked(item, meta, config, state)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -196,6 +196,14 @@ def run_bundled(options: RunOptions) -> int:
     help="Pause between requests, to pace a live service.",
 )
 @click.option(
+    "--combinations",
+    type=click.Choice(["pairs", "product"]),
+    default="pairs",
+    show_default=True,
+    help="pairs: every pair of values of each rule's dimensions (the full product where it is "
+    "small); product: every combination (longer: see the summary's count of requests).",
+)
+@click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("reports"),
@@ -219,6 +227,7 @@ def main(
     run_slow: bool,
     run_lasting: bool,
     min_interval: float | None,
+    combinations: str,
     report_dir: Path,
     strict: bool,
     workers: int,
@@ -243,6 +252,7 @@ def main(
         run_slow=run_slow,
         run_lasting=run_lasting or profile is None,
         min_interval=min_interval,
+        combinations=combinations,
         strict=strict,
         workers=workers,
         extra=pytest_args,

@@ -22,7 +22,7 @@ from steps.consent.base import Outcome, RedirectResult
 from steps.http.readers import LENIENCIES, lenient_note
 from steps.outcomes import NotChecked, PremiseFailed
 from steps.rules.ids import RULE
-from steps.scenario.authorization import code_rule, visit
+from steps.scenario.authorization import code_rule, require_faultless_accepted, visit
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.fresh_scopes import to_approve
 from steps.scenario.kinds import check, premise
@@ -112,33 +112,39 @@ def _blame(target: Target, request: AuthRequest, failure: str, rules: tuple[str,
 
 
 @then("the application receives an authorization code")
-@check("AUTHZ-RESPONSE-TYPE-CODE", "DESKTOP-LOCALHOST-ANY-PORT", "SCOPE-IDENTIFIERS")
+@check(
+    "AUTHZ-RESPONSE-TYPE-CODE",
+    "DESKTOP-LOCALHOST-ANY-PORT",
+    "SCOPE-IDENTIFIERS",
+    touches=("authorization",),
+)
 def receives_code(
     scene: Scene, target: Target, auth_request: AuthRequest, scenario_rules: tuple[str, ...]
 ) -> None:
     """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
-    it rides is RULE.CODE_IN_REDIRECT's check)."""
-    outcome = scene.outcome
-    if not _has_code(outcome):
-        failure = f"no code: the browser ended on {outcome}"
-        _blame(target, auth_request, failure, scenario_rules)
-    assert isinstance(outcome, RedirectResult)
-    _sent_to_request(outcome, auth_request, "code")
+    it rides is RULE.CODE_IN_REDIRECT's check), sampled."""
+    for outcome in _sampled(scene, target, auth_request):
+        if not _has_code(outcome):
+            scene.outcome = outcome
+            failure = f"no code: the browser ended on {outcome}"
+            _blame(target, auth_request, failure, scenario_rules)
+        assert isinstance(outcome, RedirectResult)
+        _sent_to_request(outcome, auth_request, "code")
 
 
 @then("the code comes in the query of the redirect to the redirect URI")
-@check("CODE-IN-REDIRECT")
-def code_in_query(scene: Scene, auth_request: AuthRequest) -> None:
+@check("CODE-IN-REDIRECT", touches=("authorization",))
+def code_in_query(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
     """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
-    to redirect_uri; a code in the fragment never reaches the application's server."""
-    outcome = scene.outcome
-    if not _has_code(outcome):
-        see = code_rule(auth_request, auth_request.client)
-        raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
-    assert isinstance(outcome, RedirectResult)
-    assert outcome.code, "the code came in the fragment, which the application's server never sees"
-    assert "code" not in outcome.repeated, "the query gives `code` more than once"
-    _sent_to_request(outcome, auth_request, "code")
+    to redirect_uri; a code in the fragment never reaches the application's server (sampled)."""
+    for outcome in _sampled(scene, target, auth_request):
+        if not _has_code(outcome):
+            see = code_rule(auth_request, auth_request.client)
+            raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
+        assert isinstance(outcome, RedirectResult)
+        assert outcome.code, "the code came in the fragment, which the application never sees"
+        assert "code" not in outcome.repeated, "the query gives `code` more than once"
+        _sent_to_request(outcome, auth_request, "code")
 
 
 @then("the user is shown an authorization code to copy")
@@ -164,7 +170,7 @@ def _state_of(redirect: RedirectResult, target: Target) -> str | None:
 
 
 @then(parsers.re(r'the redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
-@check("AUTHZ-STATE-ECHO")
+@check("AUTHZ-STATE-ECHO", touches=("state",))
 def carries_state(
     scene: Scene,
     target: Target,
@@ -192,35 +198,44 @@ def carries_state(
     "AUTHZ-ERR-INVALID-REQUEST",
     "AUTHZ-ERR-INVALID-SCOPE",
     "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
+    touches=("error_redirect",),
 )
-def receives_error(scene: Scene, auth_request: AuthRequest, error: str) -> None:
-    """An error redirect to the application: `error` once in the query, and no code."""
-    redirect = scene.redirect()
-    assert not (redirect.code or redirect.fragment_code), "a code was issued"
-    assert "error" not in redirect.repeated, "the query gives `error` more than once"
-    assert redirect.error == error, f"error={redirect.error!r}, expected {error!r}"
-    _sent_to_request(redirect, auth_request, "error")
+def receives_error(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
+    """An error redirect to the application: `error` once in the query, and no code, sampled
+    (beside the request's positive twin, the same request without its fault)."""
+    for outcome in _sampled(scene, target, auth_request):
+        assert isinstance(outcome, RedirectResult), (
+            f"the browser was not sent back to the application; it ended on {outcome}"
+        )
+        assert not (outcome.code or outcome.fragment_code), "a code was issued"
+        assert "error" not in outcome.repeated, "the query gives `error` more than once"
+        assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
+        _sent_to_request(outcome, auth_request, "error")
+    require_faultless_accepted(target, auth_request)
 
 
 @then(parsers.parse('the request is refused as "{error}"'))
-@check("PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE")
-def refused_as(scene: Scene, error: str) -> None:
+@check(
+    "PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE", touches=("error_redirect",)
+)
+def refused_as(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
     """Refused with that error, by an error redirect or on the service's own page: how the
     error reaches the user is the business of the rules about error delivery (7.1), not of
-    the rule that uses this step."""
-    outcome = scene.outcome
-    if isinstance(outcome, RedirectResult):
-        assert not (outcome.code or outcome.fragment_code), "a code was issued"
-        assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
-        return
-    assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
-    assert not outcome.consent, "the service asked for consent: it accepted the request"
-    if outcome.html:  # a driver that cannot read pages (manual) shows no text
-        assert error in outcome.html, f"the service's page does not name {error!r}"
+    the rule that uses this step. Sampled."""
+    for outcome in _sampled(scene, target, auth_request):
+        if isinstance(outcome, RedirectResult):
+            assert not (outcome.code or outcome.fragment_code), "a code was issued"
+            assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
+            continue
+        assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
+        assert not outcome.consent, "the service asked for consent: it accepted the request"
+        if outcome.html:  # a driver that cannot read pages (manual) shows no text
+            assert error in outcome.html, f"the service's page does not name {error!r}"
+    require_faultless_accepted(target, auth_request)
 
 
 @then(parsers.re(r'the error redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
-@check("AUTHZ-STATE-ON-ERROR")
+@check("AUTHZ-STATE-ON-ERROR", touches=("error_redirect", "state"))
 def error_carries_state(
     scene: Scene, target: Target, auth_request: AuthRequest, state: str | None
 ) -> None:
@@ -239,15 +254,11 @@ def error_carries_state(
 
 
 def expected_error(request: AuthRequest, act: str) -> str:
-    """The error a request of this shape (and the user's act) is refused with."""
-    params = request.params
+    """The error a request is refused with: the user's refusal, else its fault's (recorded by
+    the step that made it: a PKCE challenge alone is no fault)."""
     if act == "denies":
         return "access_denied"
-    if params.get("response_type") != "code":
-        return "unsupported_response_type"
-    if params.get("code_challenge") or params.get("code_challenge_method"):
-        return "invalid_request"
-    return "invalid_scope"
+    return request.error or "invalid_request"
 
 
 def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
@@ -266,35 +277,40 @@ def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Out
     "AUTHZ-REDIRECT-URI-BYPASS",
     "DESKTOP-LOOPBACK-PATH",
 )
-def error_page(scene: Scene) -> None:
-    """No redirect at all: the service cannot trust the redirect URI."""
-    outcome = scene.outcome
-    assert not isinstance(outcome, RedirectResult), f"the browser was sent to {outcome.url}"
-    assert isinstance(outcome, ServicePage)
-    assert not outcome.consent, "the service asked for consent instead of refusing the request"
+def error_page(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """No redirect at all: the service cannot trust the redirect URI (beside the request's
+    positive twin, the same request without its fault). Sampled."""
+    for outcome in _sampled(scene, target, auth_request):
+        assert not isinstance(outcome, RedirectResult), f"the browser was sent to {outcome.url}"
+        assert isinstance(outcome, ServicePage)
+        assert not outcome.consent, "the service asked for consent instead of refusing it"
+    require_faultless_accepted(target, auth_request)
 
 
 @then("no authorization code is issued")
 @check("AUTHZ-REQUIRED-PARAMS", "AUTH-USER-CONSENT")
-def no_code(scene: Scene) -> None:
-    """Whatever happened, no code came out (in the query or the fragment)."""
-    assert not _has_code(scene.outcome), "a code was issued"
+def no_code(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """Whatever happened, no code came out (in the query or the fragment); where the request
+    had a fault, beside its positive twin. Sampled."""
+    for outcome in _sampled(scene, target, auth_request):
+        assert not _has_code(outcome), "a code was issued"
+    require_faultless_accepted(target, auth_request)
 
 
 @then("the consent page is shown")
-@check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE")
-def consent_shown(scene: Scene) -> None:
-    """The user is asked."""
-    outcome = scene.outcome
-    assert isinstance(outcome, ServicePage) and outcome.consent, (
-        f"no consent page; the browser ended on {outcome}"
-    )
+@check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE", touches=("authorization",))
+def consent_shown(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """The user is asked (sampled)."""
+    for outcome in _sampled(scene, target, auth_request):
+        assert isinstance(outcome, ServicePage) and outcome.consent, (
+            f"no consent page; the browser ended on {outcome}"
+        )
 
 
 @then("the consent page is not shown")
-@check("AUTHZ-APPROVAL-AUTO")
-def consent_not_shown(scene: Scene) -> None:
-    """The user is not asked again."""
-    outcome = scene.outcome
-    assert isinstance(outcome, RedirectResult), f"the browser stayed on the service: {outcome}"
-    assert outcome.consent_shown is not True
+@check("AUTHZ-APPROVAL-AUTO", touches=("authorization",))
+def consent_not_shown(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
+    """The user is not asked again (sampled)."""
+    for outcome in _sampled(scene, target, auth_request):
+        assert isinstance(outcome, RedirectResult), f"the browser stayed on the service: {outcome}"
+        assert outcome.consent_shown is not True

@@ -11,11 +11,12 @@ from pytest_bdd import parsers, when
 from steps.http.readers import issued_tokens, require_granted
 from steps.rules.ids import RULE
 from steps.scenario.authorization import exchange_rule
+from steps.scenario.grants import Authorizer
 from steps.scenario.kinds import premise
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.pkce import new_verifier
 from steps.scenario.probes import (
     INVALID,
-    NEAR_MISSES,
     NEVER_ISSUED,
     WRONG_SECRETS,
     change_uri,
@@ -27,6 +28,14 @@ from steps.scenario.scene import IssuedCode, Scene
 from steps.scenario.target import Target
 from steps.scenario.token import code_to_exchange, exchange
 
+
+def _refused_unless(scene: Scene, authorizer: Authorizer, issued: IssuedCode, fault: str) -> None:
+    """The exchange just sent is a negative: the code's usual exchange (negatives.py) is its
+    twin."""
+    see = exchange_rule(scene.request, issued.client)
+    scene.negative = Negative(fault, twin(lambda: authorizer.exchanges(issued), see))
+
+
 #: Loopback ports for "another redirect URI it may use": the first one not issued for.
 OTHER_PORTS = (49153, 49154)
 #: The features' words for a wrong client secret and for a PKCE value sent back.
@@ -34,18 +43,27 @@ PKCE_VALUES = r"(?P<which>the matching code verifier|the challenge as its code v
 
 
 @when(parsers.re(r"the application exchanges the code(?P<again> again)?$"))
-@premise()
+@premise(touches=("code",))
 def exchanges_the_code(
-    scene: Scene, target: Target, code: IssuedCode | None, again: str | None
+    scene: Scene,
+    target: Target,
+    authorizer: Authorizer,
+    code: IssuedCode | None,
+    again: str | None,
 ) -> None:
-    """The plain exchange; a second one replays the code (RULE.TOKEN_CODE_SINGLE_USE refuses it)."""
+    """The plain exchange; a second one replays the code (RULE.TOKEN_CODE_SINGLE_USE refuses it:
+    its positive twin is the first exchange, which the scenario required granted). After time
+    passed, a code's age is the fault its twin, a fresh code's exchange, leaves out."""
     exchange(scene, target, code)
     if again:
         scene.refusal_rule = RULE.TOKEN_CODE_SINGLE_USE
+    elif scene.clock_moved:
+        issued = code_to_exchange(scene, code)
+        _refused_unless(scene, authorizer, issued, "the time that passed since the code was issued")
 
 
 @when("the application exchanges the code for tokens")
-@premise()
+@premise(touches=("code",))
 def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -> None:
     """An exchange that must give tokens for the scenario to go on (read leniently)."""
     issued = code_to_exchange(scene, code)
@@ -59,30 +77,32 @@ def exchange_for_tokens(scene: Scene, target: Target, code: IssuedCode | None) -
         r"the application exchanges the code without (?:a code verifier|the (?P<field>\w+) field)"
     )
 )
-@premise()
+@premise(touches=lambda field: ("code", "missing_field") if field else ("code",))
 def exchange_without(
-    scene: Scene, target: Target, code: IssuedCode | None, field: str | None
+    scene: Scene,
+    target: Target,
+    authorizer: Authorizer,
+    code: IssuedCode | None,
+    field: str | None,
 ) -> None:
     """An exchange missing one field (or, with PKCE, missing its verifier)."""
     exchange(scene, target, code, **{field or "code_verifier": None})
+    missing = f"leaving out the {field} field" if field else "leaving out the code verifier"
+    _refused_unless(scene, authorizer, code_to_exchange(scene, code), missing)
     if field:
         scene.refusal_rule = RULE.TOKEN_REQUIRED_PARAMS
 
 
 @when(parsers.re(r"the application exchanges the code with " + WRONG_SECRETS))
-@premise()
-def exchange_wrong_secret(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
-    """Client authentication fails, also for a secret that shares all but its end."""
-    secret = wrong_secret(code_to_exchange(scene, code).client, how)
-    exchange(scene, target, code, client_secret=secret)
+@premise(touches=("code", "secret"))
+def exchange_wrong_secret(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, how: str
+) -> None:
+    """Client authentication fails, also for a near miss of the right secret."""
+    issued = code_to_exchange(scene, code)
+    exchange(scene, target, code, client_secret=wrong_secret(issued.client, how))
+    _refused_unless(scene, authorizer, issued, how)
     scene.refusal_rule = RULE.AUTH_TOKEN_CLIENT_SECRET
-
-
-@when(parsers.re(r"the application exchanges the code " + NEAR_MISSES))
-@premise()
-def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
-    """A code that only resembles the issued one."""
-    exchange(scene, target, code, code=near_miss(code_to_exchange(scene, code).code, how))
 
 
 @when(
@@ -90,36 +110,34 @@ def exchange_near_code(scene: Scene, target: Target, code: IssuedCode | None, ho
         "the application exchanges the code with the registered redirect URI changed {change}"
     )
 )
-@premise()
+@premise(touches=("code", "redirect_uri"))
 def exchange_changed_uri(
-    scene: Scene, target: Target, code: IssuedCode | None, change: str
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, change: str
 ) -> None:
     """An exchange naming a redirect URI that is not exactly the registered one."""
-    uri = change_uri(code_to_exchange(scene, code).client.redirect_uri, change)
-    exchange(scene, target, code, redirect_uri=uri)
+    issued = code_to_exchange(scene, code)
+    exchange(scene, target, code, redirect_uri=change_uri(issued.client.redirect_uri, change))
+    _refused_unless(scene, authorizer, issued, f"the redirect URI changed {change}")
 
 
 @when(parsers.parse('the application exchanges the code with the token type "{token_type}"'))
-@premise()
+@premise(touches=("code", "token_type"))
 def exchange_token_type(
-    scene: Scene, target: Target, code: IssuedCode | None, token_type: str
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, token_type: str
 ) -> None:
     """token_type on the exchange (only bearer allowed)."""
     response = exchange(scene, target, code, token_type=token_type)
+    issued = code_to_exchange(scene, code)
+    _refused_unless(scene, authorizer, issued, f'the token type "{token_type}"')
     if token_type == "mac":  # noqa: S105 - a token type name
         target.observations.describe("token_type_mac", bool(issued_tokens(response)))
 
 
-@when(parsers.parse('the application exchanges the code with the redirect URI "{uri}"'))
-@premise()
-def exchange_other_uri(scene: Scene, target: Target, code: IssuedCode | None, uri: str) -> None:
-    """An exchange naming an unregistered redirect URI."""
-    exchange(scene, target, code, redirect_uri=uri)
-
-
 @when("the application exchanges the code with another redirect URI it may use")
-@premise()
-def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+@premise(touches=("code",))
+def exchange_other_valid_uri(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None
+) -> None:
     """Another URI the application may use than the code was issued for: a further registered
     one where the profile names one, else its loopback URI on another port (spec 4.1)."""
     issued = code_to_exchange(scene, code)
@@ -131,32 +149,42 @@ def exchange_other_valid_uri(scene: Scene, target: Target, code: IssuedCode | No
         port = next(p for p in OTHER_PORTS if urlsplit(issued_for).port != p)
         uri = loopback_uri(issued_for, port)
     exchange(scene, target, code, redirect_uri=uri)
+    _refused_unless(scene, authorizer, issued, "another redirect URI than it was issued for")
 
 
 @when(parsers.re(r"the application exchanges the code with " + PKCE_VALUES))
-@premise()
-def exchange_pkce_value(scene: Scene, target: Target, code: IssuedCode | None, which: str) -> None:
+@premise(touches=("code",))
+def exchange_pkce_value(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, which: str
+) -> None:
     """PKCE done right (the verifier), or the challenge itself sent as the verifier: right
     for plain, wrong for S256."""
     issued = code_to_exchange(scene, code)
     value = issued.verifier if which == "the matching code verifier" else issued.challenge
     assert value, "the request carried no code challenge"
     exchange(scene, target, code, code_verifier=value)
+    _refused_unless(scene, authorizer, issued, which)
 
 
 @when("the application exchanges the code with a different code verifier")
-@premise()
-def exchange_other_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+@premise(touches=("code",))
+def exchange_other_verifier(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None
+) -> None:
     """A verifier that does not agree with the challenge."""
     response = exchange(scene, target, code, code_verifier=new_verifier())
+    _refused_unless(scene, authorizer, code_to_exchange(scene, code), "a different verifier")
     target.observations.describe("pkce", not issued_tokens(response))
 
 
 @when("the application exchanges the code with a code verifier of its own")
-@premise()
-def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+@premise(touches=("code",))
+def exchange_unasked_verifier(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None
+) -> None:
     """A verifier for a code issued without a challenge (PKCE downgrade)."""
     exchange(scene, target, code, code_verifier=new_verifier())
+    _refused_unless(scene, authorizer, code_to_exchange(scene, code), "a code verifier")
 
 
 @when(
@@ -165,9 +193,13 @@ def exchange_unasked_verifier(scene: Scene, target: Target, code: IssuedCode | N
         r"(?: of a (?P<method>GET|POST) request)?$"
     )
 )
-@premise()
+@premise(touches=("code", "url_parameters"))
 def exchange_in_query(
-    scene: Scene, target: Target, code: IssuedCode | None, method: str | None
+    scene: Scene,
+    target: Target,
+    authorizer: Authorizer,
+    code: IssuedCode | None,
+    method: str | None,
 ) -> None:
     """Credentials in the URL, which RFC 6749 forbids, with a POST (an empty body) or a GET."""
     issued = code_to_exchange(scene, code)
@@ -181,13 +213,18 @@ def exchange_in_query(
     if issued.verifier:
         fields["code_verifier"] = issued.verifier
     scene.keep(target.service.token_request(fields, in_query=True, method=method or "POST"))
+    _refused_unless(scene, authorizer, issued, "its parameters in the URL")
 
 
 @when("another web application exchanges the code with its own credentials")
-@premise()
-def exchange_by_other(scene: Scene, target: Target, code: IssuedCode | None) -> None:
+@premise(touches=("code",))
+def exchange_by_other(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None
+) -> None:
     """A code stolen by another registered application."""
-    scene.keep(_foreign_exchange(target, code_to_exchange(scene, code)))
+    issued = code_to_exchange(scene, code)
+    scene.keep(_foreign_exchange(target, issued))
+    _refused_unless(scene, authorizer, issued, "another application presenting it")
 
 
 def _foreign_exchange(target: Target, issued: IssuedCode) -> httpx.Response:
@@ -200,8 +237,10 @@ def _foreign_exchange(target: Target, issued: IssuedCode) -> httpx.Response:
 
 
 @when(parsers.re(r"the service is asked to exchange a code " + INVALID))
-@premise()
-def exchange_invalid_code(scene: Scene, target: Target, code: IssuedCode | None, how: str) -> None:
+@premise(touches=("code", "invalid"))
+def exchange_invalid_code(
+    scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None, how: str
+) -> None:
     """A code exchange of the application with a code that is not valid, otherwise right:
     never issued, near the issued one, used already, or issued to another application (which
     then presents it, so the code's owner is the one fault)."""
@@ -217,23 +256,7 @@ def exchange_invalid_code(scene: Scene, target: Target, code: IssuedCode | None,
     else:
         exchange(scene, target, issued, code=near_miss(issued.code, how))
     scene.refusal_rule = RULE.TOKEN_CODE_SINGLE_USE if "used" in how else ""
-
-
-@when("the application exchanges a code the service never issued")
-@premise()
-def exchange_unknown_code(scene: Scene, target: Target) -> None:
-    """A made-up code."""
-    client = scene.app()
-    scene.keep(target.service.exchange(client, NEVER_ISSUED, client.redirect_uri))
-
-
-@when("the application asks for tokens with an authorization code grant that has no code")
-@premise()
-def exchange_no_code(scene: Scene, target: Target) -> None:
-    """A request missing a required parameter."""
-    client = scene.app()
-    scene.keep(target.service.exchange(client, "", client.redirect_uri, {"code": None}))
-    scene.refusal_rule = RULE.TOKEN_REQUIRED_PARAMS
+    _refused_unless(scene, authorizer, issued, f"a code {how}")
 
 
 @when(parsers.parse('the application asks for tokens with the grant type "{grant_type}"'))

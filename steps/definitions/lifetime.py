@@ -19,5 +19,6 @@ def time_passes(clock: Clock, scene: Scene, seconds: str) -> None:
     """Move the test clock, or wait for real (only with --run-slow). Past the access token's
     lifetime, RULE.LIFETIME_ACCESS_EXPIRES requires it to be refused."""
     clock.advance(int(seconds))
+    scene.clock_moved = True
     if int(seconds) > ACCESS_TOKEN_LIFETIME:
         scene.refusal_rule = RULE.LIFETIME_ACCESS_EXPIRES

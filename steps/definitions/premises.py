@@ -129,7 +129,7 @@ def granted(
         r"(?P<origin>the code exchange|the refresh|a refresh)$"
     )
 )
-@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN, touches=("token_answer",))
 def holds_tokens_from(scene: Scene, target: Target, origin: str) -> None:
     """The grant's tokens as the code exchange gave them, or as a refresh renewed them (a
     refresh that must be granted for the scenario to go on: read leniently). The answer that

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+
 from pytest_bdd import given, parsers, when
 
 from steps.http.readers import require_granted
 from steps.outcomes import require
 from steps.rules.ids import RULE
+from steps.scenario.grants import Authorizer
 from steps.scenario.kinds import premise
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.probes import (
     INVALID,
     NEVER_ISSUED,
@@ -21,8 +25,16 @@ from steps.scenario.target import Target
 from steps.scenario.token import refresh, refresh_token
 
 
+def _refused_unless(scene: Scene, authorizer: Authorizer, token: str | None, fault: str) -> None:
+    """The refresh just sent is a negative: the usual refresh of the grant's refresh token (or
+    of a new grant's, where that one ended) is its twin (negatives.py)."""
+    client = scene.app()
+    send_twin = functools.partial(authorizer.refreshes, client, token)
+    scene.negative = Negative(fault, twin(send_twin, RULE.REFRESH_NEW_ACCESS_TOKEN))
+
+
 @when(parsers.re(r"the application refreshes the access token(?: again)?"))
-@premise()
+@premise(touches=("refresh_token",))
 def refreshes(scene: Scene, target: Target) -> None:
     """A plain refresh."""
     refresh(scene, target, refresh_token(scene))
@@ -39,7 +51,7 @@ def has_refreshed(scene: Scene, target: Target) -> None:
 @when(
     parsers.re(r"the application's (?P<grant>code exchange|refresh) is (?P<answer>granted|refused)")
 )
-@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN)
+@premise(see=RULE.REFRESH_NEW_ACCESS_TOKEN, touches=("token_answer", "answer"))
 def token_request_answered(scene: Scene, target: Target, grant: str, answer: str) -> None:
     """A token request of the grant's own that the service grants (a refresh; the code
     exchange that issued the grant) or must refuse (its code replayed; a refresh with a wrong
@@ -60,11 +72,16 @@ def token_request_answered(scene: Scene, target: Target, grant: str, answer: str
         refresh(scene, target, refresh_token(scene))
         require_granted(scene.last(), "the refresh", see=RULE.REFRESH_NEW_ACCESS_TOKEN)
     else:
-        refresh(scene, target, refresh_token(scene), {"client_secret": WRONG_SECRET})
+        token = refresh_token(scene)
+        refresh(scene, target, token, {"client_secret": WRONG_SECRET})
+        send_twin = functools.partial(Authorizer(target).refreshes, scene.app(), token)
+        scene.negative = Negative(
+            "a wrong client secret", twin(send_twin, RULE.REFRESH_NEW_ACCESS_TOKEN)
+        )
 
 
 @when("the application refreshes the access token again with the refresh token it sent first")
-@premise()
+@premise(touches=("refresh_token",))
 def refresh_with_first(scene: Scene, target: Target) -> None:
     """Spec 3: the refresh token stays valid, so the ORIGINAL one still works after a refresh
     (a server that rotates refresh tokens and retires the old one fails here)."""
@@ -74,49 +91,50 @@ def refresh_with_first(scene: Scene, target: Target) -> None:
 
 
 @when(parsers.parse("the application refreshes the access token without the {field} field"))
-@premise()
-def refresh_without(scene: Scene, target: Target, field: str) -> None:
+@premise(touches=("refresh_token", "missing_field"))
+def refresh_without(scene: Scene, target: Target, authorizer: Authorizer, field: str) -> None:
     """A refresh missing one field."""
-    refresh(scene, target, refresh_token(scene), {field: None})
+    token = refresh_token(scene)
+    refresh(scene, target, token, {field: None})
+    _refused_unless(scene, authorizer, token, f"leaving out the {field} field")
     scene.refusal_rule = RULE.REFRESH_REQUIRED_PARAMS
 
 
 @when(parsers.re(r"the application refreshes the access token with " + WRONG_SECRETS))
-@premise()
-def refresh_wrong_secret(scene: Scene, target: Target, how: str) -> None:
-    """Client authentication fails, also for a secret that shares all but its end."""
-    secret = wrong_secret(scene.app(), how)
-    refresh(scene, target, refresh_token(scene), {"client_secret": secret})
+@premise(touches=("refresh_token", "secret"))
+def refresh_wrong_secret(scene: Scene, target: Target, authorizer: Authorizer, how: str) -> None:
+    """Client authentication fails, also for a near miss of the right secret."""
+    token = refresh_token(scene)
+    refresh(scene, target, token, {"client_secret": wrong_secret(scene.app(), how)})
+    _refused_unless(scene, authorizer, token, how)
 
 
 @when(
     parsers.parse('the application refreshes the access token with the token type "{token_type}"')
 )
-@premise()
-def refresh_token_type(scene: Scene, target: Target, token_type: str) -> None:
+@premise(touches=("refresh_token", "token_type"))
+def refresh_token_type(
+    scene: Scene, target: Target, authorizer: Authorizer, token_type: str
+) -> None:
     """token_type on the refresh (only bearer allowed)."""
-    refresh(scene, target, refresh_token(scene), {"token_type": token_type})
+    token = refresh_token(scene)
+    refresh(scene, target, token, {"token_type": token_type})
+    _refused_unless(scene, authorizer, token, f'the token type "{token_type}"')
 
 
 @when("another web application refreshes the access token with its own credentials")
-@premise()
-def refresh_by_other(scene: Scene, target: Target) -> None:
+@premise(touches=("refresh_token",))
+def refresh_by_other(scene: Scene, target: Target, authorizer: Authorizer) -> None:
     """A refresh token stolen by another registered application."""
-    other = target.profile.client("other_web")
-    scene.keep(target.service.refresh(other, refresh_token(scene)))
+    other, token = target.profile.client("other_web"), refresh_token(scene)
+    scene.keep(target.service.refresh(other, token))
     scene.refusal_rule = RULE.REFRESH_CROSS_CLIENT
-
-
-@when("the application refreshes with a refresh token the service never issued")
-@premise()
-def refresh_unknown(scene: Scene, target: Target) -> None:
-    """A made-up refresh token."""
-    scene.keep(target.service.refresh(scene.app(), NEVER_ISSUED))
+    _refused_unless(scene, authorizer, token, "another application presenting it")
 
 
 @when(parsers.re(r"the service is asked to refresh with a refresh token " + INVALID))
-@premise()
-def refresh_invalid(scene: Scene, target: Target, how: str) -> None:
+@premise(touches=("refresh_token", "invalid"))
+def refresh_invalid(scene: Scene, target: Target, authorizer: Authorizer, how: str) -> None:
     """A refresh of the application with a refresh token that is not valid, otherwise right:
     never issued, near its own, revoked, or issued to another application (which then
     presents it: the token's owner is the one fault)."""
@@ -135,3 +153,4 @@ def refresh_invalid(scene: Scene, target: Target, how: str) -> None:
         scene.refusal_rule = RULE.REFRESH_CROSS_CLIENT
     else:
         refresh(scene, target, near_miss(token, how))
+    _refused_unless(scene, authorizer, token, f"a refresh token {how}")

@@ -14,11 +14,13 @@ from steps.http.readers import (
     issued_tokens,
     require_granted,
     strict_json,
+    strict_token_fields,
 )
 from steps.outcomes import require
 from steps.rules.ids import RULE
 from steps.scenario.controls import blame, exchange_owner
 from steps.scenario.kinds import check
+from steps.scenario.negatives import require_twin
 from steps.scenario.probes import delivery
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
@@ -80,7 +82,7 @@ def receives_new_access_token(scene: Scene) -> None:
         r"the (?:new )?access token is accepted by the service(?: when passed (?P<way>in .+))?"
     )
 )
-@check()
+@check(touches=("token",))
 def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
     """The user information endpoint accepts the token passed that way (whatever the shape of
     its answer: what it returns is the USERINFO-* rules' business): the end of the checks of
@@ -90,26 +92,33 @@ def token_accepted(scene: Scene, service: Service, way: str | None) -> None:
 
 
 @then(parsers.re(r"the response carries (?:a|(?P<no>no)) refresh token"))
-@check("TOKEN-NO-REFRESH-ONLINE", "TOKEN-REFRESH-INSTALLED", "TOKEN-REFRESH-OFFLINE")
+@check(
+    "TOKEN-NO-REFRESH-ONLINE",
+    "TOKEN-REFRESH-INSTALLED",
+    "TOKEN-REFRESH-OFFLINE",
+    touches=("token_answer",),
+)
 def has_refresh_token(scene: Scene, no: str | None) -> None:
-    """refresh_token present (or absent) in a granted answer."""
-    answer = require_granted(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
+    """refresh_token present (or absent) in a granted answer (its one strict reading)."""
+    fields = strict_token_fields(scene.last(), "the code exchange", see=RULE.TOKEN_CODE_EXCHANGE)
+    value = fields.get("refresh_token")
     if no:
-        assert not answer.fields.get("refresh_token"), "a refresh token was issued"
+        assert not value, "a refresh token was issued"
     else:
-        assert answer.refresh_token, f"no refresh_token in {sorted(answer.fields)}"
+        assert isinstance(value, str) and value, f"no refresh_token string in {sorted(fields)}"
 
 
 @then("the response carries the same refresh token")
-@check("REFRESH-SAME-TOKEN")
+@check("REFRESH-SAME-TOKEN", touches=("token_answer",))
 def same_refresh_token(scene: Scene) -> None:
-    """The refresh response returns the refresh token that was sent."""
-    answer = require_granted(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
+    """The refresh response returns the refresh token that was sent (its one strict reading)."""
+    fields = strict_token_fields(scene.last(), "the refresh", see=GRANTED_BY["refresh"])
     sent = scene.history.sent_refresh_token
     assert sent is not None
-    assert answer.refresh_token == sent, (
+    carried = fields.get("refresh_token")
+    assert carried == sent, (
         "the refresh response carried no refresh token"
-        if not answer.refresh_token
+        if not carried
         else "the refresh response carried another refresh token"
     )
 
@@ -132,16 +141,19 @@ def same_refresh_token(scene: Scene) -> None:
     "TOKEN-TYPE-PARAM",
     "VERSION-PKCE",
     "VERSION-TOKEN-TYPE-BEARER-ONLY",
+    touches=("token_answer",),
 )
 def refused(scene: Scene) -> None:
     """No token is issued. Spec 7.2 leaves the status and body of token-endpoint errors open
     ("not shown"), so a rule that says a request is refused or rejected is met by any answer
     without tokens, a 200 carrying {"error": ...} included; but a token in any answer, JSON or
     form-encoded, whatever its status, was issued. The status and the error name are checked
-    by the rfc-level TOKEN-ERR-* rules."""
+    by the rfc-level TOKEN-ERR-* rules. A refusal proves something only beside its positive
+    twin: the same request without its fault is accepted (steps/scenario/negatives.py)."""
     response = scene.last()
     issued = issued_tokens(response)
     assert not issued, f"answered {response.status_code} with {' and '.join(issued)}"
+    require_twin(scene.negative)
 
 
 @then(
@@ -150,11 +162,17 @@ def refused(scene: Scene) -> None:
         r'(?: or "(?P<other>[a-z_]+)")?'
     )
 )
-@check("TOKEN-ERR-INVALID-GRANT", "TOKEN-ERR-INVALID-REQUEST", "TOKEN-ERR-UNSUPPORTED-GRANT")
+@check(
+    "TOKEN-ERR-INVALID-GRANT",
+    "TOKEN-ERR-INVALID-REQUEST",
+    "TOKEN-ERR-UNSUPPORTED-GRANT",
+    touches=("token_answer",),
+)
 def token_error(scene: Scene, status: str, error: str, other: str | None) -> None:
     """RFC 6749 5.2: the status, and a JSON document (application/json) naming the error."""
     response = scene.last()
     scene.require_refusal(not issued_tokens(response), f"answered {response.status_code}")
+    require_twin(scene.negative)
     read = strict_json(response)
     assert read.body is not None, f"answered {response.status_code} with {read.problem}"
     expected = {error} | ({other} if other else set())
@@ -171,7 +189,11 @@ def token_error(scene: Scene, status: str, error: str, other: str | None) -> Non
         r'"invalid_client" as RFC \d+ describes'
     )
 )
-@check("REVOKE-ERR-INVALID-CLIENT", "TOKEN-ERR-INVALID-CLIENT")
+@check(
+    "REVOKE-ERR-INVALID-CLIENT",
+    "TOKEN-ERR-INVALID-CLIENT",
+    touches=lambda endpoint: ("token_answer",) if endpoint == "token" else (),
+)
 def invalid_client(scene: Scene, endpoint: str) -> None:
     """400 or 401 with a JSON invalid_client; a 401 carries WWW-Authenticate (RFC 6749 5.2).
     Premise: the request was refused as the spec rule requires (no token issued at the token
@@ -179,6 +201,7 @@ def invalid_client(scene: Scene, endpoint: str) -> None:
     response = scene.last()
     refused = not issued_tokens(response) if endpoint == "token" else not response.is_success
     scene.require_refusal(refused, f"answered {response.status_code}")
+    require_twin(scene.negative)
     assert response.status_code in (400, 401), f"status {response.status_code}"
     read = strict_json(response)
     assert read.body is not None, f"the error is {read.problem}"
@@ -189,7 +212,7 @@ def invalid_client(scene: Scene, endpoint: str) -> None:
 
 
 @then("the token response forbids caching")
-@check("TOKEN-NO-STORE")
+@check("TOKEN-NO-STORE", touches=("token_answer",))
 def no_store(scene: Scene) -> None:
     """Cache-Control: no-store and Pragma: no-cache (directives, over repeated fields)."""
     response = scene.last()
@@ -201,13 +224,17 @@ def no_store(scene: Scene) -> None:
     )
 
 
+def _first_token(which: str) -> tuple[str, ...]:
+    return ("token",) if which == "access" else ("refresh_token",)
+
+
 @then(
     parsers.re(
         r"the (?P<which>access|refresh) token from the first exchange no longer works"
         r"(?: when passed (?P<way>in .+))?"
     )
 )
-@check("TOKEN-CODE-REPLAY-REVOKES")
+@check("TOKEN-CODE-REPLAY-REVOKES", touches=_first_token)
 def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | None) -> None:
     """Replay revoked the tokens issued from the code (premises: the first exchange gave
     tokens, and the replay was refused). An online web application's grant has no refresh
@@ -237,7 +264,7 @@ def first_tokens_dead(scene: Scene, service: Service, which: str, way: str | Non
         r" with the access token as a string"
     )
 )
-@check("TOKEN-RESPONSE-ACCESS-TOKEN")
+@check("TOKEN-RESPONSE-ACCESS-TOKEN", touches=("token_answer",))
 def answered_json(scene: Scene, which: str) -> None:
     """Section 2.3: a JSON document (application/json, UTF-8, no member twice) carrying the
     access token as a string (premise: the request was granted at all)."""
@@ -250,7 +277,7 @@ def answered_json(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the access token lasts 3600 seconds"))
-@check("TOKEN-EXPIRES-IN-3600")
+@check("TOKEN-EXPIRES-IN-3600", touches=("token_answer",))
 def lasts_3600(scene: Scene, which: str) -> None:
     """expires_in is a JSON integer (2.3 gives its type) and the lifetime 3600 s (2.3, 8).
 
@@ -261,19 +288,14 @@ def lasts_3600(scene: Scene, which: str) -> None:
     seconds, so a value a second or two short passes; anything longer than 3600, clearly
     shorter (7200, 1800), or not a JSON integer ("3600", 3600.0, true) fails. An answer that is
     not a JSON document has no JSON integer to judge: that is RULE.TOKEN_RESPONSE_ACCESS_TOKEN's."""
-    response = _answer(scene, which)
-    require_granted(response, f"the {which}", see=GRANTED_BY[which])
-    read = strict_json(response)
-    what = f"the {which} answered {read.problem}"
-    require(read.body is not None, what, see=RULE.TOKEN_RESPONSE_ACCESS_TOKEN)
-    assert read.body is not None
-    value = read.body.get("expires_in")
+    fields = strict_token_fields(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
+    value = fields.get("expires_in")
     assert type(value) is int, f"expires_in is {value!r}, not an integer"
     assert 3600 - EXPIRES_IN_SLACK <= value <= 3600, f"expires_in is {value}, not 3600"
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) answered 200 OK"))
-@check("TOKEN-RESPONSE-STATUS-200")
+@check("TOKEN-RESPONSE-STATUS-200", touches=("token_answer",))
 def answered_200(scene: Scene, which: str) -> None:
     """RFC 6749 5.1: a successful token response has the status 200 (premise: the request
     was granted; a premise reads any 2xx as a client library does)."""
@@ -283,9 +305,10 @@ def answered_200(scene: Scene, which: str) -> None:
 
 
 @then(parsers.re(r"the (?P<which>code exchange|refresh) said the token type is Bearer"))
-@check("TOKEN-TYPE-BEARER")
+@check("TOKEN-TYPE-BEARER", touches=("token_answer",))
 def bearer(scene: Scene, which: str) -> None:
-    """token_type Bearer (case-insensitive per RFC 6749 5.1), read as a client reads it."""
-    answer = require_granted(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
-    value = answer.fields.get("token_type")
+    """token_type Bearer (case-insensitive per RFC 6749 5.1), in the answer's one strict
+    reading (a token_type named twice is no answer to read it from)."""
+    fields = strict_token_fields(_answer(scene, which), f"the {which}", see=GRANTED_BY[which])
+    value = fields.get("token_type")
     assert isinstance(value, str) and value.lower() == "bearer", f"token_type is {value!r}"

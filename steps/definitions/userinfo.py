@@ -12,18 +12,20 @@ from pytest_bdd import parsers, then, when
 
 from steps.definitions.lifetime import ACCESS_TOKEN_LIFETIME
 from steps.http.layer import HttpLayer
-from steps.http.readers import auth_param, challenges, json_body, strict_json
+from steps.http.readers import auth_param, challenges, granted, json_body, strict_json
 from steps.outcomes import require
 from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
+from steps.scenario.negatives import Negative, TwinSender, require_twin
 from steps.scenario.observations import Observations
 from steps.scenario.probes import INVALID, NEVER_ISSUED, delivery, near_miss
 from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
+from steps.scenario.target import Target
 
 #: Seconds past an access token's lifetime at which it is presented as expired.
 EXPIRY_MARGIN = 100
@@ -44,18 +46,79 @@ def _values(body: Any) -> list[str]:
     return [body] if isinstance(body, str) else []
 
 
+def _granting_token(scene: Scene, grants: GrantCache, target: Target) -> str:
+    """A live access token like the scene's, with the profile and email scopes: of the same
+    kind of application, from a refresh where the scene's came from one (the twin of a request
+    whose fault is the token it presents)."""
+    held = scene.grant()
+    role, offline = held.client.role, held.offline or held.client.role == "installed"
+    sibling = grants.get(role, "profile email", offline=offline)
+    if held.history and sibling.refresh_token:  # the scene's token came from a refresh
+        answer = granted(target.service.refresh(sibling.client, sibling.refresh_token))
+        if answer is not None:
+            sibling.renewed(answer.fields, target.clock.now())
+    return sibling.access_token
+
+
+def _reads_user(service: Service, token: str, how: str, value: str, lacks: str) -> TwinSender:
+    """The twin of a user information request: `token` passed `how` gives `value` back. Its
+    refusal is the delivery's rule when the token is not accepted that way at all, and `lacks`
+    when it is but the answer lacks the value."""
+
+    def send_twin() -> str:
+        response = service.userinfo(token, how)
+        if not response.is_success:
+            return DELIVERY_RULES.get(how, RULE.USERINFO_HEADER)
+        return "" if _reveals(response, value) else lacks
+
+    return send_twin
+
+
+def _token_or_doubled(way: str) -> tuple[str, ...]:
+    """A token passed one way, or two at once."""
+    return ("doubled_token",) if "+" in delivery(way) else ("token",)
+
+
 @when(parsers.re(r"the application asks for the user's profile with the token (?P<way>in .+)"))
-@premise()
-def ask_profile(scene: Scene, service: Service, observations: Observations, way: str) -> None:
-    """User information with the token passed one way (or two)."""
+@premise(touches=_token_or_doubled)
+def ask_profile(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    grants: GrantCache,
+    target: Target,
+    profile: TargetProfile,
+    way: str,
+) -> None:
+    """User information with the token passed one way (or two). A token without the profile
+    (or email) scope, or passed two ways, is a negative: its twin is a token with the scopes
+    passed the same way (one way: the header, where it went two)."""
     how = delivery(way)
     grant = scene.grant()
     response = scene.keep(service.userinfo(grant.access_token, how))
     scene.delivery = how
-    if grant.scope and "profile" not in grant.scope.split():
+    scopes = grant.scope.split() if grant.scope else ["profile", "email"]
+    if "profile" not in scopes:
         scene.refusal_rule = RULE.SCOPE_PROFILE_WITHHELD
     elif how == "body":  # section 9: a token with the profile scope, read from a form body
         observations.describe("userinfo_post_body", response.status_code == 200)
+    if "+" in how:
+        user, twin_how, lacks = profile.user.username, "header", RULE.USERINFO_HEADER
+        fault = "the token's second way"
+        token = grant.access_token
+    elif "profile" not in scopes or ("email" not in scopes and profile.user.email):
+        wanted = "profile" if "profile" not in scopes else "email"
+        user = profile.user.username if wanted == "profile" else str(profile.user.email)
+        lacks = (
+            RULE.SCOPE_PROFILE_GRANTS_PROFILE
+            if wanted == "profile"
+            else RULE.SCOPE_EMAIL_GRANTS_EMAIL
+        )
+        twin_how, fault = how, f"a token lacking the {wanted} scope"
+        token = _granting_token(scene, grants, target)
+    else:
+        return
+    scene.negative = Negative(fault, _reads_user(service, token, twin_how, user, lacks))
 
 
 @when(
@@ -63,18 +126,27 @@ def ask_profile(scene: Scene, service: Service, observations: Observations, way:
         'the application asks for the user\'s profile with the token under the "{scheme}" scheme'
     )
 )
-@premise()
-def ask_profile_scheme(scene: Scene, service: Service, scheme: str) -> None:
-    """The token under another authorization scheme (or none: the token alone)."""
+@premise(touches=("token", "scheme"))
+def ask_profile_scheme(scene: Scene, service: Service, profile: TargetProfile, scheme: str) -> None:
+    """The token under another authorization scheme (or none: the token alone); its twin, the
+    same token under Bearer."""
     word = "" if scheme == "no scheme word" else scheme
-    scene.keep(service.userinfo(scene.grant().access_token, f"scheme:{word}"))
+    token = scene.grant().access_token
+    scene.keep(service.userinfo(token, f"scheme:{word}"))
+    send_twin = _reads_user(service, token, "header", profile.user.username, RULE.USERINFO_HEADER)
+    scene.negative = Negative(f"the scheme {scheme!r}", send_twin)
 
 
 @when("the application asks for the user's profile without a token")
 @premise()
-def ask_profile_no_token(scene: Scene, service: Service) -> None:
-    """No credentials."""
+def ask_profile_no_token(
+    scene: Scene, service: Service, grants: GrantCache, profile: TargetProfile
+) -> None:
+    """No credentials; the twin, a live token in the header."""
     scene.keep(service.userinfo(None))
+    token = grants.get("web", "profile email", offline=True).access_token
+    send_twin = _reads_user(service, token, "header", profile.user.username, RULE.USERINFO_HEADER)
+    scene.negative = Negative("a missing token", send_twin)
 
 
 @when(
@@ -84,14 +156,37 @@ def ask_profile_no_token(scene: Scene, service: Service) -> None:
         + r", passed (?P<way>in .+)"
     )
 )
-@premise()
-def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, way: str) -> None:
+@premise(touches=("token", "invalid"))
+def ask_profile_invalid(
+    scene: Scene,
+    service: Service,
+    clock: Clock,
+    grants: GrantCache,
+    profile: TargetProfile,
+    how: str,
+    way: str,
+) -> None:
     """A token that is not valid, passed one way: never issued, near the grant's access token
     (what a comparison of a prefix or a fixed length lets through), revoked by the application
     (a premise: the revocation accepted) or past its lifetime. Where a spec rule requires the
-    token to be refused, that rule is noted for the checks of the refusal's shape."""
+    token to be refused, that rule is noted for the checks of the refusal's shape. Its twin is
+    the valid token passed the same way: asked first, where the revocation or the time that
+    passes is what ends it."""
     unknown = how == "that the service never issued"
-    token = NEVER_ISSUED if unknown else scene.grant().access_token
+    scene.delivery = delivery(way)
+    user = profile.user.username
+    valid = (
+        grants.get("web", "profile email", offline=True).access_token
+        if unknown
+        else scene.grant().access_token
+    )
+    see = DELIVERY_RULES.get(scene.delivery, RULE.USERINFO_HEADER)
+    send_twin = _reads_user(service, valid, scene.delivery, user, see)
+    if how in ("that was revoked", "that has expired"):  # the valid token, before it ended
+        before = send_twin()
+        send_twin = lambda: before  # noqa: E731 - the answer kept
+    scene.negative = Negative(f"a token {how}", send_twin)
+    token = NEVER_ISSUED if unknown else valid
     if how == "that was revoked":
         revoked = service.revoke(scene.app(), token)
         require(revoked.is_success, f"the revocation answered {revoked.status_code}",
@@ -105,7 +200,6 @@ def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, 
         scene.refusal_rule = RULE.LIFETIME_ACCESS_EXPIRES
     elif not unknown:
         token = near_miss(token, how)
-    scene.delivery = delivery(way)
     scene.keep(service.userinfo(token, scene.delivery))
 
 
@@ -115,14 +209,17 @@ def ask_profile_invalid(scene: Scene, service: Service, clock: Clock, how: str, 
         r"(?: with the token (?P<way>in .+))?"
     )
 )
-@premise()
+@premise(touches=("token",))
 def ask_profile_plain_http(
     scene: Scene, service: Service, profile: TargetProfile, way: str | None
 ) -> None:
-    """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear)."""
-    token = scene.grant().access_token
+    """The bearer token over http:// (then revoked over HTTPS: it crossed the wire in clear).
+    Its twin, the same token passed the same way over HTTPS, is asked first."""
+    token, how = scene.grant().access_token, delivery(way)
+    see = DELIVERY_RULES.get(how, RULE.USERINFO_HEADER)
+    over_https = _reads_user(service, token, how, profile.user.username, see)()
+    scene.negative = Negative("plain HTTP", lambda: over_https)
     try:
-        how = delivery(way)
         scene.keep(service.userinfo(token, how, base=profile.plain_http_base))
     except httpx.HTTPError as exc:
         scene.transport_error = exc
@@ -147,34 +244,44 @@ def _accepted(scene: Scene) -> httpx.Response:
     return response
 
 
+@then("the user's profile is included")
+@check("SCOPE-PROFILE-GRANTS-PROFILE", touches=("token",))
+def profile_included(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
+    """The user's name is in the granted answer (sampled). Premise: the token was accepted
+    the way it went (a way the service does not read is that way's USERINFO-* rule's)."""
+    _accepted(scene)
+    for response in _again(scene, http):
+        assert _reveals(response, profile.user.username), "the user's name is not in the answer"
+
+
 @then("the service returns the user's profile")
 @check(
-    "SCOPE-PROFILE-GRANTS-PROFILE",
     "USERINFO-HEADER",
     "USERINFO-POST-BODY",
     "USERINFO-QUERY",
     "VERSION-USERINFO-POST",
+    touches=("token",),
 )
-def returns_profile(scene: Scene, profile: TargetProfile) -> None:
+def returns_profile(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
     """2xx with the user's name in the answer (among a JSON document's values; the spec does
-    not show the shape, so in the text of any other answer)."""
-    response = scene.last()
-    assert response.is_success, f"status {response.status_code}: {response.text[:200]}"
-    assert _reveals(response, profile.user.username), "the user's name is not in the answer"
+    not show the shape, so in the text of any other answer), sampled."""
+    for response in _again(scene, http):
+        assert response.is_success, f"status {response.status_code}: {response.text[:200]}"
+        assert _reveals(response, profile.user.username), "the user's name is not in the answer"
 
 
 @then("the service does not return the user's profile")
-@check("AUTH-BEARER-ONLY", "BEARER-HTTP-IGNORED", "SCOPE-PROFILE-WITHHELD")
-def no_profile(scene: Scene, profile: TargetProfile) -> None:
-    """The user's profile is not in the answer (or there was no connection at all). Spec 7.2
-    does not show the answers for a missing, refused or ignored token, so the status is not
-    part of the check: a 200 without the user's data passes, a 401 with it fails."""
-    if scene.transport_error is not None:
-        return
-    response = scene.last()
-    assert not _reveals(response, profile.user.username), (
-        f"the user's profile was returned ({response.status_code})"
-    )
+@check("AUTH-BEARER-ONLY", "BEARER-HTTP-IGNORED", "SCOPE-PROFILE-WITHHELD", touches=("token",))
+def no_profile(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
+    """The user's profile is not in the answer (or there was no connection at all), sampled.
+    Spec 7.2 does not show the answers for a missing, refused or ignored token, so the status
+    is not part of the check: a 200 without the user's data passes, a 401 with it fails."""
+    if scene.transport_error is None:
+        for response in _again(scene, http):
+            assert not _reveals(response, profile.user.username), (
+                f"the user's profile was returned ({response.status_code})"
+            )
+    require_twin(scene.negative)
 
 
 def _email(profile: TargetProfile) -> str:
@@ -184,32 +291,35 @@ def _email(profile: TargetProfile) -> str:
 
 
 @then("the user's email is not revealed")
-@check("SCOPE-EMAIL-WITHHELD")
-def email_not_revealed(scene: Scene, profile: TargetProfile) -> None:
+@check("SCOPE-EMAIL-WITHHELD", touches=("token",))
+def email_not_revealed(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
     """Whatever the answer (granted or refused, JSON or not), the user's email is not in it: a
-    refusal withholds it too."""
+    refusal withholds it too (sampled)."""
     email = _email(profile)
-    response = scene.last()
-    assert email not in response.text, (
-        f"the email is shown without the email scope ({response.status_code})"
-    )
+    for response in _again(scene, http):
+        assert email not in response.text, (
+            f"the email is shown without the email scope ({response.status_code})"
+        )
+    require_twin(scene.negative)
 
 
 @then("the user's email is included")
-@check("SCOPE-EMAIL-GRANTS-EMAIL")
-def email_included(scene: Scene, profile: TargetProfile) -> None:
-    """The user's email address is in the granted answer."""
+@check("SCOPE-EMAIL-GRANTS-EMAIL", touches=("token",))
+def email_included(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
+    """The user's email address is in the granted answer (sampled)."""
     email = _email(profile)
-    response = _accepted(scene)
-    assert _reveals(response, email), "the email is not shown"
+    _accepted(scene)
+    for response in _again(scene, http):
+        assert _reveals(response, email), "the email is not shown"
 
 
-def _challenge(response: httpx.Response) -> str:
-    """The Bearer challenge among the answer's challenges."""
+def _bearer_challenges(response: httpx.Response) -> list[str]:
+    """Every Bearer challenge among the answer's challenges (each is judged: a second one
+    that says otherwise is as wrong as the first)."""
     offered = challenges(response)
     bearer = [c for c in offered if c.split(None, 1)[0].lower() == "bearer"]
     assert bearer, f"no Bearer challenge in WWW-Authenticate: {offered!r}"
-    return bearer[0]
+    return bearer
 
 
 @then(parsers.parse("the service answers {status:d} with a Bearer challenge without an error code"))
@@ -218,8 +328,8 @@ def challenge_no_error(scene: Scene, profile: TargetProfile, http: HttpLayer, st
     """RFC 6750 3.1: no error attribute when no credentials were sent (sampled)."""
     for response in _sampled(scene, profile, http):
         assert response.status_code == status, f"status {response.status_code}"
-        challenge = _challenge(response)
-        assert auth_param(challenge, "error") is None, f"an error code: {challenge!r}"
+        for challenge in _bearer_challenges(response):
+            assert auth_param(challenge, "error") is None, f"an error code: {challenge!r}"
 
 
 @then(
@@ -227,24 +337,15 @@ def challenge_no_error(scene: Scene, profile: TargetProfile, http: HttpLayer, st
 )
 @check("USERINFO-ERR-INSUFFICIENT-SCOPE", "USERINFO-ERR-INVALID-TOKEN")
 def challenge_error(
-    scene: Scene,
-    profile: TargetProfile,
-    http: HttpLayer,
-    request: pytest.FixtureRequest,
-    status: int,
-    error: str,
+    scene: Scene, profile: TargetProfile, http: HttpLayer, status: int, error: str
 ) -> None:
-    """RFC 6750 3.1 error in the challenge (sampled). Premise: the service reads a token passed
-    this way at all; where it fails, a control with a token it must accept (the profile scope,
-    the same way) tells a refusal of the token from a way the service does not read."""
-    try:
-        for response in _sampled(scene, profile, http):
-            assert response.status_code == status, f"status {response.status_code}"
-            challenge = _challenge(response)
+    """RFC 6750 3.1 error in every Bearer challenge (sampled). Premise: the refusal's twin, a
+    token the service must accept passed the same way, is accepted (a way the service reads no
+    token at all is the USERINFO-* rule's failure, not this one's)."""
+    for response in _sampled(scene, profile, http):
+        assert response.status_code == status, f"status {response.status_code}"
+        for challenge in _bearer_challenges(response):
             assert auth_param(challenge, "error") == error, f"challenge {challenge!r}"
-    except AssertionError:
-        _require_delivery_read(scene, request)
-        raise
 
 
 @then(parsers.parse('the service answers {status:d} with the error "{error}"'))
@@ -261,17 +362,12 @@ def plain_error(
         assert error in named, f"no error {error!r}: {response.text[:200]} {challenges(response)!r}"
 
 
-def _require_delivery_read(scene: Scene, request: pytest.FixtureRequest) -> None:
-    """When the token went in a form body or the query, a token with the profile scope must
-    be accepted the same way, or the way is the USERINFO-* rule's failure, not this one's."""
-    if scene.delivery not in ("body", "query"):
-        return
-    grants: GrantCache = request.getfixturevalue("grants")
-    service: Service = request.getfixturevalue("service")
-    control = service.userinfo(grants.get("web", "profile email").access_token, scene.delivery)
-    see = DELIVERY_RULES[scene.delivery]
-    where = {"body": "a form body", "query": "the query string"}[scene.delivery]
-    require(control.is_success, f"the service reads no token from {where}", see=see)
+def _again(scene: Scene, http: HttpLayer) -> Iterator[httpx.Response]:
+    """The scenario's last answer and SAMPLES - 1 more to the same request (noted): the user
+    information endpoint asks no person, so an answer that varies between tries is found."""
+    response = scene.last()
+    http.note(sampling_note(SAMPLES))
+    return samples(response, lambda: http.resend(response), SAMPLES)
 
 
 def _sampled(scene: Scene, profile: TargetProfile, http: HttpLayer) -> Iterator[httpx.Response]:
@@ -287,4 +383,5 @@ def _refused(scene: Scene, profile: TargetProfile) -> httpx.Response:
     spec rule requires that, a request let through is that rule's failure)."""
     response = scene.last()
     scene.require_refusal(not _reveals(response, profile.user.username), "the profile came back")
+    require_twin(scene.negative)
     return response

@@ -77,6 +77,10 @@ class HttpLayer:
         self.reused: set[int] = set()
         #: How the scenario read answers where it was lenient (steps/http/readers.py).
         self.notes: list[str] = []
+        #: Requests sent on the wire (retries after throttling included), in all and since the
+        #: scenario began: what a run costs a live service.
+        self.sent = 0
+        self.sent_in_scenario = 0
         self.api = self.new_client()
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
@@ -141,6 +145,8 @@ class HttpLayer:
     ) -> httpx.Response:
         """One attempt, its answer noted in the exchange."""
         self.pacer.wait()
+        self.sent += 1
+        self.sent_in_scenario += 1
         try:
             response = client.send(request)
         except httpx.HTTPError as exc:
@@ -176,6 +182,7 @@ class HttpLayer:
         self.exchanges = []
         self.reused = set()
         self.notes = []
+        self.sent_in_scenario = 0
 
     def note(self, text: str) -> None:
         """Note how the scenario read something leniently that no exchange of it shows."""

@@ -168,6 +168,18 @@ def require_granted(response: httpx.Response, what: str, *, see: str) -> TokenAn
     return answer
 
 
+def strict_token_fields(response: httpx.Response, what: str, *, see: str) -> dict[str, Any]:
+    """The one strict reading of a token answer that every check of its fields shares: granted
+    (a premise, read leniently: `see` judges a refusal), then the strict JSON object (a body
+    that is not one, a member named twice included, is RULE.TOKEN_RESPONSE_ACCESS_TOKEN's:
+    no check reads a field of it as a lenient client would)."""
+    require_granted(response, what, see=see)
+    read = strict_json(response)
+    if read.body is None:
+        raise PremiseFailed(f"{what} answered {read.problem}", see=RULE.TOKEN_RESPONSE_ACCESS_TOKEN)
+    return read.body
+
+
 def directives(response: httpx.Response, header: str) -> set[str]:
     """The directive names of a list-valued header (Cache-Control, Pragma), in lower case,
     over all its fields (RFC 9110 5.3: repeated fields are one comma-separated list)."""

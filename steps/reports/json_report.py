@@ -92,6 +92,8 @@ def build_document(
         "unchecked_rules": [v.id for v in unchecked_rules(verdicts, strict)],
         "skip_reasons": skip_reasons(verdicts),
         "pacing": dict(results.get("pacing") or {}),
+        "requests": int(results.get("requests") or 0),
+        "combinations": dict(results.get("combinations") or {}),
         "consent": dict(results.get("consent") or {}),
         "known_deviations": deviation_reasons(results),
         "description": dict(description),

@@ -174,6 +174,7 @@ def skip_lines(document: Mapping[str, Any]) -> list[str]:
         )
     if pacing.get("throttle_wait"):
         lines.append(f"Throttled: waited {pacing['throttle_wait']:.0f} s as the target asked")
+    lines += cost_lines(document)
     consent = dict(document.get("consent") or {})
     driver = consent.pop("driver", None)
     if driver and consent:
@@ -184,6 +185,22 @@ def skip_lines(document: Mapping[str, Any]) -> list[str]:
             if asked
             else f"Consent given by the {driver} driver: no person was asked"
         )
+    return lines
+
+
+def cost_lines(document: Mapping[str, Any]) -> list[str]:
+    """What the run sent, and the combinations it left out (never silently)."""
+    lines = []
+    if document.get("requests"):
+        lines.append(f"Requests sent to the target: {document['requests']}")
+    combinations = document.get("combinations") or {}
+    if combinations.get("not_run"):
+        lines.append(
+            f"Combinations: every pair of each rule's dimensions; {combinations['not_run']} "
+            "scenario(s) of the full product not run (--combinations product runs them)"
+        )
+    elif combinations.get("mode") == "product":
+        lines.append("Combinations: the full product of each rule's dimensions")
     return lines
 
 

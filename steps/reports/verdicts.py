@@ -7,6 +7,7 @@ profile's known deviations (contract: "Rule verdicts").
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -69,6 +70,9 @@ class ScenarioResult:
     evidence: tuple[dict[str, Any], ...] = ()
     #: How the scenario read answers leniently, and samples it took (steps/http/readers.py).
     notes: tuple[str, ...] = ()
+    #: An unchecked scenario's failed premise: the rule that judges it, and what it saw.
+    see: str = ""
+    what: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ScenarioResult:
@@ -85,6 +89,8 @@ class ScenarioResult:
             duration=float(data.get("duration") or 0.0),
             evidence=tuple(data.get("evidence") or ()),
             notes=tuple(str(n) for n in data.get("notes") or ()),
+            see=str(data.get("see") or ""),
+            what=str(data.get("what") or ""),
         )
 
 
@@ -194,6 +200,8 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
                     in_catalogue=False,
                 )
             verdicts[rule_id].scenarios.append(scenario)
+        if scenario.outcome == UNCHECKED_OUTCOME and scenario.see in verdicts:
+            verdicts[scenario.see].scenarios.append(seen_defect(scenario))
     for verdict in verdicts.values():
         verdict.known_deviation = verdict.id in deviations
         verdict.deviation_reason = deviations.get(verdict.id, "")
@@ -201,6 +209,27 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
             verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
         )
     return sorted(verdicts.values(), key=lambda v: (section_key(v.section), v.id))
+
+
+#: Where a rule's verdict shows the defect another scenario's premise saw.
+SEEN_IN = "seen in the premise of"
+
+
+def seen_defect(scenario: ScenarioResult) -> ScenarioResult:
+    """No defect seen is set aside: a premise that did not hold names the rule that judges
+    what it saw, and that rule fails on it in this run, whatever its own scenarios saw (a
+    "could not be checked, see X" beside a passing X would contradict itself). The entry
+    stands in X's scenarios with the premise's evidence."""
+    return dataclasses.replace(
+        scenario,
+        name=f"{SEEN_IN} {scenario.name}",
+        nodeid=f"{scenario.nodeid}#premise",
+        outcome="failed",
+        rules=(scenario.see,),
+        message=f"{scenario.what} ({SEEN_IN} {scenario.name!r})",
+        cause="",
+        see="",
+    )
 
 
 def section_key(section: str) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ from gherkin.parser import Parser
 from steps.rules.catalogue import LEVELS, Rule
 
 #: Tags that are not rule ids.
-MODIFIER_TAGS = frozenset({"slow", "lasting"})
+MODIFIER_TAGS = frozenset({"slow", "lasting", "product"})
 
 
 @dataclass(frozen=True)

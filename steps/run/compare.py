@@ -18,6 +18,8 @@ from steps.reports import matrix_html, matrix_md
 from steps.reports.matrix import build_matrix
 from steps.reports.runs import NotAReport, load_run
 from steps.rules.catalogue import load_catalogue
+from steps.run.coverage_command import SUBCOMMAND as COVERAGE
+from steps.run.coverage_command import coverage
 
 SUBCOMMAND = "compare"
 MATRIX_FILES = ("matrix.html", "matrix.md")
@@ -78,7 +80,9 @@ class RunnerCommand(click.Command):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault(
-            "epilog", f"Compare runs' reports: mb-oauth-conformance {SUBCOMMAND} --help"
+            "epilog",
+            f"Compare runs' reports: mb-oauth-conformance {SUBCOMMAND} --help. What each rule "
+            f"covers: mb-oauth-conformance {COVERAGE} [RULE ...]",
         )
         super().__init__(*args, **kwargs)
 
@@ -91,7 +95,9 @@ class RunnerCommand(click.Command):
         **extra: Any,
     ) -> Any:
         arguments = list(sys.argv[1:] if args is None else args)
-        if arguments[:1] == [SUBCOMMAND]:
-            name = f"{prog_name or 'mb-oauth-conformance'} {SUBCOMMAND}"
-            return compare.main(arguments[1:], name, complete_var, standalone_mode, **extra)
+        subcommands = {SUBCOMMAND: compare, COVERAGE: coverage}
+        if arguments[:1] and arguments[0] in subcommands:
+            name = f"{prog_name or 'mb-oauth-conformance'} {arguments[0]}"
+            command = subcommands[arguments[0]]
+            return command.main(arguments[1:], name, complete_var, standalone_mode, **extra)
         return super().main(args, prog_name, complete_var, standalone_mode, **extra)

@@ -24,6 +24,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--min-interval", type=float, help="Seconds between requests (pacing).")
     group.addoption(
+        "--combinations",
+        choices=("pairs", "product"),
+        default="pairs",
+        help="pairs: every pair of values of a rule's dimensions (the full product where it is "
+        "small); product: every combination (the rows tagged @product too).",
+    )
+    group.addoption(
         "--no-preflight",
         action="store_true",
         help="Skip the checks of target, TLS, credentials and login (the runner did them).",
@@ -42,3 +49,6 @@ def add_markers(config: pytest.Config, rules: Iterable[Rule]) -> None:
         "markers", "slow: waits in real time unless the target has a test clock"
     )
     config.addinivalue_line("markers", "lasting: changes lasting state on the target")
+    config.addinivalue_line(
+        "markers", "product: a combination beyond all-pairs, run with --combinations product"
+    )

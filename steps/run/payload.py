@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from steps.outcomes import NotChecked
+from steps.outcomes import NotChecked, PremiseFailed
 from steps.reports.verdicts import UNCHECKED
 from steps.run.suite import SuiteState
 from steps.scenario.meta import ScenarioMeta
@@ -43,6 +43,12 @@ class ScenarioPayload:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that (readers.py).
     notes: list[str] = field(default_factory=list)
+    #: Requests it sent (its share of what the run cost the target).
+    requests: int = 0
+    #: A premise that did not hold: the rule it names as judging the defect, and what it saw
+    #: (that rule fails on it: verdicts.py).
+    see: str = ""
+    what: str = ""
 
     def to_wire(self) -> dict[str, Any]:
         """Plain data for the report's user_properties."""
@@ -91,6 +97,7 @@ def attach(
         return
     evidence = state.http().evidence() if state.http_started else []
     notes = state.http().scenario_notes() if state.http_started else []
+    sent = state.http().sent_in_scenario if state.http_started else 0
     if state.http_started:
         state.http().begin()
     premise = unchecked_premise(item, report, call)
@@ -102,8 +109,11 @@ def attach(
         state.observations.take_delta(),
     )
     payload.notes = notes
+    payload.requests = sent
     if premise is not None:
         payload.unchecked, payload.cause = True, _scrub(premise.cause, state)
+        if isinstance(premise, PremiseFailed) and premise.see and not premise.cause:
+            payload.see, payload.what = premise.see, _scrub(premise.what, state)
         payload.message = unchecked_message(payload.message, premise)
         report.outcome = "skipped"
         report.longrepr = (str(item.path), (item.location[1] or 0) + 1, payload.message)

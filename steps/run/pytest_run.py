@@ -36,6 +36,8 @@ class RunOptions:
     run_slow: bool = False
     run_lasting: bool = False
     min_interval: float | None = None
+    #: "pairs" or "product" (--combinations).
+    combinations: str = "pairs"
     strict: bool = False
     workers: int = 0
     extra: tuple[str, ...] = field(default_factory=tuple)
@@ -70,6 +72,8 @@ def suite_arguments(options: RunOptions) -> list[str]:
     args += ["--run-lasting"] if options.run_lasting else []
     if options.min_interval is not None:
         args += ["--min-interval", str(options.min_interval)]
+    if options.combinations != "pairs":
+        args += ["--combinations", options.combinations]
     return args
 
 

@@ -35,6 +35,11 @@ class ScenarioEntry:
     cause: str = ""
     #: Where the scenario read an answer leniently, and which rule judges that.
     notes: list[str] = field(default_factory=list)
+    #: Requests it sent.
+    requests: int = 0
+    #: A premise that did not hold: the rule it names, and what it saw.
+    see: str = ""
+    what: str = ""
 
     @classmethod
     def of(cls, payload: ScenarioPayload) -> ScenarioEntry:
@@ -44,7 +49,7 @@ class ScenarioEntry:
     def to_json(self) -> dict[str, Any]:
         """The entry of results.json (`cause` only when there is one)."""
         entry = asdict(self)
-        for optional in ("cause", "notes"):
+        for optional in ("cause", "notes", "see", "what"):
             if not entry[optional]:
                 del entry[optional]
         return entry
@@ -82,6 +87,7 @@ class Results:
         payload = ScenarioPayload.from_wire(wire)
         entry = self.scenarios.setdefault(report.nodeid, ScenarioEntry.of(payload))
         entry.duration += report.duration
+        entry.requests += payload.requests
         entry.evidence += payload.evidence
         entry.notes += [n for n in payload.notes if n not in entry.notes]
         if not payload.unchecked:  # conclusions only from requests that got through
@@ -93,6 +99,7 @@ class Results:
             entry.outcome, entry.message = outcome, payload.message
             if payload.cause:
                 entry.cause = payload.cause
+            entry.see, entry.what = payload.see, payload.what
 
     def document(self, state: SuiteState) -> dict[str, Any]:
         """The results.json document of the contract."""
@@ -110,6 +117,11 @@ class Results:
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
             "prompts_estimate": prompts_estimate(state),
+            "requests": sum(entry.requests for entry in self.scenarios.values()),
+            "combinations": {
+                "mode": state.combinations,
+                "not_run": state.product_rows_not_run,
+            },
         }
 
 

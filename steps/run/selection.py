@@ -35,7 +35,14 @@ def scenario_meta(item: pytest.Item, scenario: Scenario, state: SuiteState) -> S
         lasting="lasting" in names,
         steps=tuple(step.name for step in scenario.steps),
         types=tuple(step.type for step in scenario.steps),
+        product_only="product" in names,
     )
+
+
+def beyond_pairs(meta: ScenarioMeta, config: pytest.Config) -> bool:
+    """A combination beyond all-pairs that this run does not take (--combinations pairs): the
+    run says how many it left out."""
+    return meta.product_only and config.getoption("combinations") != "product"
 
 
 def selected(meta: ScenarioMeta, config: pytest.Config) -> bool:

@@ -36,6 +36,10 @@ class SuiteState:
     serving: str = ""
     #: The consent driver once the run built it (its `stats`, if any, reach the reports).
     consent_driver: Any = None
+    #: --combinations: "pairs" (rows tagged @product left out) or "product".
+    combinations: str = "pairs"
+    #: Scenario rows beyond all-pairs this run left out (0 with --combinations product).
+    product_rows_not_run: int = 0
     _http: HttpLayer | None = None
 
     def http(self) -> HttpLayer:

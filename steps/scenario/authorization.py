@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from steps.consent.base import Outcome, RedirectResult
 from steps.http.layer import HttpLayer
 from steps.http.readers import LENIENCIES, lenient_note
+from steps.outcomes import require
 from steps.profiles.profile import RegisteredApp
 from steps.rules.ids import RULE
 from steps.scenario.observations import Observations
@@ -124,6 +125,37 @@ def pkce_request(service: Service, client: RegisteredApp, scope: str, pkce: str)
         request.verifier = request.challenge = None
         request.params |= {"code_challenge": None, "code_challenge_method": None}
     return request
+
+
+def require_faultless_accepted(target: Target, request: AuthRequest) -> None:
+    """The positive twin of a request with one fault (steps/scenario/negatives.py): the same
+    request without it leads to the consent page or a code. Asked once per run for each shape
+    of request (a visit may ask a person), so a refusal of the fault proves something."""
+    if not request.fault or request.faultless is None:
+        return
+    params = request.faultless
+    drawn = ("state", "code_challenge")
+    shape = tuple(sorted((k, v) for k, v in params.items() if k not in drawn and v is not None))
+    if shape not in target.accepted_requests:
+        outcome = target.driver.open(target.service.authorize_url(params))
+        target.accepted_requests[shape] = _leads_on(outcome)
+    else:
+        target.http.note(
+            f"the same request without {request.fault} was accepted earlier in the run"
+        )
+    faultless = AuthRequest(request.client, params, request.verifier, request.challenge)
+    require(
+        target.accepted_requests[shape],
+        f"the same request without {request.fault} was refused too, so its refusal proves nothing",
+        see=code_rule(faultless, request.client),
+    )
+
+
+def _leads_on(outcome: Outcome) -> bool:
+    """Whether a visit was accepted: the consent page, or a redirect with a code."""
+    if isinstance(outcome, RedirectResult):
+        return not outcome.error and bool(outcome.code or outcome.fragment_code)
+    return bool(getattr(outcome, "consent", False))
 
 
 def bare_request(service: Service, client: RegisteredApp, scope: str) -> AuthRequest:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from steps.http.readers import granted
 from steps.outcomes import CASCADE, PremiseFailed
+from steps.profiles.profile import RegisteredApp
 from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, pkce_request, redirect_code
 from steps.scenario.clock import Clock
@@ -53,6 +54,32 @@ class Authorizer:
         return IssuedCode(
             client, code, client.redirect_uri, request.verifier, request.challenge, access_type
         )
+
+    def exchanges(self, issued: IssuedCode) -> bool:
+        """Whether the code's usual exchange by its own client is granted: the positive twin of
+        an exchange with one fault. The same code first; when the service used it up on the
+        refused attempt (RFC 6749 lets it), a fresh code of the same kind of request."""
+        fields = {"code_verifier": issued.verifier}
+        service = self.target.service
+        if granted(service.exchange(issued.client, issued.code, issued.redirect_uri, fields)):
+            return True
+        role = issued.client.role
+        sibling = self.code(role, "profile", offline=issued.offline, pkce=issued.pkce)
+        fields = {"code_verifier": sibling.verifier}
+        response = service.exchange(sibling.client, sibling.code, sibling.redirect_uri, fields)
+        return granted(response) is not None
+
+    def refreshes(self, client: RegisteredApp, refresh_token: str | None) -> bool:
+        """Whether the usual refresh of the client's refresh token is granted: the positive
+        twin of a refresh with one fault. That token first; when the service ended it (a
+        revoked one, or one the refused attempt ended), the refresh token of a new grant."""
+        service = self.target.service
+        if refresh_token and granted(service.refresh(client, refresh_token)) is not None:
+            return True
+        fresh = self.grant(client.role, "profile", offline=True)
+        if not fresh.refresh_token:
+            return False
+        return granted(service.refresh(client, fresh.refresh_token)) is not None
 
     def grant(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A fresh grant: a code exchanged for tokens, read as a client library reads them."""

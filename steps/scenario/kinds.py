@@ -39,8 +39,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 KIND = "step_kind"
 RULES = "checked_rules"
 PREMISE, CHECK = "premise", "check"
+TOUCHES = "touched_objects"
 #: Who names the rule behind a premise: a rule id, or a function of the step's arguments.
 See = str | Callable[..., str]
+#: The objects a step touches (features/dimensions.toml): fixed, or a function of its arguments.
+Touches = tuple[str, ...] | Callable[..., tuple[str, ...]]
 
 
 class Replay:
@@ -53,9 +56,11 @@ class Replay:
 REPLAY = Replay()
 
 
-def premise(see: See = "") -> Callable[[F], F]:
+def premise(see: See = "", touches: Touches = ()) -> Callable[[F], F]:
     """Mark a step as a premise: an assertion or transport error in it makes the scenario
-    "could not be checked", naming `see` (a NotChecked raised inside keeps its own reason)."""
+    "could not be checked", naming `see` (a NotChecked raised inside keeps its own reason).
+    `touches`: the objects of features/dimensions.toml the request it sends is made of (a
+    When step's act: the rules it serves vary their dimensions, tests/suite/test_variants.py)."""
 
     def mark(function: F) -> F:
         @functools.wraps(function)
@@ -71,15 +76,18 @@ def premise(see: See = "") -> Callable[[F], F]:
                 raise PremiseFailed(str(error) or type(error).__name__, see=rule) from error
 
         setattr(step, KIND, PREMISE)
+        setattr(step, TOUCHES, touches)
         return step  # type: ignore[return-value]
 
     return mark
 
 
-def check(*rules: str) -> Callable[[F], F]:
+def check(*rules: str, touches: Touches = ()) -> Callable[[F], F]:
     """Mark a step as a check: strict, and its failure is the scenario's verdict. `rules`: the
     rules whose check this step states (ids of features/rules.toml; a rule is named on one
     step only, the one that decides it; a step that only completes another's check names none).
+    `touches`: the objects of features/dimensions.toml the check presents or reads (a token it
+    presents, the answer it reads), whose dimensions the scenario's rules vary.
     """
     unknown = [rule for rule in rules if rule not in RULE]
     if unknown:
@@ -88,6 +96,7 @@ def check(*rules: str) -> Callable[[F], F]:
     def mark(function: F) -> F:
         setattr(function, KIND, CHECK)
         setattr(function, RULES, rules)
+        setattr(function, TOUCHES, touches)
         return function
 
     return mark
@@ -101,3 +110,12 @@ def kind_of(function: Callable[..., Any]) -> str:
 def rules_checked_by(function: Callable[..., Any]) -> tuple[str, ...]:
     """The rules whose check a step definition states (see `check`)."""
     return tuple(getattr(function, RULES, ()))
+
+
+def touches_of(function: Callable[..., Any], arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The objects a step touches, given the arguments its text parses to."""
+    touches = getattr(function, TOUCHES, ())
+    if callable(touches):
+        names = touches.__code__.co_varnames[: touches.__code__.co_argcount]
+        return tuple(touches(**{name: arguments.get(name) for name in names}))
+    return tuple(touches)

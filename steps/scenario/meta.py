@@ -24,6 +24,8 @@ class ScenarioMeta:
     steps: tuple[str, ...]
     #: Each step's keyword type ("given", "when", "then"), in the order of `steps`.
     types: tuple[str, ...] = ()
+    #: A combination beyond all-pairs (an Examples row tagged @product).
+    product_only: bool = False
 
 
 META_KEY = pytest.StashKey[ScenarioMeta]()

@@ -73,12 +73,6 @@ WRONG_SECRET = "not-the-client-secret-0123456789"  # noqa: S105 - deliberately w
 NEVER_ISSUED = "never-issued-" + "x" * 20
 
 
-#: The features' words for a near miss (a step pattern's `how` group).
-NEAR_MISSES = (
-    r"(?P<how>with its last character changed|without its last character|with a character added)"
-)
-
-
 def near_miss(right: str, how: str) -> str:
     """A value that differs from the right one only at its end: what a comparison of a prefix,
     of a fixed length, or up to the shorter of two strings lets through. `how` may say "its

@@ -19,6 +19,7 @@ from steps.consent.base import Outcome, RedirectResult
 from steps.http.evidence import Exchange
 from steps.outcomes import PremiseFailed
 from steps.profiles.profile import RegisteredApp
+from steps.scenario.negatives import Negative
 
 
 @dataclass
@@ -57,11 +58,24 @@ class AuthRequest:
     params: dict[str, str | None]
     verifier: str | None = None
     challenge: str | None = None
+    #: The one fault a step put in the request, in the features' words ("" for none), and the
+    #: request as it was before: its positive twin (steps/scenario/negatives.py).
+    fault: str = ""
+    faultless: dict[str, str | None] | None = None
+    #: The error a service redirects with for that fault (spec 7.1), "" where none is due.
+    error: str = ""
 
     @property
     def redirect_uri(self) -> str | None:
         """The redirect URI the request carries."""
         return self.params.get("redirect_uri")
+
+    def add_fault(self, words: str, error: str = "") -> None:
+        """Note that the next change makes the request one the service must refuse, with
+        `error` where an error redirect is due (the first fault only: the twin is the request
+        as it was before it)."""
+        if not self.fault:
+            self.fault, self.faultless, self.error = words, dict(self.params), error
 
 
 @dataclass(frozen=True)
@@ -74,14 +88,21 @@ class IssuedCode:
     verifier: str | None = None
     challenge: str | None = None
 
+    #: The access_type its authorization request asked for ("" when it named none).
+    access_type: str = ""
+
     @property
     def offline(self) -> bool:
         """Whether its grant is to have a refresh token: an installed application's, or a web
         application's that asked for offline access."""
         return self.client.role == "installed" or self.access_type == "offline"
 
-    #: The access_type its authorization request asked for ("" when it named none).
-    access_type: str = ""
+    @property
+    def pkce(self) -> str:
+        """The challenge of its request: "S256", "plain" or "none" (the dimension `pkce`)."""
+        if self.challenge is None:
+            return "none"
+        return "plain" if self.challenge == self.verifier else "S256"
 
 
 @dataclass
@@ -121,6 +142,10 @@ class Scene:
     act: str = ""
     #: The tokens of its first exchange and the refresh tokens it sent.
     history: TokenHistory = field(default_factory=TokenHistory)
+    #: The last request the service must refuse, with its positive twin (negatives.py).
+    negative: Negative | None = None
+    #: Whether the scenario let time pass on the target (its clock moved).
+    clock_moved: bool = False
 
     @property
     def response(self) -> httpx.Response | None:

@@ -8,7 +8,7 @@ and a run whose scenarios send nobody to the authorization page asks nobody."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from steps.consent.base import ConsentDriver
 from steps.http.layer import HttpLayer
@@ -28,6 +28,9 @@ class Target:
     observations: Observations
     #: The consent driver: built on the first call, the same one after it.
     consent: Callable[[], ConsentDriver]
+    #: Whether the service accepts an authorization request of a shape (the positive twin of
+    #: a request with one fault): asked once per run, since each visit may ask a person.
+    accepted_requests: dict[tuple[object, ...], bool] = field(default_factory=dict)
 
     @property
     def driver(self) -> ConsentDriver:

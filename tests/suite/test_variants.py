@@ -10,7 +10,7 @@ import pytest
 
 from steps.rules.catalogue import FEATURES_DIR, CatalogueError, load_catalogue, parse_catalogue
 from steps.rules.combinations import all_pairs, is_cheap, product, uncovered
-from steps.rules.coverage import rendered_scenarios
+from steps.rules.coverage import RenderedScenario, rendered_scenarios
 from steps.rules.dimensions import (
     DimensionError,
     Space,
@@ -18,10 +18,14 @@ from steps.rules.dimensions import (
     parse_dimensions,
 )
 from steps.rules.variants import CoveredRow, coverage_by_rule
+from steps.run.bdd_registry import STEP_MODULES, step_definitions
+from steps.scenario.kinds import touches_of
 
 DIMENSIONS = load_dimensions()
 CATALOGUE = load_catalogue()
-COVERAGE = coverage_by_rule(CATALOGUE, DIMENSIONS, rendered_scenarios(FEATURES_DIR))
+SCENARIOS = rendered_scenarios(FEATURES_DIR)
+COVERAGE = coverage_by_rule(CATALOGUE, DIMENSIONS, SCENARIOS)
+DEFINITIONS = [(p, f) for p, f in step_definitions() if f.__module__ in STEP_MODULES]
 RULES_WITH_DIMENSIONS = sorted(r for r in CATALOGUE if DIMENSIONS.domain(CATALOGUE[r]))
 
 
@@ -120,3 +124,46 @@ def test_a_never_issued_token_needs_no_application() -> None:
     space = DIMENSIONS.space(CATALOGUE["USERINFO-ERR-INVALID-TOKEN"])
     unknown = [row for row in product(space) if row["invalidity"] == "unknown"]
     assert {(row["client"], row["origin"]) for row in unknown} == {("-", "-")}
+
+
+def _step_objects(scenario: RenderedScenario) -> set[str]:
+    """The objects the scenario's act and checks touch: its When and Then steps' `touches`."""
+    found: set[str] = set()
+    for text, keyword in zip(scenario.steps, scenario.step_types, strict=True):
+        if keyword == "given":
+            continue
+        for parser, function in DEFINITIONS:
+            if parser.is_matching(text):
+                found |= set(touches_of(function, parser.parse_arguments(text) or {}))
+                break
+    return found
+
+
+def test_a_rule_names_every_object_its_checks_touch() -> None:
+    """The objects come from the step definitions (`touches` of @premise and @check), not from
+    the rule's words: a rule whose scenario presents a token varies the token's dimensions."""
+    unnamed = []
+    for scenario in SCENARIOS:
+        objects = _step_objects(scenario)
+        for rule_id in sorted(scenario.tags & set(CATALOGUE)):
+            missing = objects - set(CATALOGUE[rule_id].touches)
+            if missing:
+                unnamed.append(f"{rule_id}: {sorted(missing)} ({scenario.file}: {scenario.name})")
+    assert sorted(set(unnamed)) == [], (
+        "a rule's check touches objects its `touches` in features/rules.toml does not name "
+        "(add them, and keep a dimension to some values with `only` and `because` where it "
+        "must):\n" + "\n".join(sorted(set(unnamed)))
+    )
+
+
+def test_every_object_a_rule_names_is_touched_by_one_of_its_scenarios() -> None:
+    touched: dict[str, set[str]] = {}
+    for scenario in SCENARIOS:
+        for rule_id in scenario.tags & set(CATALOGUE):
+            touched.setdefault(rule_id, set()).update(_step_objects(scenario))
+    idle = [
+        f"{rule.id}: {sorted(set(rule.touches) - touched.get(rule.id, set()))}"
+        for rule in CATALOGUE.values()
+        if set(rule.touches) - touched.get(rule.id, set())
+    ]
+    assert idle == [], "rules name objects none of their scenarios touches:\n" + "\n".join(idle)
