@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 from steps.rules.catalogue import load_catalogue
+from tests.suite.proof.gaps import record_gaps
 from tests.suite.proof.plan import COMBINATIONS, plan
 from tests.suite.proof.report import Proof, write
-from tests.suite.proof.runner import Prover, supports_combinations
+from tests.suite.proof.runner import Prover, gap, supports_combinations
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -44,6 +45,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--trace", action="store_true", help="write each request's classification (runs/*/trace)"
     )
+    parser.add_argument(
+        "--resume", action="store_true", help="keep the runs an earlier proof in --report finished"
+    )
+    parser.add_argument(
+        "--record-gaps",
+        action="store_true",
+        help="write the targets missed or with collateral to tests/suite/proof/known_gaps.json",
+    )
     return parser.parse_args(argv)
 
 
@@ -74,9 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     signal.signal(signal.SIGTERM, _stop)  # servers and proxies are shut down on the way out
     started = time.monotonic()
-    prover = Prover(
-        args.report / "runs", jobs=args.jobs, combinations=args.combinations, trace=args.trace
-    )
+    prover = Prover(args.report / "runs", args.jobs, args.combinations, trace=args.trace)
+    prover.resume = args.resume
     outcomes = prover.prove(targets)
     assert prover.baseline is not None
     settings = {
@@ -96,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         settings,
     )
     paths = write(proof, args.report)
+    if args.record_gaps:
+        found = {o.target.name: gap(o) for o in outcomes if not o.clean}
+        record_gaps((o.target.name for o in outcomes), found)
     figures = proof.figures()
     print(
         f"{figures['targets']} targets: {figures['caught']} caught, {figures['missed']} missed, "

@@ -11,8 +11,10 @@ fault."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -92,11 +94,28 @@ def judge(target: PlannedTarget, baseline: Run, run: Run, applied: int, seconds:
     return outcome
 
 
+def gap(outcome: Outcome) -> str:
+    """What went wrong with a target, in a line: missed, collateral, or the run itself."""
+    if outcome.error or outcome.fault_errors:
+        return f"the run went wrong ({outcome.fault_errors} fault errors) {outcome.error[:200]}"
+    parts = []
+    if outcome.missed:
+        how = f"applied {outcome.applied}x" if outcome.applied else "the fault never applied"
+        parts.append(f"missed: {outcome.verdict} ({how}) {outcome.why}".strip())
+    parts += [f"collateral {rule}: {change}" for rule, change in outcome.collateral.items()]
+    return "; ".join(parts)
+
+
 def why(run: Run, rule: str) -> str:
     """The first message of a scenario of the rule that did not pass, on one line."""
     entry: dict[str, Any] = next((r for r in run.verdicts.get("rules", []) if r["id"] == rule), {})
     messages = [s.get("message", "") for s in entry.get("scenarios", []) if s.get("message")]
     return " ".join(messages[0].split())[:300] if messages else ""
+
+
+def _folder(name: str) -> str:
+    """A target's folder: its name in characters any file system takes."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", name.removeprefix("proof:")).strip("_") or "target"
 
 
 def _because(text: str) -> str:
@@ -117,6 +136,7 @@ class Prover:
     combinations: str = "pairs"
     progress: Callable[[str], None] = print
     trace: bool = False  # each proxy writes its requests' classification (target.TRACE)
+    resume: bool = False  # take the runs an earlier proof in `work` finished as they are
     baseline: Run | None = None
     baseline_seconds: float = 0.0
 
@@ -157,10 +177,7 @@ class Prover:
             yield proxy
 
     def _baseline(self, proxy: ProxyHandle) -> None:
-        started = time.monotonic()
-        self.baseline = self._run(proxy, BASELINE, None, self.work / "baseline")
-        self.baseline.verdicts["proxy"] = proxy.counters()
-        self.baseline_seconds = time.monotonic() - started
+        self.baseline, self.baseline_seconds = self._finished(proxy, BASELINE, None)
         failing = sorted(r for r, v in self.baseline.by_rule.items() if v in FAILING)
         self.progress(
             f"baseline: {len(self.baseline.by_rule)} rules, failing {failing or 'none'} "
@@ -179,14 +196,32 @@ class Prover:
                 index, target = todo.get_nowait()
             except queue.Empty:
                 return
-            started = time.monotonic()
-            run = self._run(proxy, target.name, target, self.work / f"target-{index:04d}")
-            counters = proxy.counters()
-            applied = counters.get("applied", 0)
-            seconds = time.monotonic() - started
-            run.verdicts["proxy"] = counters
+            run, seconds = self._finished(proxy, target.name, target)
+            applied = int((run.verdicts.get("proxy") or {}).get("applied", 0))
             results[index] = (target, run, applied, seconds)
             self._report_one(index, total, target, run, applied, seconds)
+
+    def _finished(
+        self, proxy: ProxyHandle, name: str, target: PlannedTarget | None
+    ) -> tuple[Run, float]:
+        """A run of the target (or the baseline) and its seconds: an earlier proof's when
+        resuming and it finished, else a new one; noted in its folder (outcome.json)."""
+        work = self.work / _folder(name)
+        noted = work / "outcome.json"
+        verdicts = work / "reports" / "verdicts.json"
+        if self.resume and noted.exists() and verdicts.exists():
+            outcome = json.loads(noted.read_text())
+            if outcome.get("name") == name:
+                run = Run(outcome["exit_code"], json.loads(verdicts.read_text()), work, "")
+                run.verdicts["proxy"] = outcome["counters"]
+                return run, float(outcome["seconds"])
+        started = time.monotonic()
+        run = self._run(proxy, name, target, work)
+        run.verdicts["proxy"] = counters = proxy.counters()
+        seconds = time.monotonic() - started
+        outcome = {"name": name, "exit_code": run.exit_code, "counters": counters}
+        noted.write_text(json.dumps(outcome | {"seconds": seconds}) + "\n")
+        return run, seconds
 
     def _report_one(
         self, index: int, total: int, target: PlannedTarget, run: Run, applied: int, seconds: float
