@@ -30,6 +30,7 @@ from tests.suite.proof.records import (
     client_type,
     pkce_kind,
 )
+from tests.suite.proof.resemblance import Issued
 
 MANUAL_REVOKE = "/account/authorized/revoke"
 #: The longest an authorization code may live (RFC 6749 4.1.2: ten minutes at most).
@@ -50,6 +51,7 @@ class Ledger:
     #: form posts the request as the service understood it (a fault may have changed it).
     asked: dict[tuple[str, ...], Authorization] = field(default_factory=dict)
     last_user_info: ProxyResponse | None = None
+    issued: Issued = field(default_factory=Issued)  # every code and token the suite was given
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     @classmethod
@@ -90,10 +92,6 @@ class Ledger:
 
     def code_expired(self, code: Code) -> bool:
         return self.now() >= code.issued_at + CODE_LIFETIME
-
-    def issued_values(self) -> list[str]:
-        """Every code and token the suite was given."""
-        return [*self.codes, *self.tokens]
 
     def grant_tokens(self, grant: Grant) -> list[Token]:
         return [t for t in self.tokens.values() if t.grant is grant]
@@ -142,6 +140,7 @@ class Ledger:
         authorization = self.asked.get(key, authorization)
         if code and authorization is not None:
             self.codes[code] = Code(code, authorization, self.now())
+            self.issued.add(code)
 
     def authorization_of(self, req: ProxyRequest) -> Authorization | None:
         """The authorization an authorization request (or its consent form) asks for."""
@@ -208,9 +207,11 @@ class Ledger:
         lifetime = lifetime if isinstance(lifetime, int) else ACCESS_LIFETIME
         access = str(data["access_token"])
         self.tokens[access] = Token(access, "access", grant, origin, now, lifetime)
+        self.issued.add(access)
         refresh = data.get("refresh_token")
         if isinstance(refresh, str) and refresh not in self.tokens:
             self.tokens[refresh] = Token(refresh, "refresh", grant, "code", now)
+            self.issued.add(refresh)
 
     def _revocation(self, req: ProxyRequest) -> None:
         token = self.tokens.get(req.param("token") or "")

@@ -12,7 +12,6 @@ from tests.suite.broken.exchange import ProxyRequest
 from tests.suite.broken.registry import AUTHORIZE, REVOKE, TOKEN, USERINFO
 from tests.suite.proof.ledger import MANUAL_REVOKE, Ledger
 from tests.suite.proof.records import Code, Token
-from tests.suite.proof.resemblance import near_form
 
 OOB_PAGE = "/oauth2/oob"
 
@@ -74,7 +73,7 @@ class Request:
         found = self.ledger.codes.get(value) or self.ledger.tokens.get(value)
         if found is not None:
             return "", found
-        resemblance = near_form(value, self.ledger.issued_values())
+        resemblance = self.ledger.issued.near(value)
         if resemblance is None:
             return "unknown", None
         form, issued = resemblance

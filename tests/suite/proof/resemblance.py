@@ -38,17 +38,36 @@ def near_miss(presented: str | None, right: str) -> list[str]:
     return kinds or ["other"]
 
 
+class Issued:
+    """The codes and tokens issued so far, indexed to find the one a presented value differs
+    from only at its end (a lookup, not a scan: a run presents thousands of values)."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self.values: set[str] = set()
+        self.stems: dict[str, str] = {}  # a value without its last character -> the value
+        for value in values:
+            self.add(value)
+
+    def add(self, value: str) -> None:
+        self.values.add(value)
+        self.stems.setdefault(value[:-1], value)
+
+    def near(self, presented: str) -> tuple[str, str] | None:
+        """(form, the issued value): "changed" (its last character), "truncated" (one
+        less), "extended" (one more); None when it resembles none."""
+        same_stem = self.stems.get(presented[:-1])
+        if same_stem is not None and len(same_stem) == len(presented) != 0:
+            return "changed", same_stem
+        if presented in self.stems:
+            return "truncated", self.stems[presented]
+        if presented[:-1] in self.values:
+            return "extended", presented[:-1]
+        return None
+
+
 def near_form(presented: str, issued: Iterable[str]) -> tuple[str, str] | None:
-    """(form, the issued value) when `presented` differs from an issued code or token only at
-    its end: "changed" (its last character), "truncated" (one less), "extended" (one more)."""
-    for value in issued:
-        if len(presented) == len(value) and presented[:-1] == value[:-1]:
-            return "changed", value
-        if presented == value[:-1]:
-            return "truncated", value
-        if presented[:-1] == value and len(presented) == len(value) + 1:
-            return "extended", value
-    return None
+    """How `presented` differs from an issued code or token only at its end (see `Issued`)."""
+    return Issued(issued).near(presented)
 
 
 def state_kinds(state: str | None) -> list[str]:
