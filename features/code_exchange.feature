@@ -5,36 +5,20 @@ Feature: Code exchange
   with and without PKCE, and every access token issued is presented each way a token travels.
 
   @TOKEN-CODE-EXCHANGE @spec
-  Scenario Outline: A code of the <client> for a request with <pkce> gives an access token the service accepts <delivery>
+  Scenario Outline: A code of the <client> for a request with <pkce> gives an access token the service accepts
     Given an authorization code issued to the <client> for a request with <pkce>
     When the application exchanges the code
     Then the application receives an access token
-    And the access token is accepted by the service when passed <delivery>
+    And the access token is accepted by the service
 
     Examples:
-      | client                  | pkce                   | delivery                    |
-      | online web application  | an S256 code challenge | in the Authorization header |
-      | offline web application | no code challenge      | in a form body              |
-      | installed application   | an S256 code challenge | in the query string         |
-      | online web application  | no code challenge      | in the query string         |
-      | installed application   | no code challenge      | in the Authorization header |
-      | online web application  | an S256 code challenge | in a form body              |
-      | offline web application | an S256 code challenge | in the Authorization header |
-      | offline web application | an S256 code challenge | in the query string         |
-      | installed application   | an S256 code challenge | in a form body              |
-
-    @product
-    Examples: the rest of the full product (--combinations product)
-      | client                  | pkce                   | delivery                    |
-      | online web application  | an S256 code challenge | in the query string         |
-      | online web application  | no code challenge      | in the Authorization header |
-      | online web application  | no code challenge      | in a form body              |
-      | offline web application | an S256 code challenge | in a form body              |
-      | offline web application | no code challenge      | in the Authorization header |
-      | offline web application | no code challenge      | in the query string         |
-      | installed application   | an S256 code challenge | in the Authorization header |
-      | installed application   | no code challenge      | in a form body              |
-      | installed application   | no code challenge      | in the query string         |
+      | client                  | pkce                   |
+      | online web application  | an S256 code challenge |
+      | online web application  | no code challenge      |
+      | offline web application | an S256 code challenge |
+      | offline web application | no code challenge      |
+      | installed application   | an S256 code challenge |
+      | installed application   | no code challenge      |
 
   @APP-TYPES @spec
   Scenario Outline: The <client> completes the authorization code flow for a request with <pkce>

@@ -4,20 +4,16 @@ Feature: Refresh
   Every scenario here changes its grant, so each starts from a grant of its own.
 
   @REFRESH-NEW-ACCESS-TOKEN @spec
-  Scenario Outline: A refresh of the <client> yields a new access token the service accepts <delivery>
+  Scenario Outline: A refresh of the <client> yields a new access token the service accepts
     Given the user has just granted the <client> access to "profile email"
     When the application refreshes the access token
     Then the application receives a new access token
-    And the new access token is accepted by the service when passed <delivery>
+    And the new access token is accepted by the service
 
     Examples:
-      | client                  | delivery                    |
-      | offline web application | in the Authorization header |
-      | offline web application | in a form body              |
-      | offline web application | in the query string         |
-      | installed application   | in the Authorization header |
-      | installed application   | in a form body              |
-      | installed application   | in the query string         |
+      | client                  |
+      | offline web application |
+      | installed application   |
 
   @REFRESH-SAME-TOKEN @spec
   Scenario Outline: The refresh response carries the same refresh token (<client>)

@@ -13,9 +13,10 @@ from pytest_bdd import parsers, then, when
 from steps.definitions.lifetime import ACCESS_TOKEN_LIFETIME
 from steps.http.layer import HttpLayer
 from steps.http.readers import auth_param, challenges, granted, json_body, strict_json
-from steps.outcomes import require
+from steps.outcomes import PremiseFailed, require
 from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
+from steps.scenario.authorization import exchange_rule
 from steps.scenario.clock import Clock
 from steps.scenario.grants import GrantCache
 from steps.scenario.kinds import check, premise
@@ -262,9 +263,13 @@ def profile_included(scene: Scene, profile: TargetProfile, http: HttpLayer) -> N
     "VERSION-USERINFO-POST",
     touches=("token",),
 )
-def returns_profile(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
+def returns_profile(
+    scene: Scene, profile: TargetProfile, http: HttpLayer, service: Service
+) -> None:
     """2xx with the user's name in the answer (among a JSON document's values; the spec does
-    not show the shape, so in the text of any other answer), sampled."""
+    not show the shape, so in the text of any other answer), sampled. A token refused every
+    way is dead: that is the rule's that issued it, not this way's."""
+    _require_alive(scene, service)
     for response in _again(scene, http):
         assert response.is_success, f"status {response.status_code}: {response.text[:200]}"
         assert _reveals(response, profile.user.username), "the user's name is not in the answer"
@@ -282,6 +287,21 @@ def no_profile(scene: Scene, profile: TargetProfile, http: HttpLayer) -> None:
                 f"the user's profile was returned ({response.status_code})"
             )
     require_twin(scene.negative)
+
+
+def _require_alive(scene: Scene, service: Service) -> None:
+    """When the token was refused the way it went, it must work another way for the refusal
+    to be that way's failure; a token refused every way was never a live one (its origin's
+    rule: the code exchange's, or the refresh's)."""
+    if scene.last().is_success:
+        return
+    token = scene.grant().access_token
+    others = [how for how in ("header", "body", "query") if how != scene.delivery]
+    if any(service.token_accepted(token, how) for how in others):
+        return
+    held = scene.grant()
+    see = RULE.REFRESH_NEW_ACCESS_TOKEN if held.history else exchange_rule(None, held.client)
+    raise PremiseFailed("the token is refused every way it can travel", see=see)
 
 
 def _email(profile: TargetProfile) -> str:

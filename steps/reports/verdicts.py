@@ -108,6 +108,9 @@ class RuleVerdict:
     in_catalogue: bool = True
     #: The profile's reason for a known deviation ("" when it gave none).
     deviation_reason: str = ""
+    #: Known deviations of other rules that are why this one could not be checked (each of its
+    #: unchecked scenarios names one): an expected consequence, not an incomplete run.
+    blocked_by: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The verdicts.json entry (scenario names and outcomes, no evidence)."""
@@ -118,6 +121,7 @@ class RuleVerdict:
             "title": self.title,
             "verdict": str(self.verdict),
             "known_deviation": self.known_deviation,
+            **({"blocked_by": list(self.blocked_by)} if self.blocked_by else {}),
             "scenarios": [scenario_json(s) for s in self.scenarios],
         }
 
@@ -208,6 +212,7 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
         verdict.verdict = decide(
             verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
         )
+        verdict.blocked_by = blocked_by_deviations(verdict, deviations)
     return sorted(verdicts.values(), key=lambda v: (section_key(v.section), v.id))
 
 
@@ -230,6 +235,18 @@ def seen_defect(scenario: ScenarioResult) -> ScenarioResult:
         cause="",
         see="",
     )
+
+
+def blocked_by_deviations(verdict: RuleVerdict, deviations: Mapping[str, str]) -> tuple[str, ...]:
+    """The known deviations an unchecked rule could not be checked for: when every unchecked
+    scenario of it names one (a deployment that never returns the email cannot show that a
+    token without the email scope withholds it)."""
+    if verdict.verdict != UNCHECKED:
+        return ()
+    seen = [s.see for s in verdict.scenarios if s.outcome == UNCHECKED_OUTCOME]
+    if not seen or not all(rule in deviations for rule in seen):
+        return ()
+    return tuple(sorted(set(seen)))
 
 
 def section_key(section: str) -> tuple[Any, ...]:
@@ -258,7 +275,9 @@ def failing_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list
 def unchecked_rules(verdicts: Iterable[RuleVerdict], strict: bool = False) -> list[RuleVerdict]:
     """Rules that would decide conformance but could not be checked (spec; rfc too if strict)."""
     levels = {"spec", "rfc"} if strict else {"spec"}
-    return [v for v in verdicts if v.verdict == UNCHECKED and v.level in levels]
+    return [
+        v for v in verdicts if v.verdict == UNCHECKED and v.level in levels and not v.blocked_by
+    ]
 
 
 #: Exit statuses of mb-oauth-conformance.

@@ -82,13 +82,12 @@ def exchange(
 
 
 def refresh_token(scene: Scene) -> str:
-    """The grant's refresh token (the first one sent is remembered): a premise."""
+    """The grant's refresh token: a premise (a grant without one is the rule's that gives this
+    kind of application one)."""
     tokens = scene.grant()
     see = refresh_rule(tokens.client.role)
     require(tokens.refresh_token, "the grant has no refresh token", see=see)
     assert tokens.refresh_token is not None
-    history = scene.history
-    history.first_refresh_token = history.first_refresh_token or tokens.refresh_token
     return tokens.refresh_token
 
 
@@ -97,7 +96,9 @@ def refresh(
 ) -> None:
     """Refresh with a refresh token (fields overridden as given); a granted answer renews the
     scene's grant."""
-    scene.history.sent_refresh_token = token
+    history = scene.history
+    history.sent_refresh_token = token
+    history.first_refresh_token = history.first_refresh_token or token
     response = scene.keep(target.service.refresh(scene.app(), token, overrides))
     answer = granted(response)
     if scene.tokens and answer is not None:

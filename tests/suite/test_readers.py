@@ -8,6 +8,7 @@ import pytest
 
 from steps.consent.base import RedirectResult, redirect_target
 from steps.definitions.framing import forbids_framing
+from steps.definitions.userinfo import _bearer_challenges
 from steps.http.evidence import Exchange
 from steps.http.readers import (
     EXCHANGE_KEY,
@@ -19,7 +20,9 @@ from steps.http.readers import (
     issued_tokens,
     read_token_answer,
     strict_json,
+    strict_token_fields,
 )
+from steps.outcomes import PremiseFailed
 from steps.rules.catalogue import load_catalogue
 
 JSON = {"content-type": "application/json"}
@@ -159,3 +162,30 @@ def test_a_challenges_error_is_read_as_an_auth_param_not_a_substring() -> None:
     assert bearer and auth_param(bearer[0], "error") is None
     assert auth_param('Bearer error="invalid_token", realm="x"', "error") == "invalid_token"
     assert auth_param("Bearer error=invalid_token", "error") == "invalid_token"
+
+
+def test_every_check_of_a_token_answer_shares_one_strict_reading() -> None:
+    """A token_type named twice is no answer to read token_type from: the checks of its fields
+    could not be checked, naming TOKEN-RESPONSE-ACCESS-TOKEN, which fails on it (a client that
+    takes the last value would have let TOKEN-TYPE-BEARER pass)."""
+    twice = '{"access_token": "a", "token_type": "mac", "token_type": "Bearer", "expires_in": 3600}'
+    with pytest.raises(PremiseFailed) as raised:
+        strict_token_fields(answer(200, twice, JSON), "the refresh", see="REFRESH-NEW-ACCESS-TOKEN")
+    assert raised.value.see == "TOKEN-RESPONSE-ACCESS-TOKEN"
+    assert "token_type given twice" in raised.value.reason
+    fields = strict_token_fields(answer(200, TOKENS, JSON), "x", see="X")
+    assert fields["token_type"] == "Bearer"
+
+
+def test_every_bearer_challenge_is_read() -> None:
+    response = httpx.Response(
+        401,
+        headers=[
+            ("www-authenticate", 'Bearer realm="a", error="invalid_token"'),
+            ("www-authenticate", 'Digest realm="a", nonce="n"'),
+            ("www-authenticate", 'Bearer realm="b"'),
+        ],
+    )
+    bearer = _bearer_challenges(response)
+    assert len(bearer) == 2
+    assert [auth_param(c, "error") for c in bearer] == ["invalid_token", None]

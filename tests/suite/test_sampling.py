@@ -21,7 +21,7 @@ def test_every_check_samples_or_says_why_it_looks_once() -> None:
     missing = sorted(_checks() - set(ONCE_BECAUSE))
     assert missing == [], (
         f"checks without a line in ONCE_BECAUSE of steps/scenario/sampling.py: {missing} "
-        "(\"\" when the check samples, else why it looks once)"
+        '("" when the check samples, else why it looks once)'
     )
     stale = sorted(set(ONCE_BECAUSE) - _checks())
     assert stale == [], f"ONCE_BECAUSE names checks that do not exist: {stale}"

@@ -12,6 +12,7 @@ from steps.reports.verdicts import (
     NOT_RUN,
     OBSERVED,
     PASS,
+    SEEN_IN,
     SKIPPED,
     UNCHECKED,
     UNEXPECTED_PASS,
@@ -29,6 +30,8 @@ CATALOGUE = {
     "TOKEN-NO-STORE": {"section": "RFC 6749 5.1", "level": "rfc", "title": "no-store"},
     "TOKEN-FORMAT": {"section": "2.3", "level": "info", "title": "Token format"},
     "AUTHZ-STATE-ECHO": {"section": "4.1", "level": "spec", "title": "state comes back"},
+    "AUTHZ-STATE-ON-ERROR": {"section": "4.1", "level": "spec", "title": "state on errors"},
+    "AUTHZ-ERR-INVALID-SCOPE": {"section": "7.1", "level": "spec", "title": "invalid_scope"},
 }
 
 
@@ -155,8 +158,8 @@ def test_summary_counts_every_rule_once() -> None:
     assert summary[FAIL] == 1
     assert summary[PASS] == 1
     assert summary[SKIPPED] == 1
-    assert summary[NOT_RUN] == 1
-    assert summary["total"] == 4
+    assert summary[NOT_RUN] == len(CATALOGUE) - 3
+    assert summary["total"] == len(CATALOGUE)
 
 
 def test_sections_sort_naturally_with_rfc_clauses_last() -> None:
@@ -180,3 +183,45 @@ def test_known_deviations_keep_their_reasons_in_both_forms() -> None:
         assert (rule.verdict, rule.deviation_reason) == (EXPECTED_FAILURE, reason)
     assert deviation_reasons({"known_deviations": table}) == table
     assert deviation_reasons({"known_deviations": 5}) == {}
+
+
+def test_a_defect_a_premise_saw_fails_the_rule_it_names_whatever_that_rules_scenarios_saw() -> None:
+    """No defect seen is set aside: "could not be checked, see X" beside a passing X would
+    contradict itself, so X fails in that run, with the premise's scenario as its evidence."""
+    unchecked = scenario(["AUTHZ-STATE-ON-ERROR"], "unchecked", "c") | {
+        "see": "AUTHZ-ERR-INVALID-SCOPE",
+        "what": "no error redirect to check the state of: an error page",
+    }
+    results = {"scenarios": [scenario(["AUTHZ-ERR-INVALID-SCOPE"], "passed", "a"), unchecked]}
+    verdicts = {v.id: v for v in compute_verdicts(results, CATALOGUE)}
+    assert verdicts["AUTHZ-ERR-INVALID-SCOPE"].verdict == FAIL
+    assert verdicts["AUTHZ-STATE-ON-ERROR"].verdict == UNCHECKED
+    seen = [s for s in verdicts["AUTHZ-ERR-INVALID-SCOPE"].scenarios if s.outcome == "failed"]
+    assert "an error page" in seen[0].message and SEEN_IN in seen[0].name
+
+
+def test_a_cascade_without_a_named_rule_fails_nothing() -> None:
+    results = {"scenarios": [scenario(["TOKEN-NO-STORE"], "unchecked", "c")]}
+    verdicts = {v.id: v.verdict for v in compute_verdicts(results, CATALOGUE)}
+    assert verdicts["TOKEN-NO-STORE"] == UNCHECKED
+    assert FAIL not in verdicts.values()
+
+
+def test_a_rule_a_known_deviation_keeps_from_being_checked_leaves_the_run_complete() -> None:
+    """A deployment that never returns the email cannot show that a token without the email
+    scope withholds it: the rule could not be checked because of a declared deviation, which
+    the profile owner expects; a rule unchecked for any other reason leaves the run
+    incomplete."""
+    blocked = scenario(["AUTHZ-STATE-ECHO"], "unchecked", "b") | {"see": "AUTHZ-STATE-ON-ERROR"}
+    results = {
+        "scenarios": [blocked, scenario(["AUTHZ-STATE-ON-ERROR"], "failed", "f")],
+        "known_deviations": ["AUTHZ-STATE-ON-ERROR"],
+    }
+    verdicts = {v.id: v for v in compute_verdicts(results, CATALOGUE)}
+    assert verdicts["AUTHZ-STATE-ECHO"].verdict == UNCHECKED
+    assert verdicts["AUTHZ-STATE-ECHO"].blocked_by == ("AUTHZ-STATE-ON-ERROR",)
+    assert exit_status(verdicts.values()) == 0
+    results["known_deviations"] = []
+    assert exit_status(compute_verdicts(results, CATALOGUE)) == 1
+    results["scenarios"] = [scenario(["AUTHZ-STATE-ECHO"], "unchecked", "throttled")]
+    assert exit_status(compute_verdicts(results, CATALOGUE)) == 3

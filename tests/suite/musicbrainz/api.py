@@ -98,11 +98,13 @@ def _grant(site: Site, pairs: list[tuple[str, str]], basic: tuple[str, str] | No
 
 
 def _exchange(site: Site, app: App, fields: dict[str, str]) -> dict:
+    # As the real server orders its checks (observed 2026-11): the redirect URI against the
+    # requesting application's rules (not the code's own URI) before the code and its owner.
+    if not app.allows(fields["redirect_uri"]):
+        raise Refusal("invalid_request", "Mismatched redirect URI")
     grant = site.by_code(fields["code"])
     if grant is None or grant.app is not app or grant.exchanged or grant.code_expires <= now():
         raise Refusal("invalid_grant", "Invalid authorization code")
-    if not app.allows(fields["redirect_uri"]):  # the app's rules, not the code's own URI
-        raise Refusal("invalid_grant", "Invalid redirect_uri")
     if grant.challenge is not None:
         verifier = fields.get("code_verifier")
         if not verifier:
