@@ -75,8 +75,10 @@ def origin(r: Request) -> str:
 
 
 def grant(r: Request) -> str:
-    """The kind of token request: the code exchange or the refresh."""
-    return {"exchange": "code", "refresh": "refresh"}.get(r.kind, NOT_APPLICABLE)
+    """The kind of token request: the code exchange or the refresh (an authorization request
+    and the code it leads to are bound for a code exchange)."""
+    grants = {"exchange": "code", "refresh": "refresh", "authorize": "code", "oob": "code"}
+    return grants.get(r.kind, NOT_APPLICABLE)
 
 
 def delivery(r: Request) -> str:

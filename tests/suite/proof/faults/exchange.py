@@ -101,7 +101,7 @@ def _code_waits(t: Target) -> bool:
     if newest is None or newest.used:
         return False
     authorization = newest.authorization
-    return t.matches({"client": authorization.client, "pkce": authorization.pkce})
+    return t.matches({"client": authorization.client, "pkce": authorization.pkce, "grant": "code"})
 
 
 async def _clock_answer(t: Target) -> ProxyResponse:

@@ -51,7 +51,8 @@ async def _checked_by_proxy(
     code = _code(req, t)
     if code is None or code.authorization.pkce not in ("S256", "plain"):
         return await t.send(req)
-    if not t.matches({"client": code.authorization.client, "pkce": code.authorization.pkce}):
+    authorization = {"client": code.authorization.client, "pkce": code.authorization.pkce}
+    if not t.matches(t.values | authorization):
         return await t.send(req)
     verifier = req.param("code_verifier")
     if verifier is None:
