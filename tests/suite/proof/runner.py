@@ -137,6 +137,7 @@ class Prover:
     progress: Callable[[str], None] = print
     trace: bool = False  # each proxy writes its requests' classification (target.TRACE)
     resume: bool = False  # take the runs an earlier proof in `work` finished as they are
+    finished_only: bool = False  # run nothing: judge the runs an earlier proof finished
     baseline: Run | None = None
     baseline_seconds: float = 0.0
 
@@ -147,6 +148,8 @@ class Prover:
         for index, target in enumerate(targets):
             todo.put((index, target))
         results: dict[int, tuple[PlannedTarget, Run, int, float]] = {}
+        if self.finished_only:
+            return self._judge_finished(targets)
         with ExitStack() as stack:
             proxies = [stack.enter_context(self._proxy(n)) for n in range(max(1, self.jobs))]
             stack.callback(stop_suite_runs)  # on the way out, before the servers go
@@ -207,21 +210,44 @@ class Prover:
         """A run of the target (or the baseline) and its seconds: an earlier proof's when
         resuming and it finished, else a new one; noted in its folder (outcome.json)."""
         work = self.work / _folder(name)
-        noted = work / "outcome.json"
-        verdicts = work / "reports" / "verdicts.json"
-        if self.resume and noted.exists() and verdicts.exists():
-            outcome = json.loads(noted.read_text())
-            if outcome.get("name") == name:
-                run = Run(outcome["exit_code"], json.loads(verdicts.read_text()), work, "")
-                run.verdicts["proxy"] = outcome["counters"]
-                return run, float(outcome["seconds"])
+        earlier = self._earlier(name) if self.resume else None
+        if earlier is not None:
+            return earlier
         started = time.monotonic()
         run = self._run(proxy, name, target, work)
         run.verdicts["proxy"] = counters = proxy.counters()
         seconds = time.monotonic() - started
         outcome = {"name": name, "exit_code": run.exit_code, "counters": counters}
-        noted.write_text(json.dumps(outcome | {"seconds": seconds}) + "\n")
+        (work / "outcome.json").write_text(json.dumps(outcome | {"seconds": seconds}) + "\n")
         return run, seconds
+
+    def _earlier(self, name: str) -> tuple[Run, float] | None:
+        """The run an earlier proof in `work` finished for this name, with its seconds."""
+        work = self.work / _folder(name)
+        noted, verdicts = work / "outcome.json", work / "reports" / "verdicts.json"
+        if not (noted.exists() and verdicts.exists()):
+            return None
+        outcome = json.loads(noted.read_text())
+        if outcome.get("name") != name:
+            return None
+        run = Run(outcome["exit_code"], json.loads(verdicts.read_text()), work, "")
+        run.verdicts["proxy"] = outcome["counters"]
+        return run, float(outcome["seconds"])
+
+    def _judge_finished(self, targets: Sequence[PlannedTarget]) -> list[Outcome]:
+        """The outcomes of the targets an earlier proof finished (the others left out)."""
+        baseline = self._earlier(BASELINE)
+        if baseline is None:
+            raise RuntimeError(f"no finished baseline in {self.work}")
+        self.baseline, self.baseline_seconds = baseline
+        outcomes = []
+        for target in targets:
+            earlier = self._earlier(target.name)
+            if earlier is not None:
+                run, seconds = earlier
+                applied = int((run.verdicts.get("proxy") or {}).get("applied", 0))
+                outcomes.append(judge(target, self.baseline, run, applied, seconds))
+        return outcomes
 
     def _report_one(
         self, index: int, total: int, target: PlannedTarget, run: Run, applied: int, seconds: float
