@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
+from tests.suite.broken.helpers import swap_credentials
+from tests.suite.proof.actions import replace_param
 from tests.suite.proof.classify import agrees
 from tests.suite.proof.ledger import Ledger
+from tests.suite.proof.records import Code
 
 
 @dataclass
@@ -68,6 +71,20 @@ class Target:
         self.context.count(what)
         if what != "applied":
             self.context.count("applied")
+
+    def as_owner(self, req: ProxyRequest, endpoint: str) -> None:
+        """A code or token of another application on the combination presented with its
+        owner's credentials (a server that does not check whose it is)."""
+        issued = self.ledger.codes.get(self.presented or "") or self.ledger.tokens.get(
+            self.presented or ""
+        )
+        foreign = self.values["endpoint"] == endpoint and self.values["invalidity"] == "foreign"
+        if issued is None or not self.hits(foreign):
+            return
+        owner = issued.authorization if isinstance(issued, Code) else issued.grant.authorization
+        swap_credentials(req, self.context, owner.client_id)
+        if endpoint == "exchange":
+            replace_param(req, "redirect_uri", owner.redirect_uri)
 
     @property
     def notes(self) -> dict[str, Any]:

@@ -169,15 +169,20 @@ def _registered_for(t: Target, client_id: str | None, presented: str) -> str | N
     return registered
 
 
-async def _redirect_accepted(req: ProxyRequest, t: Target) -> ProxyResponse:
-    """The request passed on with the registered redirect URI, its redirect sent to the one
-    the request named (a comparison that lets the difference through)."""
+async def _redirect_accepted(req: ProxyRequest, t: Target, on_port: bool = False) -> ProxyResponse:
+    """A changed redirect URI on the combination passed on as the registered one, its
+    redirect sent to the one the request named (a comparison that lets the difference
+    through); `on_port`: only an installed application's localhost URI on a port it chose."""
+    uri = dict(req.query).get("redirect_uri") or ""
+    loopback = is_loopback(urlsplit(uri)) and urlsplit(uri).port is not None
+    changed = req.path == AUTHORIZE and t.values["redirect_change"] != "-"
+    if not (changed and (loopback or not on_port) and t.hits()):
+        return await t.send(req)
     params = dict(req.query)
     presented = params.get("redirect_uri") or ""
     right = _registered_for(t, params.get("client_id"), presented)
     if right is None:
         return await t.send(req)
-    t.applied()
     if "redirect_uri" not in params:  # left out: the registered one taken for it
         req.query.append(("redirect_uri", right))
         return await t.send(req)
@@ -194,9 +199,7 @@ async def _redirect_accepted(req: ProxyRequest, t: Target) -> ProxyResponse:
     "a redirect URI that is not exactly the registered one is taken (and sent the code)",
 )
 async def redirect_not_exact(req: ProxyRequest, t: Target) -> ProxyResponse:
-    if req.path == AUTHORIZE and t.values["redirect_change"] != "-" and t.matches():
-        return await _redirect_accepted(req, t)
-    return await t.send(req)
+    return await _redirect_accepted(req, t)
 
 
 @fault(
@@ -204,9 +207,7 @@ async def redirect_not_exact(req: ProxyRequest, t: Target) -> ProxyResponse:
     "redirect URIs are compared after normalising them (host case, percent-encoding)",
 )
 async def redirect_normalised(req: ProxyRequest, t: Target) -> ProxyResponse:
-    if req.path == AUTHORIZE and t.values["redirect_change"] != "-" and t.matches():
-        return await _redirect_accepted(req, t)
-    return await t.send(req)
+    return await _redirect_accepted(req, t)
 
 
 @fault(
@@ -215,11 +216,7 @@ async def redirect_normalised(req: ProxyRequest, t: Target) -> ProxyResponse:
     "differ in its path, query or fragment",
 )
 async def loopback_lax(req: ProxyRequest, t: Target) -> ProxyResponse:
-    uri = dict(req.query).get("redirect_uri") or ""
-    on_port = is_loopback(urlsplit(uri)) and urlsplit(uri).port is not None
-    if req.path == AUTHORIZE and on_port and t.values["redirect_change"] != "-" and t.matches():
-        return await _redirect_accepted(req, t)
-    return await t.send(req)
+    return await _redirect_accepted(req, t, on_port=True)
 
 
 @fault(

@@ -4,7 +4,6 @@ is exchanged for, by whom, with which redirect URI and credentials, how often an
 from __future__ import annotations
 
 from tests.suite.broken.exchange import ProxyRequest, ProxyResponse, json_response
-from tests.suite.broken.helpers import swap_credentials
 from tests.suite.broken.registry import CLOCK
 from tests.suite.proof.actions import (
     cached,
@@ -178,10 +177,7 @@ async def exchange_redirect_any_allowed(req: ProxyRequest, t: Target) -> ProxyRe
     "a code is exchanged by any registered application, not only the one it was issued to",
 )
 async def code_for_anyone(req: ProxyRequest, t: Target) -> ProxyResponse:
-    code = t.ledger.codes.get(req.param("code") or "")
-    if code is not None and t.hits(_exchange(t) and t.values["invalidity"] == "foreign"):
-        swap_credentials(req, t.context, code.authorization.client_id)
-        replace_param(req, "redirect_uri", code.authorization.redirect_uri)
+    t.as_owner(req, "exchange")
     return await t.send(req)
 
 

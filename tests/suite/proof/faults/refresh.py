@@ -4,7 +4,6 @@ for whom, and with which fields."""
 from __future__ import annotations
 
 from tests.suite.broken.exchange import ProxyRequest, ProxyResponse
-from tests.suite.broken.helpers import swap_credentials
 from tests.suite.proof.actions import replace_param, swap
 from tests.suite.proof.fault import Target, fault
 from tests.suite.proof.records import ACCESS_LIFETIME
@@ -58,9 +57,7 @@ async def refresh_guesses(req: ProxyRequest, t: Target) -> ProxyResponse:
     "a refresh token is honoured for any registered application, not only its own",
 )
 async def refresh_for_anyone(req: ProxyRequest, t: Target) -> ProxyResponse:
-    token = t.ledger.tokens.get(t.presented or "")
-    if token is not None and t.hits(_refresh(t) and t.values["invalidity"] == "foreign"):
-        swap_credentials(req, t.context, token.grant.authorization.client_id)
+    t.as_owner(req, "refresh")
     return await t.send(req)
 
 
