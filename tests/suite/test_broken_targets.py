@@ -10,6 +10,7 @@ fails for the wrong reason, makes its test fail.
 from __future__ import annotations
 
 import json
+import socket
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from tests.suite.broken.harness import (
     running_proxy,
 )
 from tests.suite.broken.mutations import MUTATIONS
+from tests.suite.broken.proxy import _listen
 
 BROKEN = sorted(n for n, m in MUTATIONS.items() if n != "none" and not m.conforming)
 CONFORMING = sorted(n for n, m in MUTATIONS.items() if m.conforming)
@@ -282,3 +284,14 @@ def test_the_proxy_keeps_no_cookies(proxy: ProxyHandle) -> None:
     with httpx.Client(verify=trust, base_url=proxy.base_url) as second:
         answer = second.get("/account/authorized")
     assert answer.status_code in (302, 303) and "/login" in answer.headers["location"]
+
+
+def test_the_proxy_answers_without_waiting_for_an_ack() -> None:
+    """Its listeners set TCP_NODELAY, which the connections they accept inherit: otherwise an
+    answer's body waits for the client's delayed ACK of its head (40 ms an answer, the bulk of
+    a full run through the proxy)."""
+    listener = _listen()
+    try:
+        assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        listener.close()

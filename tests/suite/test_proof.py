@@ -31,7 +31,7 @@ from tests.suite.proof.report import Proof, write
 from tests.suite.proof.runner import Outcome, Prover, gap, judge
 from tests.suite.proof.target import parse_name, target_name
 
-SAMPLE = int(os.environ.get("PROOF_SAMPLE", "6"))
+SAMPLE = int(os.environ.get("PROOF_SAMPLE", "3"))
 SEED = int(os.environ.get("PROOF_SEED", str(day_seed())))
 KNOWN_GAPS = known_gaps()
 
