@@ -10,7 +10,7 @@ to see what a run sent."""
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import os
 import traceback
@@ -72,7 +72,7 @@ def _handler(rule: str | None, combination: dict[str, str]) -> Handler:
     async def handler(req: ProxyRequest, forward: Forward, ctx: Context) -> ProxyResponse:
         ctx.count("requests")
         ledger = Ledger.of(ctx.profile, ctx.state)
-        original = copy.deepcopy(req)
+        original = _copy(req)
         request = Request(original, ledger)
         values = classify(request)
         target = Target(rule or "", combination, values, request.presented, ledger, ctx, forward)
@@ -83,12 +83,18 @@ def _handler(rule: str | None, combination: dict[str, str]) -> Handler:
         except Exception:  # a fault's own mistake: counted and shown, the request passed on
             ctx.count("fault errors")
             traceback.print_exc()
-            resp = await forward(copy.deepcopy(original))
+            resp = await forward(_copy(original))
         ledger.observe(original, resp)
         _trace(rule, original, values, resp, ctx)
         return resp
 
     return handler
+
+
+def _copy(req: ProxyRequest) -> ProxyRequest:
+    """The request as received, kept apart from the one a fault changes (its lists copied;
+    what they hold is immutable)."""
+    return dataclasses.replace(req, query=list(req.query), headers=list(req.headers))
 
 
 def _trace(
