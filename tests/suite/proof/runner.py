@@ -15,6 +15,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -170,7 +171,8 @@ class Prover:
     @contextmanager
     def _proxy(self, number: int) -> Iterator[ProxyHandle]:
         work = self.work / f"server-{number}"
-        work.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)  # a fresh server (an earlier proof's stays)
+        work.mkdir(parents=True)
         if self.trace:
             os.environ[TRACE] = str(work / "trace.jsonl")  # read by the proxy started next
         with (
