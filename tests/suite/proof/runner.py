@@ -110,8 +110,9 @@ def gap(outcome: Outcome) -> str:
 def why(run: Run, rule: str) -> str:
     """The first message of a scenario of the rule that did not pass, on one line."""
     entry: dict[str, Any] = next((r for r in run.verdicts.get("rules", []) if r["id"] == rule), {})
-    messages = [s.get("message", "") for s in entry.get("scenarios", []) if s.get("message")]
-    return " ".join(messages[0].split())[:300] if messages else ""
+    scenarios = [s for s in entry.get("scenarios", []) if s.get("message")]
+    scenarios.sort(key=lambda s: s.get("outcome") != "failed")  # a failure says most
+    return " ".join(scenarios[0]["message"].split())[:300] if scenarios else ""
 
 
 def _folder(name: str) -> str:
