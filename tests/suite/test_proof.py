@@ -21,11 +21,13 @@ import pytest
 
 from steps.rules.catalogue import load_catalogue
 from steps.rules.dimensions import load_dimensions
+from tests.suite.broken.exchange import Context, ProxyRequest, ProxyResponse
 from tests.suite.broken.harness import Run
 from tests.suite.proof.classify import ANSWER_DIMENSIONS, CLASSIFIERS
 from tests.suite.proof.cli import day_seed
-from tests.suite.proof.fault import FAULTS
+from tests.suite.proof.fault import FAULTS, Target
 from tests.suite.proof.gaps import known_gaps, record_gaps
+from tests.suite.proof.ledger import Ledger
 from tests.suite.proof.plan import Plan, PlannedTarget, plan
 from tests.suite.proof.report import Proof, write
 from tests.suite.proof.runner import Outcome, Prover, gap, judge
@@ -178,3 +180,25 @@ def test_known_gaps_are_rewritten_for_the_targets_that_ran(tmp_path: Path) -> No
     record_gaps(["a", "b"], {"a": "missed", "b": "collateral"}, gaps)
     record_gaps(["a"], {}, gaps)  # a was fixed
     assert known_gaps(gaps) == {"b": "collateral"}
+
+
+def _target(combination: dict[str, str], kind: str, values: dict[str, str]) -> Target:
+    context = Context(profile={}, state={}, public_base="")
+    ledger = Ledger.of({}, {})
+    return Target("RULE", combination, values, kind, None, ledger, context, _no_forward)
+
+
+async def _no_forward(req: ProxyRequest) -> ProxyResponse:
+    raise AssertionError("not forwarded in this test")
+
+
+def test_a_request_is_matched_on_the_dimensions_it_tells() -> None:
+    """A revocation cannot tell how the token will travel afterwards: the combination's
+    delivery is none of its business; a user information request can, and must agree."""
+    combination = {"endpoint": "revoke", "client": "online", "near_miss": "other"}
+    combination |= {"delivery": "header"}
+    revocation = {"endpoint": "revoke", "client": "online", "near_miss": "other", "delivery": "-"}
+    assert _target(combination, "revoke", revocation).matches()
+    assert not _target(combination, "revoke", revocation | {"near_miss": "empty"}).matches()
+    anonymous = {"client": "-", "delivery": "-"}
+    assert not _target({"client": "online", "delivery": "header"}, "userinfo", anonymous).matches()

@@ -67,8 +67,13 @@ def _client_by_role(r: Request) -> str:
 
 
 def origin(r: Request) -> str:
-    """Where the access token presented (or revoked) came from."""
+    """Where the access token presented (or revoked) came from; a refresh token revoked
+    stands beside access tokens of either origin."""
     issued = r.issued
+    if r.kind == "revoke" and r.presented is None:
+        return ANY  # a revocation that leaves the token out names a token of either origin
+    if r.kind == "revoke" and isinstance(issued, Token) and issued.kind == "refresh":
+        return ANY
     if r.kind in ("userinfo", "revoke") and isinstance(issued, Token):
         return issued.origin
     return NOT_APPLICABLE
@@ -278,6 +283,26 @@ CLASSIFIERS: dict[str, Callable[[Request], str]] = {
 }
 #: Dimensions read from the answer rather than the request.
 ANSWER_DIMENSIONS = ("answer",)
+_SECRET = ("endpoint", "method", "near_miss", "missing", "invalidity")
+#: The dimensions each kind of request can tell. A combination's value of another dimension
+#: (the way a token will travel, for a revocation) is none of its business: no server could
+#: answer it otherwise, so a fault matches such a request on what it tells.
+TELLS: dict[str, frozenset[str]] = {
+    "authorize": frozenset(
+        ("client", "pkce", "state", "error", "redirect_change", "missing", "method", "grant")
+    ),
+    "exchange": frozenset(
+        ("client", "pkce", "grant", "redirect_change", "token_type", "answer", *_SECRET)
+    ),
+    "refresh": frozenset(("client", "grant", "token_type", "answer", *_SECRET)),
+    "token": frozenset(("client", "grant", "answer", *_SECRET)),
+    "revoke": frozenset(("client", "pkce", "origin", "token_kind", *_SECRET)),
+    "userinfo": frozenset(
+        ("client", "pkce", "origin", "delivery", "two_ways", "scheme", "invalidity", "method")
+    ),
+    "oob": frozenset(("client", "pkce", "grant")),
+    "manual": frozenset(("client", "method")),
+}
 
 
 def classify(request: Request) -> dict[str, str]:

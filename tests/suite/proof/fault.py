@@ -23,7 +23,7 @@ from typing import Any
 from tests.suite.broken.exchange import Context, Forward, ProxyRequest, ProxyResponse
 from tests.suite.broken.helpers import swap_credentials
 from tests.suite.proof.actions import replace_param
-from tests.suite.proof.classify import agrees
+from tests.suite.proof.classify import TELLS, agrees
 from tests.suite.proof.ledger import Ledger
 from tests.suite.proof.records import Code
 
@@ -35,6 +35,7 @@ class Target:
     rule: str
     combination: Mapping[str, str]
     values: dict[str, str]  # the request's classification
+    kind: str  # what the request is (presented.Request.kind)
     presented: str | None  # the code or token it presents
     ledger: Ledger
     context: Context
@@ -47,10 +48,12 @@ class Target:
     def matches(
         self, values: Mapping[str, str] | None = None, only: Iterable[str] | None = None
     ) -> bool:
-        """Whether the classification (this request's, or one the fault put together from
-        two requests) holds the combination on every dimension (or on `only` of them)."""
+        """Whether the request holds the combination on every dimension it tells (classify.
+        TELLS), or on `only` of them; or whether a classification the fault put together
+        (from two requests) holds it on every dimension it names."""
+        told = TELLS.get(self.kind, frozenset()) if values is None else set(values)
         seen = self.values if values is None else values
-        names = self.combination if only is None else only
+        names = [n for n in (only or self.combination) if n in self.combination and n in told]
         return all(agrees(seen.get(name, "-"), self.combination[name]) for name in names)
 
     def hits(

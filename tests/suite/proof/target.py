@@ -75,7 +75,9 @@ def _handler(rule: str | None, combination: dict[str, str]) -> Handler:
         original = _copy(req)
         request = Request(original, ledger)
         values = classify(request)
-        target = Target(rule or "", combination, values, request.presented, ledger, ctx, forward)
+        target = Target(
+            rule or "", combination, values, request.kind, request.presented, ledger, ctx, forward
+        )
         try:
             resp = await fault(req, target) if fault else await forward(req)
         except httpx.HTTPError:
