@@ -102,8 +102,8 @@ class _Broker:
         import httpx
         from starlette.responses import Response
 
-        from client_kit.errors import KitError
-        from client_kit.transfer import TOKEN_LIMIT, Bounds, asend, kit_async_client
+        from client_kit._errors import KitError
+        from client_kit._transfer import TOKEN_LIMIT, Bounds, asend, kit_async_client
 
         data.update(client_id=self.client_id, client_secret=self.client_secret)
         request = httpx.Request("POST", url, data=data, headers={"Accept": "application/json"})

@@ -24,8 +24,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-from client_kit.errors import StorageError
-from client_kit.logs import get_logger
+from client_kit._errors import StorageError
+from client_kit._logs import get_logger
 
 log = get_logger("client_kit.private_files")
 

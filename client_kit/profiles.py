@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict, Unpack
 from urllib.parse import urlsplit
 
-from client_kit.errors import ConfigurationError, InsecureTransportError
+from client_kit._errors import ConfigurationError, InsecureTransportError
 
 if TYPE_CHECKING:
     import ssl
@@ -200,7 +200,7 @@ def _context_from_ca_file(path: str) -> ssl.SSLContext:
     """A context trusting ``path``; a missing or unreadable file is a clear message."""
     import ssl
 
-    from client_kit.errors import CertificateRejected
+    from client_kit._errors import CertificateRejected
 
     try:
         return ssl.create_default_context(cafile=path)

@@ -15,14 +15,13 @@ Each event is also printed to stdout as one JSON line (for scripts and the headl
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import tkinter as tk
 from tkinter import ttk
 
-from client_kit import LoginEvent, LoginHandle, Session, profiles
-from client_kit.config import open_store
+from gui_login import open_session, parse, report, report_event, status_text
+
+from client_kit import LoginEvent, LoginHandle, Session
 
 POLL_MS = 100
 
@@ -108,21 +107,12 @@ class LoginWindow:
             self.root.after(POLL_MS, self.root.destroy)
 
     def show(self, event: LoginEvent) -> None:
-        if event.kind != "tick":
-            report({"kind": event.kind, "url": event.url, "message": event.message})
+        report_event(event)
         if event.kind == "authorization_url":
             self.url.delete(0, tk.END)
             self.url.insert(0, event.url or "")
-            self.status.config(text="Log in in your browser (or paste the URL it ends on).")
-        elif event.kind == "tick" and event.remaining is not None:
-            left = int(event.remaining)
-            self.status.config(text=f"Waiting for the browser: {left // 60}:{left % 60:02d} left")
-        elif event.kind in ("input_rejected", "scopes_differ"):
-            self.status.config(text=event.message)
-        elif event.kind == "failed":
-            self.status.config(text=f"Login failed: {event.reason}")
-        elif event.kind == "done":
-            self.status.config(text=f"Logged in as {event.username}")
+        if (text := status_text(event)) is not None:
+            self.status.config(text=text)
 
     def shown(self) -> dict[str, object]:
         """What the window shows now (for the headless test): texts, labels, states."""
@@ -148,43 +138,9 @@ class LoginWindow:
         }
 
 
-def report(data: dict[str, object]) -> None:
-    print(json.dumps(data), flush=True)
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--service", default="musicbrainz", help="name or https:// base URL")
-    parser.add_argument(
-        "--client-id",
-        default=os.environ.get("MB_OAUTH_CLIENT_ID", ""),
-        help="or MB_OAUTH_CLIENT_ID; an id that starts with '-' is given as --client-id=ID",
-    )
-    parser.add_argument("--broker-url", help="the app's token broker (no secret here)")
-    parser.add_argument("--ca-bundle", help="the CA file that signed the service's certificate")
-    parser.add_argument("--broker-ca-bundle", help="the one that signed the broker's, if another")
-    parser.add_argument("--store", default="keyring", help="keyring, file:DIR or memory")
-    parser.add_argument("--scope", action="append", default=None)
-    parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--no-browser", action="store_true")
-    parser.add_argument("--start", action="store_true", help="press Log in at once")
-    parser.add_argument("--exit-when-done", action="store_true")
-    args = parser.parse_args(argv)
-    args.scope = args.scope or ["profile"]
-    return args
-
-
 def main(argv: list[str] | None = None) -> None:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    session = Session(
-        profiles.resolve(args.service, ca_bundle=args.ca_bundle),
-        args.client_id,
-        None if args.broker_url else os.environ.get("MB_OAUTH_CLIENT_SECRET"),
-        store=open_store(args.store),
-        app_name="the Tk example",
-        broker_url=args.broker_url,
-        broker_ca_bundle=args.broker_ca_bundle,
-    )
+    args = parse(sys.argv[1:] if argv is None else argv, __doc__.split("\n")[0])
+    session = open_session(args, app_name="the Tk example")
     root = tk.Tk()
     window = LoginWindow(root, session, args)
     if args.start:

@@ -250,16 +250,9 @@ Feature: Authorization request
       | online web application | to upper case in its path          |
       | online web application | by a user name before the host     |
       | installed application  | to another host                    |
-      | installed application  | to another path                    |
       | installed application  | to another scheme                  |
       | installed application  | to a subdomain of its host         |
       | installed application  | into the user name of another host |
-      | installed application  | by a path segment added            |
-      | installed application  | by a trailing slash                |
-      | installed application  | by an extra query parameter        |
-      | installed application  | by a fragment                      |
-      | installed application  | by a dot segment in the path       |
-      | installed application  | to upper case in its path          |
       | installed application  | by a user name before the host     |
 
   @DESKTOP-LOOPBACK-PATH @spec

@@ -345,50 +345,44 @@ Feature: Code exchange
     Examples:
       | client                  | pkce                   | near_miss                                         |
       | online web application  | an S256 code challenge | a wrong client secret                             |
-      | offline web application | no code challenge      | an empty client secret                            |
-      | installed application   | an S256 code challenge | its client secret with the last character changed |
-      | online web application  | no code challenge      | its client secret without the last character      |
-      | offline web application | an S256 code challenge | its client secret with a character added          |
-      | installed application   | no code challenge      | the first half of its client secret               |
-      | online web application  | an S256 code challenge | its client secret in another case                 |
-      | online web application  | an S256 code challenge | an empty client secret                            |
-      | online web application  | no code challenge      | its client secret with the last character changed |
-      | online web application  | no code challenge      | its client secret with a character added          |
-      | online web application  | an S256 code challenge | the first half of its client secret               |
-      | installed application   | no code challenge      | a wrong client secret                             |
+      | offline web application | no code challenge      | its client secret with the last character changed |
       | installed application   | an S256 code challenge | its client secret without the last character      |
+      | online web application  | no code challenge      | its client secret with a character added          |
+      | offline web application | an S256 code challenge | the first half of its client secret               |
       | installed application   | no code challenge      | its client secret in another case                 |
+      | online web application  | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret without the last character      |
+      | online web application  | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | its client secret in another case                 |
+      | installed application   | no code challenge      | a wrong client secret                             |
+      | installed application   | an S256 code challenge | its client secret with a character added          |
 
     @product
     Examples: the rest of the full product (--combinations product)
       | client                  | pkce                   | near_miss                                         |
       | online web application  | no code challenge      | a wrong client secret                             |
-      | online web application  | no code challenge      | an empty client secret                            |
-      | online web application  | an S256 code challenge | its client secret with the last character changed |
+      | online web application  | no code challenge      | its client secret with the last character changed |
       | online web application  | an S256 code challenge | its client secret without the last character      |
       | online web application  | an S256 code challenge | its client secret with a character added          |
-      | online web application  | no code challenge      | the first half of its client secret               |
+      | online web application  | an S256 code challenge | the first half of its client secret               |
       | online web application  | no code challenge      | its client secret in another case                 |
       | offline web application | an S256 code challenge | a wrong client secret                             |
       | offline web application | no code challenge      | a wrong client secret                             |
-      | offline web application | an S256 code challenge | an empty client secret                            |
       | offline web application | an S256 code challenge | its client secret with the last character changed |
-      | offline web application | no code challenge      | its client secret with the last character changed |
       | offline web application | an S256 code challenge | its client secret without the last character      |
       | offline web application | no code challenge      | its client secret without the last character      |
+      | offline web application | an S256 code challenge | its client secret with a character added          |
       | offline web application | no code challenge      | its client secret with a character added          |
-      | offline web application | an S256 code challenge | the first half of its client secret               |
       | offline web application | no code challenge      | the first half of its client secret               |
       | offline web application | an S256 code challenge | its client secret in another case                 |
       | offline web application | no code challenge      | its client secret in another case                 |
       | installed application   | an S256 code challenge | a wrong client secret                             |
-      | installed application   | an S256 code challenge | an empty client secret                            |
-      | installed application   | no code challenge      | an empty client secret                            |
+      | installed application   | an S256 code challenge | its client secret with the last character changed |
       | installed application   | no code challenge      | its client secret with the last character changed |
       | installed application   | no code challenge      | its client secret without the last character      |
-      | installed application   | an S256 code challenge | its client secret with a character added          |
       | installed application   | no code challenge      | its client secret with a character added          |
       | installed application   | an S256 code challenge | the first half of its client secret               |
+      | installed application   | no code challenge      | the first half of its client secret               |
       | installed application   | an S256 code challenge | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-CLIENT @rfc
@@ -400,22 +394,20 @@ Feature: Code exchange
     Examples:
       | client                  | near_miss                                         |
       | offline web application | a wrong client secret                             |
-      | installed application   | an empty client secret                            |
-      | offline web application | its client secret with the last character changed |
+      | installed application   | its client secret with the last character changed |
       | offline web application | its client secret without the last character      |
-      | offline web application | the first half of its client secret               |
+      | offline web application | its client secret with a character added          |
       | offline web application | its client secret in another case                 |
-      | installed application   | its client secret with a character added          |
+      | installed application   | the first half of its client secret               |
 
     @product
     Examples: the rest of the full product (--combinations product)
       | client                  | near_miss                                         |
-      | offline web application | an empty client secret                            |
-      | offline web application | its client secret with a character added          |
+      | offline web application | its client secret with the last character changed |
+      | offline web application | the first half of its client secret               |
       | installed application   | a wrong client secret                             |
-      | installed application   | its client secret with the last character changed |
       | installed application   | its client secret without the last character      |
-      | installed application   | the first half of its client secret               |
+      | installed application   | its client secret with a character added          |
       | installed application   | its client secret in another case                 |
 
   @TOKEN-ERR-INVALID-GRANT @rfc

@@ -59,9 +59,9 @@ Feature: Consent and approval
       | offline web application | no code challenge      |
 
   @AUTH-USER-CONSENT @spec
-  Scenario Outline: The installed application asks the user every time (<pkce>)
+  Scenario Outline: A set of scopes the user has not approved before needs the consent of the installed application (<pkce>)
     Given the user has granted the installed application access to "profile tag"
-    When the application asks for the "profile tag" scopes
+    When the application asks for scopes the user has not approved before
     And the request carries <pkce>
     And the user opens the authorization page
     Then the consent page is shown

@@ -227,43 +227,38 @@ Feature: Revocation
     Examples:
       | client                  | token_kind        | near_miss                                         |
       | online web application  | the access token  | a wrong client secret                             |
-      | offline web application | the refresh token | an empty client secret                            |
-      | installed application   | the access token  | its client secret with the last character changed |
-      | offline web application | the access token  | its client secret without the last character      |
-      | installed application   | the refresh token | its client secret with a character added          |
-      | online web application  | the access token  | the first half of its client secret               |
-      | online web application  | the access token  | its client secret in another case                 |
-      | online web application  | the access token  | an empty client secret                            |
-      | online web application  | the access token  | its client secret with a character added          |
-      | offline web application | the refresh token | a wrong client secret                             |
       | offline web application | the refresh token | its client secret with the last character changed |
-      | offline web application | the refresh token | the first half of its client secret               |
-      | offline web application | the refresh token | its client secret in another case                 |
-      | installed application   | the refresh token | its client secret without the last character      |
-      | online web application  | the access token  | its client secret with the last character changed |
-      | online web application  | the access token  | its client secret without the last character      |
+      | installed application   | the access token  | its client secret without the last character      |
       | offline web application | the access token  | its client secret with a character added          |
+      | installed application   | the refresh token | the first half of its client secret               |
+      | online web application  | the access token  | its client secret in another case                 |
+      | online web application  | the access token  | its client secret with the last character changed |
+      | online web application  | the access token  | the first half of its client secret               |
+      | offline web application | the refresh token | a wrong client secret                             |
+      | offline web application | the refresh token | its client secret without the last character      |
+      | offline web application | the refresh token | its client secret in another case                 |
+      | installed application   | the refresh token | its client secret with a character added          |
+      | online web application  | the access token  | its client secret without the last character      |
+      | online web application  | the access token  | its client secret with a character added          |
+      | offline web application | the access token  | the first half of its client secret               |
       | installed application   | the access token  | a wrong client secret                             |
-      | installed application   | the access token  | an empty client secret                            |
-      | installed application   | the access token  | the first half of its client secret               |
+      | installed application   | the access token  | its client secret with the last character changed |
       | installed application   | the access token  | its client secret in another case                 |
 
     @product
     Examples: the rest of the full product (--combinations product)
       | client                  | token_kind        | near_miss                                         |
       | offline web application | the access token  | a wrong client secret                             |
-      | offline web application | the access token  | an empty client secret                            |
       | offline web application | the access token  | its client secret with the last character changed |
-      | offline web application | the refresh token | its client secret without the last character      |
+      | offline web application | the access token  | its client secret without the last character      |
       | offline web application | the refresh token | its client secret with a character added          |
-      | offline web application | the access token  | the first half of its client secret               |
+      | offline web application | the refresh token | the first half of its client secret               |
       | offline web application | the access token  | its client secret in another case                 |
       | installed application   | the refresh token | a wrong client secret                             |
-      | installed application   | the refresh token | an empty client secret                            |
       | installed application   | the refresh token | its client secret with the last character changed |
-      | installed application   | the access token  | its client secret without the last character      |
+      | installed application   | the refresh token | its client secret without the last character      |
       | installed application   | the access token  | its client secret with a character added          |
-      | installed application   | the refresh token | the first half of its client secret               |
+      | installed application   | the access token  | the first half of its client secret               |
       | installed application   | the refresh token | its client secret in another case                 |
 
   @REVOKE-OTHER-CLIENT @rfc

@@ -54,8 +54,25 @@ def _time_zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones()) | {"UTC"}
 
 
-def check_profile(email: str | None, website: str | None, timezone: str | None) -> None:
-    """What `userinfo` will hand to applications must at least look like what it says."""
+def _refuse_characters(value: str | None, field: str, what: str) -> None:
+    """A profile field holds no character a name may not (names.py): the public profile, which
+    the consent page links to, shows it."""
+    if value is None:
+        return
+    try:
+        names.refuse_characters(value, what)
+    except names.NameRefused as refused:
+        raise AccountError(str(refused), field) from None
+
+
+def check_profile(
+    email: str | None, website: str | None, timezone: str | None, gender: str | None = None
+) -> None:
+    """What `userinfo` will hand to applications must at least look like what it says, and
+    nothing of it may fake the page it is shown on."""
+    _refuse_characters(email, "email", "an e-mail address")
+    _refuse_characters(website, "website", "a website")
+    _refuse_characters(gender, "gender", "a gender")
     if email is not None and (len(email) > 254 or not _EMAIL.fullmatch(email)):
         raise AccountError(f"{email!r} is not an e-mail address (name@example.org)", "email")
     if website is not None:

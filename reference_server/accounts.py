@@ -19,7 +19,7 @@ from .storage import Row, Store
 
 
 @dataclass(frozen=True)
-class User:
+class Account:
     id: int
     name: str
     email: str | None
@@ -29,7 +29,7 @@ class User:
     timezone: str
 
     @classmethod
-    def from_row(cls, row: Row) -> User:
+    def from_row(cls, row: Row) -> Account:
         """The user of a row, kept: users are immutable values, so the same row gives the same
         object (userinfo then finds its profile's bytes by that object's identity)."""
         return _user(
@@ -59,14 +59,14 @@ class Application:
 
     @classmethod
     def from_row(cls, row: Row) -> Application:
-        """The application of a row, kept like `User.from_row`'s (the token endpoints read the
+        """The application of a row, kept like `Account.from_row`'s (the token endpoints read the
         same few applications again and again); any changed column is another key."""
         return _application(*_application_columns(row))
 
 
 @functools.lru_cache(maxsize=1024)
-def _user(*values: Any) -> User:
-    return User(*values)
+def _user(*values: Any) -> Account:
+    return Account(*values)
 
 
 _application_columns = operator.itemgetter(*Application.__dataclass_fields__)
@@ -95,10 +95,10 @@ def add_user(
     website: str | None = None,
     gender: str | None = None,
     timezone: str | None = None,
-) -> User:
+) -> Account:
     name = clean_user_name(name)
     check_password(password)
-    check_profile(email, website, timezone)
+    check_profile(email, website, timezone, gender)
     password_hash = credentials.hash_password(password)  # slow: outside the write lock
     with store.transaction():
         taken = _same_name(store, "SELECT name FROM users", (), name)
@@ -132,22 +132,22 @@ def _same_name(store: Store, sql: str, args: tuple[object, ...], name: str) -> s
     return next((r["name"] for r in store.all(sql, *args) if r["name"].casefold() == wanted), None)
 
 
-def user_by_id(store: Store, user_id: int) -> User | None:
+def user_by_id(store: Store, user_id: int) -> Account | None:
     row = store.one("SELECT * FROM users WHERE id = ?", user_id)
-    return User.from_row(row) if row else None
+    return Account.from_row(row) if row else None
 
 
-def user_by_name(store: Store, name: str) -> User | None:
+def user_by_name(store: Store, name: str) -> Account | None:
     row = store.one("SELECT * FROM users WHERE name = ?", name)
-    return User.from_row(row) if row else None
+    return Account.from_row(row) if row else None
 
 
-def authenticate_user(store: Store, name: str, password: str) -> User | None:
+def authenticate_user(store: Store, name: str, password: str) -> Account | None:
     """Check a password; unknown names cost the same time as known ones."""
     row = store.one("SELECT * FROM users WHERE name = ?", name)
     stored = row["password_hash"] if row else credentials.DUMMY_PASSWORD_HASH
     ok = credentials.check_password(password, stored)
-    return User.from_row(row) if row and ok else None
+    return Account.from_row(row) if row and ok else None
 
 
 def _refuse_duplicate(store: Store, owner_id: int, name: str, except_id: int = 0) -> None:
@@ -163,10 +163,10 @@ def _refuse_duplicate(store: Store, owner_id: int, name: str, except_id: int = 0
 
 
 def add_application(
-    store: Store, owner: User, name: str, app_type: str, redirect_uri: str, now: int
+    store: Store, owner: Account, name: str, app_type: str, redirect_uri: str, now: int
 ) -> NewApplication:
     name = check_application(app_type, name, redirect_uri)
-    client_id = credentials.new_token()  # APP-CLIENT-ID-UNIQUE: random, and UNIQUE in schema
+    client_id = credentials.new_client_id()  # APP-CLIENT-ID-UNIQUE: random, UNIQUE in schema
     secret = credentials.new_token()
     with store.transaction():
         _refuse_duplicate(store, owner.id, name)
@@ -243,7 +243,7 @@ def application_by_client_id(store: Store, client_id: str) -> Application | None
     return Application.from_row(row) if row else None
 
 
-def applications_of(store: Store, owner: User) -> list[Application]:
+def applications_of(store: Store, owner: Account) -> list[Application]:
     rows = store.all("SELECT * FROM applications WHERE owner_id = ? ORDER BY id", owner.id)
     return [Application.from_row(r) for r in rows]
 

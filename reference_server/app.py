@@ -1,7 +1,8 @@
 """The Starlette application: routes of the spec's endpoints and of the service's pages.
 
-Also the one place where errors meet the framework: the renderers of the framework-free
-errors of `errors.py` are registered here, once, for every route.
+Also the one place where the pages' errors meet the framework: the renderers of the
+framework-free errors of `errors.py` are registered here, once, for every route. (The
+endpoints clients call answer their own errors: oauth/.)
 """
 
 from __future__ import annotations
@@ -19,12 +20,9 @@ from starlette.responses import Response
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
-from .errors import BearerError, OAuthError, PageError, RedirectError, SignInRequired
+from .endpoints import revoke, token, userinfo
+from .errors import PageError, RedirectError, SignInRequired
 from .guard import GuardPolicy
-from .oauth.error_replies import render_challenge, render_oauth_error
-from .oauth.revoke import revoke
-from .oauth.token import token
-from .oauth.userinfo import userinfo
 from .state import DEFAULT_PUBLIC_URL, ServerState
 from .testclock import clock
 from .web import account, applications, pages
@@ -57,7 +55,8 @@ def routes(test_clock: bool) -> list[Route]:
     table: list[Route] = [
         FixedRoute("/oauth2/token", token, methods=["POST"]),
         FixedRoute("/oauth2/userinfo", userinfo, methods=["GET", "POST"]),
-        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),  # REVOKE-POST-ONLY
+        # VERSION-REVOCATION: the endpoint is there; REVOKE-POST-ONLY
+        FixedRoute("/oauth2/revoke", revoke, methods=["POST"]),
         FixedRoute("/oauth2/authorize", authorize, methods=["GET", "POST"]),
         FixedRoute("/oauth2/oob", out_of_band, methods=["GET"]),
         FixedRoute("/", pages.home, methods=["GET"]),
@@ -100,8 +99,6 @@ Renderer = Callable[[Request, Exception], Awaitable[Response]]
 
 EXCEPTION_HANDLERS: dict[type[Exception] | int, Renderer] = {
     ClientDisconnect: _client_gone,
-    OAuthError: render_oauth_error,  # and its subclass Throttled (Retry-After)
-    BearerError: render_challenge,
     PageError: render_page_error,
     RedirectError: render_redirect_error,
     SignInRequired: render_sign_in_required,

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 
-class Clock(Protocol):
+class ServerClock(Protocol):
+    """What tells the server the time: the system's, or a test clock moved forward."""
+
     def now(self) -> int: ...
 
 

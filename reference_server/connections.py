@@ -5,7 +5,7 @@ normal client out: the one that has waited longest without a request in progress
 handshake, between requests, or sending a head: nginx's "reusing connections"); if there is
 none, the one that has been sending a request body longest. Each eviction closes a distinct
 connection: one already closing is no candidate. Before, every newcomer of a second "evicted"
-the same dying one, and 3,000 half-sent heads kept 3,018 descriptors open (issue 20, 2).
+the same dying one, and 3,000 half-sent heads kept 3,018 descriptors open.
 
 The waiting ones sit in a queue by age: a newcomer is the youngest, so it joins at the end,
 and the queue is rebuilt (sorted) only once spent; a flood at the cap costs a few operations

@@ -8,8 +8,7 @@ Codes, access tokens and refresh tokens are split tokens: a selector, the key of
 (time-ordered, so new rows append to the end of the table's B-tree and lookups of recent
 tokens stay on hot pages however many rows there are), and a verifier of 192 random bits, of
 which only the SHA-256 is stored and which is compared in constant time. Both go out as one
-string of 43 base64url characters. Tokens of the earlier format (32 characters, the whole
-token hashed) stay valid: `token_key` tells them apart, and their rows are found by hash.
+string of 43 base64url characters.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ from typing import NamedTuple
 TOKEN_BYTES = 24  # 192 bits, 32 characters of base64url, like the real service
 SELECTOR_BYTES = 8
 SPLIT_TOKEN_LENGTH = 43  # base64url of selector + verifier, no padding
-# Rows from before split tokens keep ids below this (migrated rows are numbered from 1); a
-# selector starts with the time in milliseconds shifted by 20 bits, far above it.
-LEGACY_IDS = 1 << 40
 _LAST_CHARACTERS = frozenset("AEIMQUYcgkosw048")  # base64url digits with two low zero bits
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 _last_selector = 0
@@ -49,36 +45,38 @@ class TokenKey(NamedTuple):
     """Where a presented code or token is stored and what its stored hash must be (a named
     tuple: made on every token request, at a third of a frozen dataclass's cost)."""
 
-    selector: int | None  # the row's id; None for a token of the earlier format
-    digest: bytes  # SHA-256 of the verifier (of the whole token for the earlier format)
+    selector: int  # the row's id
+    digest: bytes  # SHA-256 of the verifier
 
 
 def new_split_token() -> tuple[str, TokenKey]:
-    """A code or token and the key of the row that stores it (its length and alphabet are
-    what INFO-TOKEN-FORMAT records)."""
+    """A code or token and the key of the row that stores it."""
     noise = secrets.token_bytes(TOKEN_BYTES + 3)  # one call to the system's random source
     verifier = noise[:TOKEN_BYTES]
     selector = new_selector(int.from_bytes(noise[TOKEN_BYTES:], "big"))
     raw = selector.to_bytes(SELECTOR_BYTES, "big") + verifier
+    # INFO-TOKEN-FORMAT: 43 base64url characters, codes and tokens alike
     token = base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
     return token, TokenKey(selector, hashlib.sha256(verifier).digest())
 
 
-def token_key(token: str) -> TokenKey:
-    """How to look a presented code or token up: by selector, or by hash if of the old format."""
-    if len(token) == SPLIT_TOKEN_LENGTH and "+" not in token and "/" not in token:
-        try:  # base64url, strictly: any other character is an error
-            raw = binascii.a2b_base64(
-                token.encode("ascii").translate(_URLSAFE) + b"=", strict_mode=True
-            )
-        except (binascii.Error, ValueError):
-            raw = b""
-        # One token, one spelling: the last character's two spare bits must be zero (else
-        # four strings would decode to the same token).
-        if len(raw) == SELECTOR_BYTES + TOKEN_BYTES and token[-1] in _LAST_CHARACTERS:
-            selector = int.from_bytes(raw[:SELECTOR_BYTES], "big")
-            return TokenKey(selector, hashlib.sha256(raw[SELECTOR_BYTES:]).digest())
-    return TokenKey(None, hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest())
+def token_key(token: str) -> TokenKey | None:
+    """Where to look a presented code or token up; None for anything that is no split token
+    (nothing this server issued)."""
+    if len(token) != SPLIT_TOKEN_LENGTH or "+" in token or "/" in token:
+        return None
+    try:  # base64url, strictly: any other character is an error
+        raw = binascii.a2b_base64(
+            token.encode("ascii").translate(_URLSAFE) + b"=", strict_mode=True
+        )
+    except (binascii.Error, ValueError):
+        return None
+    # One token, one spelling: the last character's two spare bits must be zero (else four
+    # strings would decode to the same token).
+    if len(raw) != SELECTOR_BYTES + TOKEN_BYTES or token[-1] not in _LAST_CHARACTERS:
+        return None
+    selector = int.from_bytes(raw[:SELECTOR_BYTES], "big")
+    return TokenKey(selector, hashlib.sha256(raw[SELECTOR_BYTES:]).digest())
 
 
 def same_digest(stored: bytes, digest: bytes) -> bool:
@@ -91,6 +89,16 @@ _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
 
 def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def new_client_id() -> str:
+    """A Client ID: a token that never begins with '-', which a command line would take for
+    an option. Drawn again until it does not (1 draw in 64), so the other 63 characters are
+    equally likely first and the alphabet and length stay."""
+    while True:
+        client_id = new_token()
+        if not client_id.startswith("-"):
+            return client_id
 
 
 def token_hash(token: str) -> str:

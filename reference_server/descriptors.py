@@ -5,7 +5,7 @@ and a few of its own: the listening socket, the database and its -wal and -shm f
 connections (requests, checkpoints, purge), the event loop's, the log. Past the limit accept()
 fails with EMFILE: asyncio then stops accepting for a second at a time, uvloop accepts and
 drops what waits, and every client fails alike. At the common limit of 1,024 a thousand
-silent connections did it (issue 20, 1).
+silent connections did it.
 
 So `serve()` raises the soft limit to the hard one where allowed, and keeps the cap where it
 holds: the cap, plus what one burst can accept before the cap acts (the listen backlog: the

@@ -1,9 +1,10 @@
 """The server's errors, free of any web framework (as oauthlib's are).
 
-Rules raise them; the application renders them in one place each (`app.py` registers the
-renderers of `oauth/error_replies.py` and `web/errorpages.py`): an `OAuthError` as the JSON of
-RFC 6749 5.2, a `BearerError` as the challenge of RFC 6750 3, a `PageError` as the service's
-own error page, a `RedirectError` as a redirect to the client (RFC 6749 4.1.2.1).
+Rules raise them; each is answered in one place. The endpoints clients call (oauth/) turn an
+`OAuthError` into the JSON of RFC 6749 5.2 and a `BearerError` into the challenge of RFC 6750
+3 (oauth/replies.py); the application renders a `PageError` as the service's own error page
+and a `RedirectError` as a redirect to the client (RFC 6749 4.1.2.1), registered once by
+`app.create_app` (web/errorpages.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ class OAuthError(Exception):
         self.headers: dict[str, str] = {}
 
 
-class Throttled(OAuthError):
+class TooManyGuesses(OAuthError):
     """Too many failed guesses from this address for this name: wait `retry_after` seconds."""
 
     def __init__(self, retry_after: int) -> None:
@@ -42,8 +43,8 @@ def invalid_client(description: str = "client authentication failed") -> OAuthEr
 
 
 def invalid_grant(description: str) -> OAuthError:
-    """TOKEN-ERR-INVALID-GRANT: an unknown, used or foreign code or refresh token."""
-    return OAuthError("invalid_grant", description)
+    """An unknown, used, expired or foreign code or refresh token."""
+    return OAuthError("invalid_grant", description)  # TOKEN-ERR-INVALID-GRANT: 400
 
 
 class BearerError(Exception):

@@ -13,7 +13,7 @@ password hash and gives it back when the password is right, so of any number of 
 attempts at most the free ones are checked. Client secrets, codes and refresh tokens are
 checked in microseconds with no await between check and record: atomic within a worker.
 
-Bounded (issue 20, 3: 6,000 random client_ids made 6,000 rows, each its own write). An unknown
+Bounded (6,000 random client_ids once made 6,000 rows, each its own write). An unknown
 client_id has no secret to guess: its failures are counted in the worker's memory, in a table
 of STRANGERS entries at most, and never written. One address gets rows for MAX_NAMES user
 names at most; further names from it share one count (SPILL), so a flood of invented names
@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import ipaddress
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn, TypeVar
 
 from . import credentials
 from .accounts import Application
-from .clock import Clock
-from .errors import OAuthError, Throttled, invalid_client
+from .clock import ServerClock
+from .errors import OAuthError, TooManyGuesses, invalid_client
 from .storage import Store
 
 MAX_NAME = 256
@@ -38,6 +39,7 @@ MAX_NAMES = 100  # names per address with a count of their own (a row each)
 SPILL = "*more names*"  # the name under which an address's further names are counted
 STRANGERS = 4096  # unknown client_ids counted in memory, per worker
 _DUMMY_HASH = credentials.token_hash(credentials.new_token())
+T = TypeVar("T")
 
 
 def source(host: str) -> str:
@@ -59,14 +61,19 @@ def grant_key_of(source: str, client_id: str) -> str:
     return key(source, "grant:" + client_id)
 
 
-def check_secret(app: Application, secret: str) -> Application:
-    """`app` if `secret` is its Client Secret (compared in constant time, whole: a secret
-    that differs only at its end is as wrong as any). AUTH-TOKEN-CLIENT-SECRET and
-    AUTH-REVOKE-CLIENT-SECRET, refused as TOKEN-ERR-INVALID-CLIENT and
-    REVOKE-ERR-INVALID-CLIENT (401, with the challenge of `error_replies.oauth_error_response`)."""
-    if not credentials.same(app.secret_hash, credentials.token_hash(secret)):
-        raise invalid_client()
-    return app
+def check_secret(app: Application, secret: str) -> bool:
+    """Whether `secret` is the client's Client Secret, compared in constant time and whole: a
+    secret that differs only at its end is as wrong as any."""
+    return credentials.same(app.secret_hash, credentials.token_hash(secret))
+
+
+class Authenticated(NamedTuple):
+    """A client whose secret was right, as one address presented it (a named tuple: made on
+    every token request)."""
+
+    application: Application
+    grant_key: str  # where this address's guesses of the client's codes are counted
+    has_guessed: bool  # the grant key has failures: a successful redemption clears them
 
 
 @dataclass(frozen=True)
@@ -119,7 +126,7 @@ def _spill_key(throttle_key: str) -> str:
 class Guard:
     """The failure counts of one database, read on one clock, under one policy."""
 
-    def __init__(self, store: Store, clock: Clock, policy: GuardPolicy | None = None) -> None:
+    def __init__(self, store: Store, clock: ServerClock, policy: GuardPolicy | None = None) -> None:
         self.store = store
         self.clock = clock
         self.policy = policy or GuardPolicy()
@@ -167,10 +174,11 @@ class Guard:
         return int(row[0]) if row else 0
 
     def reserve(self, throttle_key: str) -> None:
-        """Before a slow check: a slot (counted as a failure), or `Throttled` while it waits."""
+        """Before a slow check: a slot (counted as a failure), or `TooManyGuesses` while the
+        key waits."""
         wait = self._count(throttle_key, only_if_free=True, spill=True)
         if wait is not None:
-            raise Throttled(wait)
+            raise TooManyGuesses(wait)
 
     def release(self, throttle_key: str) -> None:
         """The check succeeded: this address is the rightful party for this name (a slot
@@ -184,20 +192,12 @@ class Guard:
     def record_failure(self, throttle_key: str) -> None:
         self._count(throttle_key, only_if_free=False)
 
-    def authenticate(self, source: str, client_id: str, secret: str) -> Application:
-        """The client, if not waiting and the secret is right; one query reads both.
+    def authenticate(self, source: str, client_id: str, secret: str) -> Authenticated:
+        """The client, if neither of its counts from this address waits and the secret is
+        right; one query reads both counts and the client.
 
         A success clears this address's failures for the client (a write only when there
         were any): the rightful client that mistyped its secret is not slowed later.
-        """
-        return self.authenticate_for(source, client_id, secret)[0]
-
-    def authenticate_for(
-        self, source: str, client_id: str, secret: str
-    ) -> tuple[Application, bool]:
-        """`authenticate`, also checking the client's guesses of codes and refresh tokens.
-
-        Returns the client and whether its grant key has failures (to clear on a success).
         """
         client_key, grant_key = key(source, client_id), grant_key_of(source, client_id)
         now = self.clock.now()
@@ -212,24 +212,38 @@ class Guard:
         assert row is not None  # the outer SELECT 1 always yields one row
         for until in (row["client_until"], row["grant_until"]):
             if until is not None and until > now:
-                raise Throttled(until - now)
+                raise TooManyGuesses(until - now)
         if row["id"] is None:
             self._stranger(client_key, secret, now)
         app = Application.from_row(row)
-        try:
-            found = check_secret(app, secret)
-        except OAuthError:
+        # AUTH-TOKEN-CLIENT-SECRET, AUTH-REVOKE-CLIENT-SECRET: refused as
+        # TOKEN-ERR-INVALID-CLIENT and REVOKE-ERR-INVALID-CLIENT
+        if not check_secret(app, secret):
             self.record_failure(client_key)
-            raise
+            raise invalid_client()
         if row["client_until"] is not None:
             self.release(client_key)
-        return found, row["grant_until"] is not None
+        return Authenticated(app, grant_key, row["grant_until"] is not None)
+
+    def redeem(self, client: Authenticated, attempt: Callable[[Application], T]) -> T:
+        """`attempt(client.application)`: the client presents a code or a refresh token.
+        One refused as invalid_grant is a guess, counted for this address apart from bad
+        secrets; a success clears the address's earlier guesses."""
+        try:
+            result = attempt(client.application)
+        except OAuthError as error:
+            if error.error == "invalid_grant":
+                self.record_failure(client.grant_key)
+            raise
+        if client.has_guessed:
+            self.release(client.grant_key)
+        return result
 
     def _stranger(self, client_key: str, secret: str, now: int) -> NoReturn:
         """An unknown client_id: the same comparison as for a real one, counted in memory."""
         wait = self.strangers.wait(client_key, now)
         if wait:
-            raise Throttled(wait)
+            raise TooManyGuesses(wait)
         credentials.same(_DUMMY_HASH, credentials.token_hash(secret))  # a real client's work
         self.strangers.fail(client_key, now)
         raise invalid_client()

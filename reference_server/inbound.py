@@ -1,23 +1,15 @@
-"""What a request brings, read strictly, for the OAuth endpoints and the pages alike.
-
-Duplicates, bad encodings and huge bodies are refused: RFC 6749 3.1 and 3.2 forbid repeating
-a parameter, and we refuse the request rather than pick one. Also here: the server's state
-kept on the application, the peer address the guard counts by, the Authorization header.
+"""What a Starlette request brings, for the endpoints clients call and the pages alike: the
+server's state kept on the application, the peer address the guard counts by, header values,
+the body read within its bound, and its parameters read strictly (urlencoded.py).
 """
 
 from __future__ import annotations
 
-from urllib.parse import unquote_to_bytes
-
 from starlette.requests import ClientDisconnect, Request
 
-from . import guard
+from . import guard, urlencoded
 from .errors import ParameterError
 from .state import ServerState
-
-MAX_BODY = 16 * 1024
-MAX_QUERY = 8 * 1024
-FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 def server(request: Request) -> ServerState:
@@ -42,81 +34,17 @@ def peer(request: Request) -> str:
     return guard.source(client[0] if client else "unknown")
 
 
-def authorization(request: Request) -> tuple[str, str] | None:
-    """The Authorization header as (scheme in lower case, the rest); None without one."""
-    found = header(request, b"authorization")
-    if not found:
-        return None
-    scheme, _, value = found.partition(" ")
-    return scheme.lower(), value
-
-
-def parse_pairs(raw: bytes, limit: int) -> list[tuple[str, str]]:
-    if len(raw) > limit:
-        raise ParameterError("the request's parameters are too large", status=413)
-    try:
-        return _split(raw.decode("ascii"))
-    except (UnicodeDecodeError, ValueError):
-        raise ParameterError("parameters must be URL-encoded UTF-8") from None
-
-
-def _split(text: str) -> list[tuple[str, str]]:
-    """`parse_qsl(text, keep_blank_values=True, errors="strict")`, pair for pair, at a third
-    of its cost: a name or value with neither '%' nor '+' is taken as it is (unquote would
-    return it unchanged), and that is most of them (tokens and secrets are base64url)."""
-    pairs: list[tuple[str, str]] = []
-    for piece in text.split("&"):
-        if not piece:
-            continue
-        name, _, value = piece.partition("=")
-        if "%" in name or "+" in name:
-            name = _unquote(name)
-        if "%" in value or "+" in value:
-            value = _unquote(value)
-        pairs.append((name, value))
-    return pairs
-
-
-def _unquote(text: str) -> str:
-    """`unquote(text.replace("+", " "), "utf-8", "strict")` for ASCII text (what `_split` is
-    given): one run of bytes, decoded once, without unquote's regular-expression split."""
-    return unquote_to_bytes(text.replace("+", " ")).decode("utf-8", "strict")
-
-
-def single_valued(pairs: list[tuple[str, str]]) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for name, value in pairs:
-        if name in params:
-            raise ParameterError(f"the parameter {name!r} is repeated")
-        if "\x00" in value:
-            raise ParameterError(f"the parameter {name!r} contains a NUL character")
-        params[name] = value
-    return params
-
-
 def query_pairs(request: Request) -> list[tuple[str, str]]:
     """Every pair of the query string, repeated names included (the caller decides)."""
     raw: bytes = request.scope.get("query_string", b"")
-    return parse_pairs(raw, MAX_QUERY) if raw else []
-
-
-def query_params(request: Request) -> dict[str, str]:
-    raw: bytes = request.scope.get("query_string", b"")
-    if not raw:  # the usual case: no query string, nothing to parse
-        return {}
-    return single_valued(parse_pairs(raw, MAX_QUERY))
-
-
-def has_query(request: Request) -> bool:
-    return bool(request.scope.get("query_string"))
+    return urlencoded.parse_pairs(raw, urlencoded.MAX_QUERY) if raw else []
 
 
 def is_form(request: Request) -> bool:
-    content_type = header(request, b"content-type") or ""
-    return content_type.split(";", 1)[0].strip().lower() == FORM_TYPE
+    return urlencoded.is_form_type(header(request, b"content-type") or "")
 
 
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+async def read_body(request: Request, limit: int = urlencoded.MAX_BODY) -> bytes:
     """The request body, refused once it passes `limit` bytes (without reading the rest).
 
     Read once, from the request's ASGI messages: every body this server reads goes through
@@ -146,7 +74,7 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
 
 
 async def form_params(request: Request) -> dict[str, str]:
-    """The parameters of an application/x-www-form-urlencoded body."""
-    if not is_form(request):
-        raise ParameterError(f"the request body must be {FORM_TYPE}")
-    return single_valued(parse_pairs(await read_body(request), MAX_BODY))
+    """The parameters of an application/x-www-form-urlencoded body (a page's form)."""
+    content_type = header(request, b"content-type") or ""
+    body = await read_body(request) if urlencoded.is_form_type(content_type) else b""
+    return urlencoded.form_parameters(content_type, body)

@@ -23,7 +23,8 @@ runs of spaces become one, and it is refused when it holds:
 
 Names stored before these rules (an older database) are shown through `shown`, which
 replaces each such character with U+FFFD and cuts the name to the limit; pages also isolate
-every name in `<bdi>`.
+every name in `<bdi>`. The rules of the characters hold for the other text a page shows of a
+user (website, e-mail address, gender: `refuse_characters`, `defused`) as well.
 """
 
 from __future__ import annotations
@@ -117,7 +118,9 @@ def _marks_in_a_row(name: str) -> int:
     return longest
 
 
-def _refuse_characters(text: str, what: str) -> None:
+def refuse_characters(text: str, what: str) -> None:
+    """NameRefused naming `what` and the first character `character_problem` refuses: the
+    rules of a name's characters, for any text a page shows (a user's website, e-mail)."""
     for char in text:
         problem = character_problem(char)
         if problem:
@@ -126,9 +129,9 @@ def _refuse_characters(text: str, what: str) -> None:
 
 def clean(raw: str, what: str) -> str:
     """The name to store (normalised), or NameRefused naming `what` and the reason."""
-    _refuse_characters(raw, what)
+    refuse_characters(raw, what)
     name = _SPACES.sub(" ", unicodedata.normalize("NFKC", raw).strip())
-    _refuse_characters(name, what)  # NFKC can make one (U+FFA0 becomes a Hangul filler)
+    refuse_characters(name, what)  # NFKC can make one (U+FFA0 becomes a Hangul filler)
     if not name or len(name) > LIMIT:
         has = f" (this one has {len(name)})" if name else ""
         raise NameRefused(f"{what} is 1 to {LIMIT} characters{has}")
@@ -143,15 +146,20 @@ def clean(raw: str, what: str) -> str:
     return name
 
 
+def defused(text: str) -> str:
+    """Stored text made safe to show, whatever its age: each character `refuse_characters`
+    refuses becomes U+FFFD."""
+    return "".join(REPLACEMENT if character_problem(char) else char for char in text)
+
+
 def shown(name: str) -> str:
-    """A stored name made safe to show, whatever its age: each character `clean` refuses
-    becomes U+FFFD, marks past the third in a row are dropped, and it is cut to the limit."""
+    """A stored name made safe to show, whatever its age: `defused`, marks past the third in
+    a row dropped, and cut to the limit."""
     kept: list[str] = []
     marks = 0
-    for char in name:
+    for char in defused(name):
         marks = marks + 1 if unicodedata.category(char) in _MARKS else 0
-        if marks > MAX_MARKS:
-            continue
-        kept.append(REPLACEMENT if character_problem(char) else char)
+        if marks <= MAX_MARKS:
+            kept.append(char)
     text = "".join(kept)
     return text if len(text) <= LIMIT else text[: LIMIT - 1] + "\u2026"

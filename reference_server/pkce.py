@@ -1,5 +1,4 @@
-"""Proof Key for Code Exchange (RFC 7636): supported, as the fuller description has it
-(VERSION-PKCE)."""
+"""Proof Key for Code Exchange (RFC 7636): supported, as the fuller description has it."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import hashlib
 import hmac
 import re
 
-METHODS = ("plain", "S256")
+METHODS = ("plain", "S256")  # VERSION-PKCE: the PKCE parameters are supported
 # Used with fullmatch only: `$` would accept a trailing newline.
 _PLAIN = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 _S256 = re.compile(r"[A-Za-z0-9_-]{43}")

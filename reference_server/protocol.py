@@ -18,14 +18,13 @@ keep-alive timeout (armed only after a first response) and a concurrency limit t
 
 Every refusal closes the connection. The server's close_notify is followed at once by the
 TCP close, with no wait for the client's (RFC 8446 6.1, RFC 9112 9.8): asyncio waited up to
-30 s, and Picard, which never answers one, lost a request written into that half-closed
-connection (issue 20, 5).
+30 s, and MusicBrainz Picard, which never answers one, lost a request written into that
+half-closed connection.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httptools
@@ -33,6 +32,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from .answers import encode_json
 from .connections import SENDING_BODY, WAITING, roster
 from .limits import Limits
 from .writes import HeadWithBody
@@ -187,7 +187,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
         """A JSON error with Connection: close, unless a response is already under way."""
         cycle = self.cycle  # the current request's, or the previous one's on a kept connection
         if cycle is None or cycle.response_complete or not cycle.response_started:
-            body = json.dumps({"error": "invalid_request", "error_description": message})
+            body = encode_json({"error": "invalid_request", "error_description": message})
             self.transport.write(
                 b"".join(
                     [
@@ -195,7 +195,7 @@ class LimitedHttpProtocol(HttpToolsProtocol):
                         b"content-type: application/json\r\n",
                         b"content-length: %d\r\n" % len(body),
                         b"connection: close\r\n\r\n",
-                        body.encode(),
+                        body,
                     ]
                 )
             )

@@ -36,8 +36,8 @@ def is_loopback(uri: str) -> bool:
 
 
 def matches(requested: str, registered: str, public: bool) -> bool:
-    """Does a request's redirect_uri match the application's registered URL? As strings
-    (AUTHZ-REDIRECT-URI-BYPASS: no spelling RFC 3986 calls equivalent matches)."""
+    """Does a request's redirect_uri match the application's registered URL? As strings."""
+    # AUTHZ-REDIRECT-URI-BYPASS: no spelling RFC 3986 calls equivalent matches
     if requested == registered:
         return True
     if not public:

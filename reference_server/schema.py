@@ -1,7 +1,7 @@
 """The tables and indexes of the server's SQLite file (storage.py opens it and applies them).
 
 Every statement is idempotent: run on every start, it creates what is missing and leaves the
-rest (a database of the earlier token layout is migrated first, by migrate.py).
+rest.
 """
 
 SCHEMA = """
@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS users (
 );
 CREATE TABLE IF NOT EXISTS applications (
     id           INTEGER PRIMARY KEY,
-    client_id    TEXT NOT NULL UNIQUE,
+    client_id    TEXT NOT NULL UNIQUE,  -- APP-CLIENT-ID-UNIQUE
     secret_hash  TEXT NOT NULL,
     owner_id     INTEGER NOT NULL REFERENCES users(id),
     name         TEXT NOT NULL,
@@ -29,9 +29,7 @@ CREATE TABLE IF NOT EXISTS applications (
 CREATE INDEX IF NOT EXISTS applications_owner ON applications(owner_id);
 -- One authorization of one application by one user: what a code exchange creates.
 -- Codes and tokens are split tokens (credentials.py): `id` is the selector, time-ordered, so
--- inserts append; the *_hash columns hold the SHA-256 of the verifier, 32 bytes. Rows from
--- before split tokens (ids below credentials.LEGACY_IDS) hold the hash of the whole token and
--- are found through the *_legacy partial indexes, which hold them only.
+-- inserts append; the *_hash columns hold the SHA-256 of the verifier, 32 bytes.
 CREATE TABLE IF NOT EXISTS grants (
     id             INTEGER PRIMARY KEY,  -- the refresh token's selector
     application_id INTEGER NOT NULL REFERENCES applications(id),
@@ -42,7 +40,6 @@ CREATE TABLE IF NOT EXISTS grants (
     revoked_at     INTEGER
 );
 CREATE INDEX IF NOT EXISTS grants_user_app ON grants(user_id, application_id);
-CREATE UNIQUE INDEX IF NOT EXISTS grants_legacy ON grants(refresh_hash) WHERE id < 1099511627776;
 CREATE TABLE IF NOT EXISTS access_tokens (
     id         INTEGER PRIMARY KEY,      -- the token's selector
     token_hash BLOB NOT NULL,
@@ -51,8 +48,6 @@ CREATE TABLE IF NOT EXISTS access_tokens (
     expires_at INTEGER NOT NULL,
     revoked_at INTEGER
 );
-CREATE UNIQUE INDEX IF NOT EXISTS access_tokens_legacy ON access_tokens(token_hash)
-    WHERE id < 1099511627776;
 -- A grant's tokens, its live ones first (NULL sorts first): a refresh revokes the grant's
 -- previous token, and a grant collects one more revoked token per refresh, forever. An index
 -- on grant_id alone made each refresh visit all of them (O(refreshes so far)); with
@@ -75,7 +70,6 @@ CREATE TABLE IF NOT EXISTS codes (
     grant_id        INTEGER,             -- set when redeemed
     redeemed_at     INTEGER
 );
-CREATE UNIQUE INDEX IF NOT EXISTS codes_legacy ON codes(code_hash) WHERE id < 1099511627776;
 CREATE INDEX IF NOT EXISTS codes_user_app ON codes(user_id, application_id);
 -- The code a grant came from, for the purge (a dead grant goes with its code).
 CREATE INDEX IF NOT EXISTS codes_by_grant ON codes(grant_id) WHERE grant_id IS NOT NULL;
@@ -93,13 +87,18 @@ CREATE TABLE IF NOT EXISTS sessions (
     csrf         TEXT NOT NULL,
     expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
--- Single-use tokens of consent forms, bound to a session and to one authorization request.
+-- Single-use tokens bound to a session and to one use: a consent form (its authorization
+-- request), a flash message (web/flash.py).
 CREATE TABLE IF NOT EXISTS form_tokens (
     token_hash   TEXT PRIMARY KEY,
     session_hash TEXT NOT NULL,
     fingerprint  TEXT NOT NULL,
     expires_at   INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- Partial indexes of a token layout that is gone: earlier versions made them on every database.
+DROP INDEX IF EXISTS grants_legacy;
+DROP INDEX IF EXISTS access_tokens_legacy;
+DROP INDEX IF EXISTS codes_legacy;
 -- Failed guesses per source address and name (guard.py): passwords, secrets, codes.
 DROP TABLE IF EXISTS auth_failures;
 CREATE TABLE IF NOT EXISTS throttle (

@@ -33,11 +33,11 @@ class ScopeError(ValueError):
 
 
 def parse_scope(value: str | None) -> frozenset[str]:
-    """Split a space-delimited scope string; names are case-sensitive (RFC 6749 3.3:
-    SCOPE-CASE-SENSITIVE)."""
+    """Split a space-delimited scope string, of names the service knows."""
     names = (value or "").split()
-    if not names:
+    if not names:  # AUTHZ-REQUIRED-PARAMS: scope is required
         raise ScopeError("no scope was requested")
+    # SCOPE-CASE-SENSITIVE: compared exactly (RFC 6749 3.3), "Profile" is no scope
     unknown = [n for n in names if n not in SCOPES]
     if unknown:
         raise ScopeError("unknown scope: {}".format(", ".join(sorted(set(unknown)))))

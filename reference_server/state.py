@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .clock import Clock, SystemClock, TestClock
+from .clock import ServerClock, SystemClock, TestClock
 from .guard import Guard, GuardPolicy
 from .purge import Purger
 from .storage import Store
@@ -20,7 +20,7 @@ DEFAULT_PUBLIC_URL = "https://localhost"
 @dataclass
 class ServerState:
     store: Store
-    clock: Clock
+    clock: ServerClock
     test_clock: TestClock | None = None
     public_url: str = DEFAULT_PUBLIC_URL  # where users reach us; never read from Host
     purger: Purger | None = None

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from . import migrate
 from .checkpoint import Checkpointer
 from .groupcommit import GroupCommit
 from .schema import SCHEMA
@@ -29,12 +28,6 @@ SYNCHRONOUS = {"normal": "NORMAL", "full": "FULL"}
 
 T = TypeVar("T")
 BUSY_TIMEOUT_MS = 10_000
-
-
-def _has_hex_keys(db: sqlite3.Connection) -> bool:
-    """A database from before split tokens: codes and tokens keyed by their hex SHA-256."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(access_tokens)")}
-    return bool(columns) and "id" not in columns
 
 
 class _Transaction:
@@ -110,8 +103,6 @@ class Store:
             self._checkpointer = Checkpointer(path)
 
     def _create_schema(self) -> None:
-        if _has_hex_keys(self.db):
-            migrate.to_split_tokens(self.db, SCHEMA)
         # executescript commits on its own; the statements are idempotent.
         self.db.executescript(SCHEMA)
 

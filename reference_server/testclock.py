@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from . import inbound
+from .answers import Answer
+from .endpoints import respond
 from .errors import ParameterError
 
 
@@ -17,10 +19,8 @@ async def clock(request: Request) -> Response:
         try:
             advance = (await inbound.form_params(request)).get("advance", "")
         except ParameterError as error:
-            return JSONResponse({"error": str(error)}, status_code=error.status)
+            return respond(Answer.json({"error": str(error)}, error.status))
         if not advance.isdigit() or len(advance) > 10:
-            return JSONResponse(
-                {"error": "advance must be a whole number of seconds"}, status_code=400
-            )
+            return respond(Answer.json({"error": "advance must be a whole number of seconds"}, 400))
         test_clock.advance(int(advance))
-    return JSONResponse({"offset": test_clock.offset(), "now": test_clock.now()})
+    return respond(Answer.json({"offset": test_clock.offset(), "now": test_clock.now()}))

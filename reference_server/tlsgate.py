@@ -3,7 +3,7 @@
 uvicorn hands its SSL context to `loop.create_server`, which completes the handshake before
 any protocol of ours sees the connection. A client that never sent a ClientHello was held
 for the loop's default 60 s, outside --max-connections and the head timeout: 5,000 of them
-cost 265 MB, and at 1,024 descriptors a thousand stopped the server (issue 20, 1).
+cost 265 MB, and at 1,024 descriptors a thousand stopped the server.
 
 Here the server listens for plain TCP (uvicorn's `http=` names `http_over_tls`). The protocol
 of each TCP connection, `TlsGate`, registers it with its HTTP protocol at once (counted by the
@@ -50,8 +50,8 @@ def _context() -> ssl.SSLContext:
 
 class TlsGate(asyncio.Protocol):
     """A TCP connection's first protocol: registers it, then hands it to TLS. Nothing else
-    listens: plain HTTP ends in a failed handshake, unanswered (TRANSPORT-HTTPS-ONLY), and a
-    bearer token sent in it is never read (BEARER-HTTP-IGNORED)."""
+    listens: plain HTTP ends in a failed handshake, unanswered, and a bearer token sent in it
+    is never read."""
 
     def __init__(self, http: LimitedHttpProtocol, context: ssl.SSLContext) -> None:
         self.http = http
@@ -73,6 +73,8 @@ class TlsGate(asyncio.Protocol):
             ssl_handshake_timeout=self.http.limits.handshake_timeout,
             ssl_shutdown_timeout=SHUTDOWN_TIMEOUT,
         )
+        # TRANSPORT-HTTPS-ONLY, BEARER-HTTP-IGNORED: every byte goes through TLS first, so
+        # plain HTTP fails the handshake, unanswered, and no token in it is ever read
         transport.set_protocol(tls)
         tls.connection_made(transport)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+import pytest
+
 #: Scenario outcome of a scenario whose premise failed (beside passed, failed, skipped).
 UNCHECKED_OUTCOME = "unchecked"
 T = TypeVar("T")
@@ -84,5 +86,13 @@ class Cascade:
         self._first[key] = NotChecked(reason, cause=where)
 
 
-#: The run's cascade memory (one per process: each pytest-xdist worker has its own).
-CASCADE = Cascade()
+#: Where a run keeps its cascade memory (config.stash: one per process, so each pytest-xdist
+#: worker has its own).
+CASCADE_KEY = pytest.StashKey[Cascade]()
+
+
+def cascade_of(config: pytest.Config) -> Cascade:
+    """The run's cascade memory."""
+    if CASCADE_KEY not in config.stash:
+        config.stash[CASCADE_KEY] = Cascade()
+    return config.stash[CASCADE_KEY]

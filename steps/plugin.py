@@ -17,7 +17,7 @@ from pluggy import Result
 from pytest_bdd.parser import Feature, Scenario, Step
 
 from client_kit.redaction import share_mask_key
-from steps.outcomes import CASCADE
+from steps.outcomes import cascade_of
 from steps.profiles.profile import ProfileError
 from steps.rules.catalogue import Rule
 from steps.run.approvals import estimate_prompts
@@ -36,11 +36,12 @@ from steps.run.selection import (
     skip_unless_asked,
 )
 from steps.run.suite import STATE_KEY, build_state, suite_state
-from steps.scenario.meta import META_KEY
+from steps.safety.text import shown
+from steps.scheduling.meta import META_KEY
 
 pytest_plugins = [
     # first: steps.scenario.grants imports it, and a plugin must not be pre-imported
-    "steps.scenario.isolation",
+    "steps.scheduling.isolation",
     "steps.run.twins",
     "steps.run.fixtures",
     *STEP_MODULES,
@@ -80,7 +81,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         run_preflight(state.profile)
     except PreflightError as error:
-        pytest.exit(f"setup error: preflight: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+        message = f"setup error: preflight: {shown(str(error))}"
+        pytest.exit(message, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -110,7 +112,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Tell the run how many prompts a person will see, the scenarios in the order they run
-    (after steps/scenario/isolation.py ordered them)."""
+    (after steps/scheduling/isolation.py ordered them)."""
     state = suite_state(session.config)
     consent = state.profile.consent if state.profile is not None else None
     pages = (
@@ -134,7 +136,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if META_KEY not in item.stash:
         return
     meta = item.stash[META_KEY]
-    CASCADE.current = f"{meta.name} ({meta.feature})"
+    cascade_of(item.config).current = f"{meta.name} ({meta.feature})"
     state.serving = serving(meta.rules, state.catalogue)
     if state.consent_driver is not None:
         state.consent_driver.serving = state.serving

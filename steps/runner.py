@@ -31,14 +31,13 @@ from steps.reports import (
     write_reports,
 )
 from steps.reports.junit import annotate_pytest_reports
-from steps.reports.redact import profile_secrets
+from steps.reports.redact import PYTEST_LOG, profile_secrets
 from steps.reports.verdicts import LEVELS
 from steps.rules.catalogue import load_catalogue
 from steps.run.compare import RunnerCommand
 from steps.run.pytest_run import (
     COLLECT_TARGET,
     PROJECT_DIR,
-    PYTEST_LOG,
     PYTEST_PLUGINS,
     RunOptions,
     pytest_command,
@@ -47,6 +46,7 @@ from steps.run.pytest_run import (
     use_colour,
 )
 from steps.run.usage import check_options
+from steps.safety.text import shown
 
 #: With the names tests and tools import from here (the pytest part lives in
 #: steps/run/pytest_run.py).
@@ -113,10 +113,10 @@ def preflight(options: RunOptions) -> None:
         found = run_preflight(profile)
     except (ProfileError, tomllib.TOMLDecodeError, OSError) as error:
         raise SetupError(f"profile {options.profile}: {error}") from None
-    except PreflightError as error:
-        raise SetupError(f"preflight: {error}") from None
+    except PreflightError as error:  # may quote the deployment: escaped
+        raise SetupError(f"preflight: {shown(str(error))}") from None
     for note in found.notes:
-        click.echo(f"preflight: {note}", err=True)
+        click.echo(f"preflight: {shown(note)}", err=True)
 
 
 def finish(options: RunOptions, pytest_status: int) -> int:

@@ -12,10 +12,12 @@ rooms below it (`STEP_ROOMS`): the rule catalogue (`rules`) knows no other room,
 others may name rules through it (steps/rules/ids.py); the HTTP layer knows no scenario, the
 scenario's objects know no step definition, and the run machinery reaches the step definitions
 only through the registry (steps/run/bdd_registry.py names them as strings).
-`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on.
+`steps/outcomes.py` (why a scenario was not checked) is the floor every room stands on, and so is
+`steps/safety/` (the deployment's words made safe to show, the forms of secrets, the run-wide
+files), which stands on it.
 
-The classes issue 23 found under one name in two places (`TokenSet`, `Client`, `Application`,
-`Profile`, `LoginRequired`) are defined once across the product packages (`UNIQUE_NAMES`).
+Every class name is defined once across the product packages, private ones included: a reader
+who meets `Session` or `Console` knows which package's it is.
 
 And the size rule: a file over 300 lines says at the top of its module docstring why
 ("over 300 lines", with the reason).
@@ -40,7 +42,6 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "steps": ("reference_server", "tests", "tools"),
 }
 #: Class names that name one class across the product packages (the kit's public ones).
-UNIQUE_NAMES = ("TokenSet", "Client", "Application", "Profile", "LoginRequired")
 ALLOWED: dict[str, set[str]] = {
     "steps/profiles/bundled.py": {"reference_server"},  # the bundled target starts the server
 }
@@ -49,16 +50,19 @@ ALLOWED: dict[str, set[str]] = {
 #: The suite's rooms (a sub-package of steps/, or a module directly in it) and the rooms each
 #: may import besides itself. The entry modules (`steps.plugin`, `steps.runner`) stand on the
 #: run machinery; `steps/test_features.py` binds the features.
-_BELOW_RUN = ("reports", "rules", "scenario", "consent", "http", "profiles", "outcomes")
+_FLOOR = ("safety", "outcomes")
+_BELOW_RUN = ("reports", "rules", "scenario", "scheduling", "consent", "http", "profiles", *_FLOOR)
 STEP_ROOMS: dict[str, tuple[str, ...]] = {
     "outcomes": (),
+    "safety": ("outcomes",),
     "profiles": (),
     "rules": (),
-    "http": ("rules", "outcomes"),
-    "consent": ("http", "profiles", "outcomes"),
-    "scenario": ("consent", "http", "profiles", "rules", "outcomes"),
-    "definitions": ("scenario", "consent", "http", "profiles", "rules", "outcomes"),
-    "reports": ("rules", "outcomes"),
+    "http": ("rules", *_FLOOR),
+    "consent": ("http", "profiles", *_FLOOR),
+    "scheduling": ("rules", *_FLOOR),
+    "scenario": ("scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
+    "definitions": ("scenario", "scheduling", "consent", "http", "profiles", "rules", *_FLOOR),
+    "reports": ("rules", *_FLOOR),
     "run": _BELOW_RUN,
     "plugin": ("run", *_BELOW_RUN),
     "runner": ("run", *_BELOW_RUN),
@@ -256,22 +260,24 @@ def test_a_planted_long_file_is_found_unless_it_says_why() -> None:
     assert size_violation("tests/test_planted.py", '"""A module."""\n' + "x = 1\n" * 299) is None
 
 
-def classes_named(names: tuple[str, ...], files: list[tuple[str, str]]) -> dict[str, list[str]]:
-    """For each of `names`, the files (relative path, source) that define a class so named."""
-    found: dict[str, list[str]] = {name: [] for name in names}
+def classes_named(files: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each class name the files (relative path, source) define, with the files defining it."""
+    found: dict[str, list[str]] = {}
     for relative, source in files:
         for node in ast.walk(ast.parse(source, filename=relative)):
-            if isinstance(node, ast.ClassDef) and node.name in found:
-                found[node.name].append(relative)
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(relative)
     return found
 
 
-def test_the_kits_class_names_name_one_class() -> None:
+def test_every_class_name_names_one_class_across_the_product() -> None:
+    """A reader who meets `Session` or `Console` knows which package's it is: no class name
+    of the server, the kit or the suite is defined twice, private ones included."""
     files = [(p.relative_to(ROOT).as_posix(), p.read_text()) for p in python_files(PRODUCT)]
-    twice = {n: f for n, f in classes_named(UNIQUE_NAMES, files).items() if len(f) > 1}
-    assert twice == {}
+    twice = {n: f for n, f in classes_named(files).items() if len(f) > 1}
+    assert twice == {}, f"class names defined more than once (rename one of each): {twice}"
 
 
-def test_a_second_class_of_a_kit_name_is_found() -> None:
+def test_a_second_class_of_a_name_is_found() -> None:
     files = [("client_kit/tokens.py", "class TokenSet: ..."), ("a/b.py", "class TokenSet: ...")]
-    assert classes_named(("TokenSet",), files) == {"TokenSet": ["client_kit/tokens.py", "a/b.py"]}
+    assert classes_named(files) == {"TokenSet": ["client_kit/tokens.py", "a/b.py"]}

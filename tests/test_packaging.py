@@ -98,7 +98,7 @@ def test_the_built_wheel_holds_every_file_of_the_tree(tmp_path: Path) -> None:
         path.relative_to(ROOT).as_posix()
         for top in PRODUCT
         for path in (ROOT / top).rglob("*")
-        if path.suffix in {".py", ".toml", ".css"} and "__pycache__" not in path.parts
+        if path.suffix in {".py", ".pyi", ".toml", ".css"} and "__pycache__" not in path.parts
     }
     wanted |= {
         f"{FEATURES[1]}/{path.name}"

@@ -1,12 +1,13 @@
-"""Rule ids are the thread from a rule to its code (issue 23): besides features/ (and the reports
+"""Rule ids are the thread from a rule to its code: besides features/ (and the reports
 a run writes), every rule of features/rules.toml is named in exactly three places.
 
 - The step layer (`steps/`, its Python files), once: in the `@check(...)` of the Then step that
   states the rule's check (steps/scenario/kinds.py). Every other mention of a rule there goes
   through `RULE.<ID_WITH_UNDERSCORES>` (steps/rules/ids.py), so searching a rule's id lands on
   its check. (The example profiles, steps/profiles/*.toml, are data about real deployments.)
-- The server (`reference_server/`), once: beside the line that enforces the rule, or for an
-  observation (INFO-*) the line that makes what is observed.
+- The server (`reference_server/`), in a comment on each line that decides the rule (more
+  than once where several lines decide it), or for an observation (INFO-*) on the line that
+  makes what is observed; never only in a docstring, which sits away from the deciding line.
 - The tests (`tests/`), once: as `@pytest.mark.rule(...)` on the test of the server's (or the
   suite's) behaviour for the rule. The tests' data (a broken target's expected verdicts, the
   truth about real deployments) name rules as often as they need: only the mark counts.
@@ -18,12 +19,12 @@ test with one search for its id in each place.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import tomllib
 from collections import Counter
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = [
@@ -42,6 +43,48 @@ def literal_counts(folder: Path, rules: list[str]) -> Counter[str]:
     for path in sorted(folder.rglob("*.py")):
         found.update(w for w in RULE_SHAPED.findall(path.read_text()) if w in wanted)
     return found
+
+
+def _docstring_lines(tree: ast.Module) -> set[int]:
+    """The lines of every docstring of a module (its own, its classes' and functions')."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+def beside_code_counts(folder: Path, rules: list[str]) -> tuple[Counter[str], Counter[str]]:
+    """How often each rule's id is written under `folder` outside docstrings (in comments and
+    code), and how often inside them."""
+    wanted = set(rules)
+    outside: Counter[str] = Counter()
+    inside: Counter[str] = Counter()
+    for path in sorted(folder.rglob("*.py")):
+        text = path.read_text()
+        docstrings = _docstring_lines(ast.parse(text))
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type not in (tokenize.COMMENT, tokenize.STRING):
+                continue
+            found = [w for w in RULE_SHAPED.findall(token.string) if w in wanted]
+            (inside if token.start[0] in docstrings else outside).update(found)
+    return outside, inside
+
+
+def beside_code(
+    outside: Counter[str], inside: Counter[str], rules: list[str]
+) -> dict[str, list[str]]:
+    """The rules named nowhere, and those named only in docstrings."""
+    return {
+        "missing": [rule for rule in rules if not outside[rule] and not inside[rule]],
+        "only in docstrings": [rule for rule in rules if not outside[rule] and inside[rule]],
+    }
 
 
 def _is_rule_mark(node: ast.expr) -> bool:
@@ -76,10 +119,14 @@ def once_each(found: Counter[str], rules: list[str]) -> dict[str, list[str]]:
     }
 
 
-@pytest.mark.parametrize("place", ["steps", "reference_server"])
-def test_each_rule_is_named_once_in(place: str) -> None:
-    found = literal_counts(ROOT / place, CATALOGUE)
+def test_each_rule_is_named_once_in_the_step_layer() -> None:
+    found = literal_counts(ROOT / "steps", CATALOGUE)
     assert once_each(found, CATALOGUE) == {"missing": [], "repeated": []}
+
+
+def test_each_rule_is_named_beside_the_server_code_that_decides_it() -> None:
+    outside, inside = beside_code_counts(ROOT / "reference_server", CATALOGUE)
+    assert beside_code(outside, inside, CATALOGUE) == {"missing": [], "only in docstrings": []}
 
 
 def test_each_rule_is_the_mark_of_one_test() -> None:
@@ -153,3 +200,17 @@ def test_the_count_sees_a_missing_and_a_repeated_rule(tmp_path: Path) -> None:
         "repeated": ["RULE-ONE x2"],
     }
     assert once_each(marked_rules(tests), rules) == {"missing": ["RULE-ONE-MORE"], "repeated": []}
+
+
+def test_the_server_check_sees_a_rule_named_only_in_a_docstring(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        '"""RULE-ONE, said at the top."""\n\n\ndef f() -> None:\n'
+        '    """RULE-TWO in a docstring, and on the line below."""\n'
+        "    return None  # RULE-TWO\n"
+    )
+    rules = ["RULE-ONE", "RULE-TWO", "RULE-THREE"]
+    outside, inside = beside_code_counts(tmp_path, rules)
+    assert beside_code(outside, inside, rules) == {
+        "missing": ["RULE-THREE"],
+        "only in docstrings": ["RULE-ONE"],
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import credentials, pkce
-from ..accounts import Application, User
+from ..accounts import Account, Application
 from ..errors import OAuthError, invalid_grant, invalid_request
 from ..storage import Row, Store
 from .base import CODE_LIFETIME, IssuedTokens, Lookup, insert_keyed, new_access_token, revoke_grant
@@ -25,12 +25,12 @@ class CodeRequest:
     """An approved authorization request, about to become a code."""
 
     application: Application
-    user: User
+    user: Account
     scope: str
     redirect_uri: str
     challenge: str | None
     challenge_method: str | None
-    offline: bool  # the grant gets a refresh token (see _refresh_token_allowed)
+    offline: bool  # the grant gets a refresh token (web/authorize.py decides)
 
 
 def issue_code(store: Store, now: int, request: CodeRequest) -> str:
@@ -62,7 +62,7 @@ def code_is_pending(store: Store, now: int, code: str) -> bool:
 def exchange_code(
     store: Store, now: int, app: Application, code: str, redirect_uri: str, verifier: str | None
 ) -> IssuedTokens:
-    """TOKEN-CODE-EXCHANGE: a code redeemed once for a new grant and its tokens."""
+    """A code redeemed once for a new grant and its tokens."""
     with store.transaction():
         outcome = _redeem(store, now, app, code, redirect_uri, verifier)
     # A replayed code's error is raised only once the unit is done: its revocation sticks.
@@ -89,7 +89,7 @@ def _redeem(
     problem = _pkce_problem(row, verifier)
     if problem is not None:
         return problem  # a failed exchange does not use up the code
-    tokens, grant_id = _new_grant(store, now, row)
+    tokens, grant_id = _new_grant(store, now, row)  # TOKEN-CODE-EXCHANGE
     store.run(
         "UPDATE codes SET redeemed_at = ?, grant_id = ? WHERE id = ?",
         now,
@@ -112,19 +112,12 @@ def _pkce_problem(code: Row, verifier: str | None) -> OAuthError | None:
     return None
 
 
-def _refresh_token_allowed(code: Row) -> bool:
-    """TOKEN-REFRESH-INSTALLED, TOKEN-REFRESH-OFFLINE, TOKEN-NO-REFRESH-ONLINE (spec 2.3): the
-    authorization endpoint decided it (installed, or web with access_type=offline)."""
-    return bool(code["offline"])
-
-
 def _new_grant(store: Store, now: int, code: Row) -> tuple[IssuedTokens, int]:
     """The grant's id is its refresh token's selector (a plain selector when it has none)."""
     made: list[int] = []
-    with_refresh = _refresh_token_allowed(code)
+    with_refresh = bool(code["offline"])  # as the authorization endpoint decided (spec 2.3)
 
     def insert(key: credentials.TokenKey) -> None:
-        assert key.selector is not None
         store.run(
             "INSERT INTO grants (id, application_id, user_id, scope, refresh_hash, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
-from ..accounts import User
+from ..accounts import Account
 from ..storage import Store
 from .base import Lookup
 
@@ -28,7 +28,7 @@ class AccessGrant(NamedTuple):
     scope: frozenset[str]
 
 
-Found = tuple[AccessGrant, User | None]
+Found = tuple[AccessGrant, Account | None]
 
 
 class RecentTokens:
@@ -64,18 +64,17 @@ _RECENT: weakref.WeakKeyDictionary[Store, RecentTokens] = weakref.WeakKeyDiction
 
 def access_grant_and_user(store: Store, now: int, token: str) -> Found | None:
     """The grant behind a valid access token and its user (None if deleted), in one query
-    (or none, for a token resolved since the database last changed: RecentTokens).
-
-    None when the token is unknown, revoked or expired (USERINFO-ERR-INVALID-TOKEN).
-    """
+    (or none, for a token resolved since the database last changed: RecentTokens); None
+    when the token is unknown, revoked or expired."""
     recent = _RECENT.get(store) or _RECENT.setdefault(store, RecentTokens())
     kept = recent.get(store, token)
     if kept is None:
         row = _ACCESS_AND_USER.find(store, token)
-        if row is None:
+        if row is None:  # USERINFO-ERR-INVALID-TOKEN: unknown or revoked
             return None
         grant = AccessGrant(row["user_id"], row["application_id"], frozenset(row["scope"].split()))
-        kept = row["expires_at"], (grant, User.from_row(row) if row["id"] is not None else None)
+        kept = row["expires_at"], (grant, Account.from_row(row) if row["id"] is not None else None)
         recent.keep(token, *kept)
     expires_at, found = kept
-    return None if expires_at <= now else found  # LIFETIME-ACCESS-EXPIRES
+    # LIFETIME-ACCESS-EXPIRES; USERINFO-ERR-INVALID-TOKEN: expired
+    return None if expires_at <= now else found

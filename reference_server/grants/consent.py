@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..accounts import Application, User
+from ..accounts import Account, Application
 from ..storage import Store
 
 
-def has_consent(store: Store, user: User, app: Application, scope: str, now: int) -> bool:
-    """AUTHZ-APPROVAL-AUTO: a standing consent for exactly this scope set skips the page
-    (AUTHZ-APPROVAL-AUTO-NEW-SCOPES: another scope set does not).
+def has_consent(store: Store, user: Account, app: Application, scope: str, now: int) -> bool:
+    """A standing consent for exactly this scope set skips the page; another set does not.
 
     It stands while a grant of it is live (a refresh token, or an unexpired access token), or
     before any grant exists (a code still on its way). Once the user revoked it on the
@@ -30,13 +29,13 @@ def has_consent(store: Store, user: User, app: Application, scope: str, now: int
         "  AND g.application_id = c.application_id AND g.scope = c.scope))",
         user.id,
         app.id,
-        scope,
+        scope,  # AUTHZ-APPROVAL-AUTO-NEW-SCOPES: exactly this set, no other
         now,
     )
-    return row is not None
+    return row is not None  # AUTHZ-APPROVAL-AUTO
 
 
-def record_consent(store: Store, now: int, user: User, app: Application, scope: str) -> None:
+def record_consent(store: Store, now: int, user: Account, app: Application, scope: str) -> None:
     store.run(
         "INSERT INTO consents (user_id, application_id, scope, granted_at) VALUES (?, ?, ?, ?)"
         " ON CONFLICT DO UPDATE SET granted_at = excluded.granted_at",
@@ -58,7 +57,7 @@ class Authorization:
     offline: bool
 
 
-def authorizations(store: Store, user: User, now: int) -> list[Authorization]:
+def authorizations(store: Store, user: Account, now: int) -> list[Authorization]:
     rows = store.all(
         "SELECT a.client_id, a.name, g.scope, MIN(g.created_at) AS since,"
         " MAX(g.refresh_hash IS NOT NULL) AS offline"

@@ -10,31 +10,25 @@ from .base import IssuedTokens, Lookup, end_access_tokens, new_access_token
 
 _LIVE_GRANT = Lookup("SELECT * FROM grants WHERE", "id", "refresh_hash", " AND revoked_at IS NULL")
 
-#: REFRESH-SAME-TOKEN (spec 2.3): the answer repeats the refresh token that was sent in (RFC
-#: 6749 6 lets a server leave it out, and the client then keeps the one it has). Either way
-#: REFRESH-TOKEN-STAYS-VALID (spec 3): the grant keeps its one refresh token, never rotated.
-SAME_REFRESH_TOKEN = True
-#: This server's choice (spec 3 leaves it open): a refresh ends the grant's earlier access
-#: tokens, so that a grant has one valid access token at a time.
-ONE_ACCESS_TOKEN_PER_GRANT = True
-
 
 def refresh(
     store: Store, now: int, app: Application, refresh_token: str, scope: str | None
 ) -> IssuedTokens:
-    """REFRESH-NEW-ACCESS-TOKEN: a new access token of the grant, for the same client."""
+    """A new access token of the grant, for the same client, as musicbrainz.org does it: the
+    grant's earlier access tokens end (one valid at a time; spec 3 leaves it open), and its
+    one refresh token stays, never rotated."""
     with store.transaction():
         grant = _LIVE_GRANT.find(store, refresh_token)  # LIFETIME-REFRESH-PERSISTS: until revoked
         if grant is None or grant["application_id"] != app.id:  # REFRESH-CROSS-CLIENT
             raise invalid_grant("the refresh token is unknown, revoked or another client's")
         granted = frozenset(grant["scope"].split())
         asked = granted if scope is None else _narrowed(scope, granted)
-        if ONE_ACCESS_TOKEN_PER_GRANT:
-            end_access_tokens(store, now, grant["id"])
+        end_access_tokens(store, now, grant["id"])
+        # REFRESH-NEW-ACCESS-TOKEN
         access = new_access_token(store, now, grant["id"], scopes.canonical(asked))
-    return IssuedTokens(
-        access_token=access, refresh_token=refresh_token if SAME_REFRESH_TOKEN else None
-    )
+    # REFRESH-SAME-TOKEN (spec 2.3): the answer repeats the refresh token sent in;
+    # REFRESH-TOKEN-STAYS-VALID (spec 3): nothing above ended it
+    return IssuedTokens(access_token=access, refresh_token=refresh_token)
 
 
 def _narrowed(scope: str, granted: frozenset[str]) -> frozenset[str]:

@@ -3,7 +3,7 @@ effects of spec section 3: what ends with the token presented."""
 
 from __future__ import annotations
 
-from ..accounts import Application, User
+from ..accounts import Account, Application
 from ..storage import Store
 from .base import Lookup, revoke_grant
 
@@ -18,11 +18,11 @@ _ACCESS = Lookup(
 
 def revoke(store: Store, now: int, app: Application, token: str) -> None:
     """Ends what the token presented ends; an unknown token ends nothing, and another
-    client's token, of either kind, stays untouched (REVOKE-OTHER-CLIENT)."""
+    client's token, of either kind, stays untouched."""
     with store.transaction():
         access = _ACCESS.find(store, token)
         if access is not None:
-            if access["application_id"] != app.id:
+            if access["application_id"] != app.id:  # REVOKE-OTHER-CLIENT
                 return
             if access["refresh_hash"] is None:  # REVOKE-ONLINE-WHOLE-GRANT
                 revoke_grant(store, now, access["grant_id"])
@@ -34,13 +34,12 @@ def revoke(store: Store, now: int, app: Application, token: str) -> None:
                 )
             return
         grant = _GRANT.find(store, token)
-        if grant is not None and grant["application_id"] == app.id:
+        if grant is not None and grant["application_id"] == app.id:  # REVOKE-OTHER-CLIENT
             revoke_grant(store, now, grant["id"])  # REVOKE-REFRESH-WHOLE-GRANT
 
 
-def revoke_manually(store: Store, now: int, user: User, app: Application, scope: str) -> int:
-    """REVOKE-MANUAL: the user withdraws an authorization; every grant, code and consent for
-    it ends."""
+def revoke_manually(store: Store, now: int, user: Account, app: Application, scope: str) -> int:
+    """The user withdraws an authorization; every grant, code and consent for it ends."""
     with store.transaction():
         grants = store.all(
             "SELECT id FROM grants WHERE user_id = ? AND application_id = ? AND scope = ?"
@@ -50,7 +49,7 @@ def revoke_manually(store: Store, now: int, user: User, app: Application, scope:
             scope,
         )
         for grant in grants:
-            revoke_grant(store, now, grant["id"])
+            revoke_grant(store, now, grant["id"])  # REVOKE-MANUAL: its refresh token too
         store.run(
             "UPDATE codes SET expires_at = ? WHERE user_id = ? AND application_id = ?"
             " AND scope = ? AND redeemed_at IS NULL",

@@ -16,8 +16,8 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import grants, inbound, names
 from ..accounts import (
+    Account,
     Application,
-    User,
     application_by_client_id,
 )
 from ..errors import PageError, SignInRequired
@@ -33,7 +33,7 @@ _NOTICES = {
 }
 
 
-def require_login(state: ServerState, request: Request) -> tuple[sessions.Session, User]:
+def require_login(state: ServerState, request: Request) -> tuple[sessions.BrowserSession, Account]:
     """The session and its user; without one, `SignInRequired` sends the browser to log in."""
     session = sessions.load(state, request)
     if session is None or session.user is None:
@@ -103,8 +103,8 @@ class ApplicationForm:
     """A checked form of the logged-in user that names an application by its client_id."""
 
     state: ServerState
-    user: User
-    session: sessions.Session
+    user: Account
+    session: sessions.BrowserSession
     fields: dict[str, str]
     application: Application
 

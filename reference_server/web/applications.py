@@ -112,7 +112,7 @@ def _register_form(csrf: str, values: dict[str, str], error: AccountError | None
 
 def _registered_page(
     state: ServerState,
-    session: sessions.Session,
+    session: sessions.BrowserSession,
     notice: str = "",
     status: int = 200,
     values: dict[str, str] | None = None,
@@ -188,7 +188,7 @@ async def delete(request: Request) -> Response:
 
 
 def _edit_page(
-    session: sessions.Session,
+    session: sessions.BrowserSession,
     app: Application,
     values: dict[str, str],
     error: AccountError | None = None,

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from .. import grants, inbound, pkce, scopes
-from ..accounts import Application, User, application_by_client_id, user_by_id
+from ..accounts import Account, Application, application_by_client_id, user_by_id
 from ..errors import PageError, ParameterError, RedirectError
 from ..redirects import OOB, matches, with_params
 from ..state import ServerState
@@ -27,8 +27,9 @@ _CHOICES = {"access_type": ("online", "offline"), "approval_prompt": ("auto", "f
 
 
 @dataclass(frozen=True)
-class AuthorizationRequest:
-    """A request whose client and redirect URI are known to be good."""
+class IdentifiedRequest:
+    """An authorization request whose client and redirect URI are known to be good
+    (`identify`); the rest of it is still to be checked (`validate`)."""
 
     application: Application
     redirect_uri: str
@@ -50,8 +51,8 @@ class AuthorizationRequest:
         return not self.application.is_public
 
     def refuse(self, error: str, description: str) -> RedirectError:
-        """An error for the application, at its redirect URI, with the state
-        (AUTHZ-STATE-ON-ERROR)."""
+        """An error for the application, at its redirect URI, with the state."""
+        # AUTHZ-STATE-ON-ERROR: the state as it came (errorpages.redirect_error_response)
         return RedirectError(error, description, self.redirect_uri, self.state)
 
 
@@ -76,13 +77,13 @@ def _read_query(request: Request) -> tuple[dict[str, str], frozenset[str]]:
     return params, frozenset(duplicates)
 
 
-def identify(state: ServerState, request: Request) -> AuthorizationRequest:
+def identify(state: ServerState, request: Request) -> IdentifiedRequest:
     """Check client_id and redirect_uri; anything wrong with them is a PageError."""
     params, duplicates = _read_query(request)
     if {"client_id", "redirect_uri"} & duplicates:
         raise PageError("client_id and redirect_uri may be given only once.", title=_TITLE)
     client_id = params.get("client_id")
-    if not client_id:
+    if not client_id:  # AUTHZ-ERR-BAD-CLIENT: missing
         raise PageError(
             "The request does not say which application is asking (no client_id).", title=_TITLE
         )
@@ -90,23 +91,23 @@ def identify(state: ServerState, request: Request) -> AuthorizationRequest:
     if app is None:  # AUTHZ-ERR-BAD-CLIENT
         raise PageError("No application is registered with this client_id.", title=_TITLE)
     redirect_uri = params.get("redirect_uri")
-    if not redirect_uri:
+    if not redirect_uri:  # AUTHZ-ERR-BAD-REDIRECT: missing
         raise PageError("The request has no redirect_uri.", title=_TITLE)
     if not matches(redirect_uri, app.redirect_uri, app.is_public):  # AUTHZ-ERR-BAD-REDIRECT
         raise PageError(
             "The redirect_uri does not match the application's registered URL.", title=_TITLE
         )
-    return AuthorizationRequest(app, redirect_uri, params, duplicates)
+    return IdentifiedRequest(app, redirect_uri, params, duplicates)
 
 
-def validate(request: AuthorizationRequest) -> frozenset[str]:
+def validate(request: IdentifiedRequest) -> frozenset[str]:
     """Check the other parameters; returns the requested scopes or raises RedirectError."""
     params = request.params
     if request.duplicates:
         names = ", ".join(sorted(request.duplicates))
         raise request.refuse("invalid_request", f"parameters repeated: {names}")
     response_type = params.get("response_type")
-    if not response_type:  # AUTHZ-REQUIRED-PARAMS (and scope: `scopes.parse_scope`)
+    if not response_type:  # AUTHZ-REQUIRED-PARAMS (scope: `scopes.parse_scope`)
         raise request.refuse("invalid_request", "response_type is required")
     if response_type != "code":  # AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE
         raise request.refuse("unsupported_response_type", "only response_type=code is supported")
@@ -125,16 +126,16 @@ def validate(request: AuthorizationRequest) -> frozenset[str]:
     return requested
 
 
-def _redirect(request: AuthorizationRequest, values: dict[str, str]) -> Response:
+def _redirect(request: IdentifiedRequest, values: dict[str, str]) -> Response:
     if request.state is not None:
         values["state"] = request.state  # AUTHZ-STATE-ECHO
-    if request.redirect_uri == OOB:
+    if request.redirect_uri == OOB:  # CODE-OOB-SHOWN: on a page of ours (`out_of_band`)
         return RedirectResponse("/oauth2/oob?" + urlencode(values), status_code=302)
     return RedirectResponse(with_params(request.redirect_uri, values), status_code=302)
 
 
 def _issue(
-    state: ServerState, request: AuthorizationRequest, user: User, scope: str, offline: bool
+    state: ServerState, request: IdentifiedRequest, user: Account, scope: str, offline: bool
 ) -> Response:
     code = grants.issue_code(
         state.store,
@@ -144,6 +145,7 @@ def _issue(
             user=user,
             scope=scope,
             redirect_uri=request.redirect_uri,
+            # VERSION-PKCE: the challenge is kept for the exchange
             challenge=request.params.get("code_challenge"),
             challenge_method=request.params.get("code_challenge_method"),
             offline=offline,
@@ -165,9 +167,12 @@ def _login_redirect(request: Request) -> Response:
     return RedirectResponse(location, status_code=302)
 
 
-def _wants_offline(request: AuthorizationRequest) -> bool:
-    """Installed applications always get a refresh token; web ones only when offline."""
-    return not request.web or request.params.get("access_type") == "offline"
+def _wants_offline(request: IdentifiedRequest) -> bool:
+    """Whether the code's grant gets a refresh token (spec 2.3), once the user approved."""
+    if not request.web:  # TOKEN-REFRESH-INSTALLED: an installed application always does
+        return True
+    # TOKEN-REFRESH-OFFLINE; TOKEN-NO-REFRESH-ONLINE: online is the default access type
+    return request.params.get("access_type") == "offline"
 
 
 async def authorize(request: Request) -> Response:
@@ -181,12 +186,13 @@ async def authorize(request: Request) -> Response:
     if request.method == "POST":
         return await _decide(state, request, authz, session, scope)
     auto = authz.params.get("approval_prompt", "auto") == "auto"  # AUTHZ-APPROVAL-FORCE
-    if (
+    if (  # AUTHZ-APPROVAL-AUTO: a web application with a standing consent skips the page
         authz.web
         and auto
         and grants.has_consent(state.store, session.user, authz.application, scope, state.now())
     ):
-        # Consent given before for exactly this scope set: no page, and no refresh token.
+        # Consent given before for exactly this scope set: no page, and no refresh token
+        # (TOKEN-REFRESH-OFFLINE: only the first exchange has one, as musicbrainz.org does).
         return _issue(state, authz, session.user, scope, offline=False)
     return _consent_page(state, request, authz, session, requested)  # AUTH-USER-CONSENT
 
@@ -194,8 +200,8 @@ async def authorize(request: Request) -> Response:
 async def _decide(
     state: ServerState,
     request: Request,
-    authz: AuthorizationRequest,
-    session: sessions.Session,
+    authz: IdentifiedRequest,
+    session: sessions.BrowserSession,
     scope: str,
 ) -> Response:
     try:
@@ -223,8 +229,8 @@ async def _decide(
 def _consent_page(
     state: ServerState,
     request: Request,
-    authz: AuthorizationRequest,
-    session: sessions.Session,
+    authz: IdentifiedRequest,
+    session: sessions.BrowserSession,
     requested: frozenset[str],
 ) -> Response:
     assert session.user is not None
@@ -241,7 +247,7 @@ def _consent_page(
 
 
 async def out_of_band(request: Request) -> Response:
-    """The page that shows an out-of-band code for the user to copy (spec 2.2: CODE-OOB-SHOWN).
+    """The page that shows an out-of-band code for the user to copy (spec 2.2).
 
     Only a code this server issued, unused and unexpired, is shown: the page is on the
     service's own origin, and arbitrary text from the query would let anyone put words in its
@@ -255,6 +261,7 @@ async def out_of_band(request: Request) -> Response:
             "to the application and start again.",
             status=400,
         )
+    # CODE-OOB-SHOWN: the code, shown for the user to copy
     body = f"""
 <p>Copy this code and paste it into the application:</p>
 <code class="code-box" id="oob-code">{esc(code)}</code>

@@ -14,7 +14,7 @@ from urllib.parse import quote
 from starlette.responses import Response
 
 from .. import scopes
-from ..accounts import Application, User
+from ..accounts import Account, Application
 from ..redirects import OOB, is_loopback
 from . import sessions
 from .html import esc, hidden, name_html, page, url_html
@@ -25,7 +25,7 @@ class Question:
     """What the page asks the person: the checked request, ready to show."""
 
     application: Application
-    owner: User | None
+    owner: Account | None
     redirect_uri: str
     requested: frozenset[str]
     offline: bool
@@ -47,7 +47,7 @@ def _destination(redirect_uri: str) -> str:
     )
 
 
-def _requester(app: Application, owner: User | None) -> str:
+def _requester(app: Application, owner: Account | None) -> str:
     """The application's name and its owner, each on a line of its own."""
     by = name_html(owner.name) if owner else "an account that no longer exists"
     return f"""<div class="requester">
@@ -57,7 +57,7 @@ def _requester(app: Application, owner: User | None) -> str:
 </div>"""
 
 
-def _owner_profile(owner: User | None) -> str:
+def _owner_profile(owner: Account | None) -> str:
     """A link to the owner's public profile, after the buttons."""
     if owner is None:
         return ""
@@ -68,7 +68,7 @@ def _owner_profile(owner: User | None) -> str:
     )
 
 
-def consent_page(question: Question, session: sessions.Session) -> Response:
+def consent_page(question: Question, session: sessions.BrowserSession) -> Response:
     assert session.user is not None
     items = "".join(
         f"<li><strong>{esc(s.name)}</strong>: {esc(s.description)}</li>"

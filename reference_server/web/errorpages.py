@@ -26,7 +26,7 @@ def redirect_error_response(error: RedirectError, viewer: Viewer | None = None) 
         return error_page(message, title="Authorization failed", viewer=viewer, next_step=step)
     values = {"error": error.error, "error_description": error.description}
     if error.state is not None:
-        values["state"] = error.state
+        values["state"] = error.state  # AUTHZ-STATE-ON-ERROR
     return RedirectResponse(with_params(error.redirect_uri, values), status_code=302)
 
 

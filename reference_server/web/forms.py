@@ -16,7 +16,7 @@ class FormRejected(PageError):
 
 async def checked_form(
     state: ServerState, request: Request, *, login_required: bool = True
-) -> tuple[sessions.Session, dict[str, str]]:
+) -> tuple[sessions.BrowserSession, dict[str, str]]:
     session = sessions.load(state, request)
     try:
         form = await inbound.form_params(request)

@@ -240,7 +240,9 @@ def error_page(
 
 
 def stylesheet(_request: object) -> Response:
-    return Response(STYLESHEET, media_type="text/css", headers={"Cache-Control": "no-store"})
+    """The pages' one stylesheet (cached by no one, as every answer that says nothing of
+    caching: web/security.py)."""
+    return Response(STYLESHEET, media_type="text/css")
 
 
 def favicon(_request: object) -> Response:

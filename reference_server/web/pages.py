@@ -11,11 +11,11 @@ from starlette.responses import RedirectResponse, Response
 
 from .. import credentials, guard, inbound, names
 from ..accounts import application_by_client_id, authenticate_user, user_by_id, user_by_name
-from ..errors import PageError, ParameterError, Throttled
+from ..errors import PageError, ParameterError, TooManyGuesses
 from ..state import ServerState
 from . import sessions
 from .forms import checked_form
-from .html import SITE, esc, hidden, name_html, page
+from .html import SITE, esc, hidden, name_html, page, url_html
 
 AUTHORIZE_PATH = "/oauth2/authorize"
 SESSION_ENDED = "session-ended"  # ?why= of a login the consent form sent the user to
@@ -127,7 +127,7 @@ async def login(request: Request) -> Response:
     throttle_key = guard.key(inbound.peer(request), "user:" + name)
     try:
         state.guard.reserve(throttle_key)
-    except Throttled as refused:
+    except TooManyGuesses as refused:
         wait = refused.retry_after
         message = f"Too many failed logins from here for this user; try again in {wait} s."
         response = _login_form(state, token, False, context, message, status=429)
@@ -173,9 +173,9 @@ async def user_profile(request: Request) -> Response:
         raise PageError("There is no such user.", status=404, title="Not found")
     rows = [("Username", name_html(user.name)), ("Time zone", esc(user.timezone))]
     if user.website:
-        rows.append(("Website", esc(user.website)))
+        rows.append(("Website", f"<bdi>{url_html(names.defused(user.website))}</bdi>"))
     if user.gender:
-        rows.append(("Gender", esc(user.gender)))
+        rows.append(("Gender", f"<bdi>{esc(names.defused(user.gender))}</bdi>"))
     table = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return page(
         f"User {names.shown(user.name)}",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..answers import CACHE_CONTROL_NO_STORE
+
 SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),  # AUTHZ-FRAMING, with frame-ancestors below
     (
@@ -15,8 +17,7 @@ SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"strict-transport-security", b"max-age=31536000"),
 ]
-_NO_STORE = (b"cache-control", b"no-store")
-_OURS = frozenset(name for name, _ in SECURITY_HEADERS) | {_NO_STORE[0]}
+_OURS = frozenset(name for name, _ in SECURITY_HEADERS) | {CACHE_CONTROL_NO_STORE[0]}
 
 
 def with_security_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
@@ -24,10 +25,10 @@ def with_security_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[byte
     be cached). ASGI gives header names in lower case (Starlette's responses lower them)."""
     present = _OURS.intersection([name for name, _ in headers])
     if not present:  # the usual case: the answer set none of them
-        return [*headers, *SECURITY_HEADERS, _NO_STORE]
+        return [*headers, *SECURITY_HEADERS, CACHE_CONTROL_NO_STORE]
     added = [h for h in SECURITY_HEADERS if h[0] not in present]
-    if _NO_STORE[0] not in present:
-        added.append(_NO_STORE)
+    if CACHE_CONTROL_NO_STORE[0] not in present:
+        added.append(CACHE_CONTROL_NO_STORE)
     return [*headers, *added]
 
 

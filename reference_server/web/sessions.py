@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import credentials
-from ..accounts import User, user_by_id
+from ..accounts import Account, user_by_id
 from ..state import ServerState
 from .html import Viewer
 
@@ -28,9 +28,9 @@ FORM_TOKEN_LIFETIME = 3600
 
 
 @dataclass
-class Session:
+class BrowserSession:
     key: str  # the cookie value; only its hash is stored
-    user: User | None
+    user: Account | None
     csrf: str
     fresh: bool = False  # created by this request: the response must set the cookie
 
@@ -42,7 +42,7 @@ class Session:
         return submitted is not None and credentials.same(self.csrf, submitted)
 
 
-def load(state: ServerState, request: Request) -> Session | None:
+def load(state: ServerState, request: Request) -> BrowserSession | None:
     key = request.cookies.get(COOKIE)
     if not key:
         return None
@@ -53,10 +53,10 @@ def load(state: ServerState, request: Request) -> Session | None:
     if row is None or row["expires_at"] <= state.now():
         return None
     user = user_by_id(state.store, row["user_id"]) if row["user_id"] is not None else None
-    return Session(key, user, row["csrf"])
+    return BrowserSession(key, user, row["csrf"])
 
 
-def viewer(session: Session | None) -> Viewer | None:
+def viewer(session: BrowserSession | None) -> Viewer | None:
     """Who the page header greets (None: the header offers to log in)."""
     if session is None or session.user is None:
         return None
@@ -93,8 +93,8 @@ def forget_login_token(response: Response) -> Response:
     return response
 
 
-def create(state: ServerState, user: User) -> Session:
-    session = Session(credentials.new_token(), user, credentials.new_token(), fresh=True)
+def create(state: ServerState, user: Account) -> BrowserSession:
+    session = BrowserSession(credentials.new_token(), user, credentials.new_token(), fresh=True)
     now = state.now()
     state.store.run(
         "INSERT INTO sessions (session_hash, user_id, csrf, expires_at) VALUES (?, ?, ?, ?)",
@@ -106,17 +106,17 @@ def create(state: ServerState, user: User) -> Session:
     return session
 
 
-def log_in(state: ServerState, old: Session | None, user: User) -> Session:
+def log_in(state: ServerState, old: BrowserSession | None, user: Account) -> BrowserSession:
     if old is not None:
         delete(state, old)
     return create(state, user)
 
 
-def delete(state: ServerState, session: Session) -> None:
+def delete(state: ServerState, session: BrowserSession) -> None:
     state.store.run("DELETE FROM sessions WHERE session_hash = ?", session.key_hash)
 
 
-def attach(response: Response, session: Session) -> Response:
+def attach(response: Response, session: BrowserSession) -> Response:
     if session.fresh:
         response.set_cookie(
             COOKIE,
@@ -135,10 +135,17 @@ def forget(response: Response) -> Response:
     return response
 
 
-# single-use form tokens (the consent form) -------------------------------------------------
+# single-use tokens (the consent form, a flash message) ------------------------------------
 
 
-def new_form_token(state: ServerState, session: Session, fingerprint: str) -> str:
+def new_form_token(
+    state: ServerState,
+    session: BrowserSession,
+    fingerprint: str,
+    lifetime: int = FORM_TOKEN_LIFETIME,
+) -> str:
+    """A token that `use_form_token` accepts once, for this session and `fingerprint` (what
+    it may be used for), within `lifetime` seconds."""
     token = credentials.new_token()
     now = state.now()
     state.store.run(
@@ -147,13 +154,15 @@ def new_form_token(state: ServerState, session: Session, fingerprint: str) -> st
         credentials.token_hash(token),
         session.key_hash,
         fingerprint,
-        now + FORM_TOKEN_LIFETIME,
+        now + lifetime,
     )
     return token
 
 
-def use_form_token(state: ServerState, session: Session, fingerprint: str, token: str) -> bool:
-    """True once for a token issued to this session for this very request."""
+def use_form_token(
+    state: ServerState, session: BrowserSession, fingerprint: str, token: str
+) -> bool:
+    """True once for a token issued to this session for this very use."""
     cursor = state.store.run(
         "DELETE FROM form_tokens WHERE token_hash = ? AND session_hash = ? AND fingerprint = ?"
         " AND expires_at > ?",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from steps.consent.base import ConsentDriver, DriverError, Outcome, RedirectResult, ServicePage
-from steps.consent.manual import Console
+from steps.consent.manual import OperatorConsole
 from steps.consent.presets import resolve_preset
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import TargetProfile
@@ -27,7 +27,7 @@ __all__ = [
 
 
 def make_driver(
-    profile: TargetProfile, http: HttpLayer, console: Console | None = None
+    profile: TargetProfile, http: HttpLayer, console: OperatorConsole | None = None
 ) -> ConsentDriver:
     """The driver the profile asks for."""
     kind = profile.consent.driver
@@ -59,7 +59,7 @@ def make_driver(
     if kind == "manual":
         from steps.consent.manual import ManualDriver
 
-        return ManualDriver(profile, console or Console(), http, preset)
+        return ManualDriver(profile, console or OperatorConsole(), http, preset)
     raise ValueError(
         f"unknown consent driver {kind!r} (form, browser, manual, metabrainz or module:callable)"
     )

@@ -38,15 +38,16 @@ class AnonymousLook:
 
     def __init__(self, http: HttpLayer, base_url: str) -> None:
         self.http = http
-        self._netloc = urlsplit(base_url).netloc
+        parts = urlsplit(base_url)
+        self._origin = (parts.scheme, parts.netloc)
 
     def outcome(self, url: str) -> Outcome | None:
         """The outcome when the service decides before any login, else None (ask the user)."""
         client = self.http.new_client()
         try:
             for _ in range(MAX_HOPS):
-                if urlsplit(url).netloc != self._netloc:
-                    return self._redirect(url)
+                if (urlsplit(url).scheme, urlsplit(url).netloc) != self._origin:
+                    return self._redirect(url)  # never followed: another origin (or http://)
                 response = self.http.request("GET", url, client=client)
                 location = response.headers.get("location")
                 if not (response.is_redirect and location):

@@ -46,14 +46,14 @@ def target(url: str) -> str:
 
 
 @dataclass(frozen=True)
-class Service:
+class ServicePages:
     """Where the service's own pages are: its host, and the path of its code page."""
 
     netloc: str
     oob_path: str
 
 
-def misfit(answer: str, request: Request, service: Service, seen_codes: set[str]) -> str:
+def misfit(answer: str, request: Request, service: ServicePages, seen_codes: set[str]) -> str:
     """Why a pasted answer cannot be the outcome of this request ("" when it fits)."""
     if not answer or answer.lower() in WORDS:
         return ""
@@ -75,7 +75,7 @@ def _typed_code(answer: str, request: Request, seen: set[str]) -> str:
     return _reused(answer, seen)
 
 
-def _service_page(answer: str, request: Request, service: Service, seen: set[str]) -> str:
+def _service_page(answer: str, request: Request, service: ServicePages, seen: set[str]) -> str:
     """The code page (no redirect: no state to compare), or a page the browser stayed on."""
     params = dict(parse_qsl(urlsplit(answer).query, keep_blank_values=True))
     code_page = "code" in params or urlsplit(answer).path == service.oob_path

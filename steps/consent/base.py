@@ -123,7 +123,7 @@ class ConsentDriver:
     #: Whether the driver can tell a consent page from an error page and read page headers.
     observes_pages = True
     #: Whether a visit costs no person's time: then checks whose answers vary take several
-    #: samples (steps/scenario/sampling.py); a manual run takes one and its report says so.
+    #: samples (steps/scheduling/sampling.py); a manual run takes one and its report says so.
     visits_are_cheap = True
 
     def __init__(self) -> None:

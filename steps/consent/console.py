@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from steps.consent.base import DriverError
+from steps.safety.text import shown
 
 TTY = "/dev/tty"
 #: Set by mb-oauth-conformance when it relays pytest's output to a terminal
@@ -29,7 +30,7 @@ class NoTerminal(DriverError):
     """The manual driver has nobody to ask: a setup error for the whole run."""
 
 
-class Console:
+class OperatorConsole:
     """Talks to the operator: reads on the controlling terminal, writes where pytest's output
     reaches them (see the module), with pytest's output capture suspended while asking."""
 
@@ -77,15 +78,16 @@ class Console:
         return sys.stdout if terminal or os.environ.get(RELAYED_TO_TERMINAL) == "1" else tty
 
     def tell(self, text: str) -> None:
-        """Show text without waiting for an answer."""
+        """Show text without waiting for an answer (control characters escaped: a prompt may
+        quote what the deployment sent)."""
         with self._suspend(), self._streams() as (_, writer):
-            writer.write(text)
+            writer.write(shown(text))
             writer.flush()
 
     def ask(self, text: str) -> str:
         """Show text, return the operator's answer (one line)."""
         with self._suspend(), self._streams() as (reader, writer):
-            writer.write(text)
+            writer.write(shown(text))
             writer.flush()
             line = reader.readline()
         if not line:

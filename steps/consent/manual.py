@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from client_kit.redaction import is_secret_name
 from steps.consent.anonymous import AnonymousLook
-from steps.consent.answers import Request, Service, misfit
+from steps.consent.answers import Request, ServicePages, misfit
 from steps.consent.base import (
     RUN_PROMPTS,
     ConsentDriver,
@@ -21,7 +21,7 @@ from steps.consent.base import (
     RedirectResult,
     ServicePage,
 )
-from steps.consent.console import Console, NoTerminal
+from steps.consent.console import NoTerminal, OperatorConsole
 from steps.consent.handover import Handover
 from steps.consent.presets import Preset
 from steps.http.html import text_of
@@ -30,7 +30,7 @@ from steps.profiles.profile import TargetProfile
 
 #: Any `<code>` element, for an out-of-band page when no preset says where the code is.
 ANY_CODE = "code"
-__all__ = ["Console", "ManualDriver", "NoTerminal"]
+__all__ = ["ManualDriver", "NoTerminal", "OperatorConsole"]
 
 
 class ManualDriver(ConsentDriver):
@@ -43,7 +43,7 @@ class ManualDriver(ConsentDriver):
     def __init__(
         self,
         profile: TargetProfile,
-        console: Console,
+        console: OperatorConsole,
         http: HttpLayer | None = None,
         preset: Preset | None = None,
     ) -> None:
@@ -54,7 +54,7 @@ class ManualDriver(ConsentDriver):
         self.http = http
         self.look = AnonymousLook(http, profile.base_url) if http is not None else None
         oob_path = preset.oob_path if preset else "/oauth2/oob"
-        self.service = Service(urlsplit(profile.base_url).netloc, oob_path)
+        self.service = ServicePages(urlsplit(profile.base_url).netloc, oob_path)
         #: Codes the person pasted (a code pasted again is a stale clipboard, asked again).
         self.pasted_codes: set[str] = set()
         #: Answers that did not fit their prompt and were asked for again.

@@ -26,19 +26,12 @@ from steps.scenario.authorization import code_rule, require_faultless_accepted, 
 from steps.scenario.controls import blame, code_owner
 from steps.scenario.fresh_scopes import to_approve
 from steps.scenario.kinds import check, premise
-from steps.scenario.sampling import sample_count, samples, sampling_note
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.target import Target
 from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
+from steps.scheduling.sampling import sample_count, samples, sampling_note
 
 FIRST_APPROVAL_TRIES = 5
-#: The rule that says each kind of authorization error is redirected to the application.
-ERROR_REDIRECT_RULES = {
-    "access_denied": RULE.AUTHZ_ERR_ACCESS_DENIED,
-    "invalid_scope": RULE.AUTHZ_ERR_INVALID_SCOPE,
-    "unsupported_response_type": RULE.AUTHZ_ERR_UNSUPPORTED_RESPONSE_TYPE,
-    "invalid_request": RULE.AUTHZ_ERR_INVALID_REQUEST,
-}
 
 
 @visits_consent(act_visit)
@@ -93,7 +86,7 @@ def _target_of(url: str) -> str:
     return url.split("#", 1)[0].split("?", 1)[0]
 
 
-def _sent_to_request(redirect: RedirectResult, request: AuthRequest, what: str) -> None:
+def sent_to_request(redirect: RedirectResult, request: AuthRequest, what: str) -> None:
     """The redirect went to the request's redirect URI (query and fragment aside)."""
     expected = request.redirect_uri
     if redirect.url and expected and not redirect.oob:
@@ -123,13 +116,13 @@ def receives_code(
 ) -> None:
     """The flow leads to a code, sent back to the request's redirect URI (where in the redirect
     it rides is RULE.CODE_IN_REDIRECT's check), sampled."""
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         if not _has_code(outcome):
             scene.outcome = outcome
             failure = f"no code: the browser ended on {outcome}"
             _blame(target, auth_request, failure, scenario_rules)
         assert isinstance(outcome, RedirectResult)
-        _sent_to_request(outcome, auth_request, "code")
+        sent_to_request(outcome, auth_request, "code")
 
 
 @then("the code comes in the query of the redirect to the redirect URI")
@@ -137,14 +130,14 @@ def receives_code(
 def code_in_query(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
     """Spec 2.2: the code is delivered in the `code` query parameter (once) of the redirect
     to redirect_uri; a code in the fragment never reaches the application's server (sampled)."""
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         if not _has_code(outcome):
             see = code_rule(auth_request, auth_request.client)
             raise PremiseFailed(f"no code came back: the browser ended on {outcome}", see=see)
         assert isinstance(outcome, RedirectResult)
         assert outcome.code, "the code came in the fragment, which the application never sees"
         assert "code" not in outcome.repeated, "the query gives `code` more than once"
-        _sent_to_request(outcome, auth_request, "code")
+        sent_to_request(outcome, auth_request, "code")
 
 
 @then("the user is shown an authorization code to copy")
@@ -158,7 +151,7 @@ def shown_code(scene: Scene) -> None:
     assert redirect.code, "the out-of-band page shows no code"
 
 
-def _state_of(redirect: RedirectResult, target: Target) -> str | None:
+def state_of(redirect: RedirectResult, target: Target) -> str | None:
     """The state as the application reads it: once, in the query; from the fragment only
     where the code came there too (noted: RULE.CODE_IN_REDIRECT fails on that delivery)."""
     assert "state" not in redirect.repeated, "the query gives `state` more than once"
@@ -178,90 +171,21 @@ def carries_state(
     scenario_rules: tuple[str, ...],
     state: str | None,
 ) -> None:
-    """state round-trips unchanged, sampled (steps/scenario/sampling.py). Premise: the visit ends on
-    a success redirect; when it does not, a control without the state decides whether the state
-    is to blame."""
+    """state round-trips unchanged, sampled (steps/scheduling/sampling.py). Premise: the visit
+    ends on a success redirect; when it does not, a control without the state decides whether
+    the state is to blame."""
     state = state if state is not None else str(auth_request.params.get("state"))
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         if not _has_code(outcome):
             scene.outcome = outcome
             failure = f"no success redirect: the browser ended on {outcome}"
             _blame(target, auth_request, failure, scenario_rules)
         assert isinstance(outcome, RedirectResult)
-        found = _state_of(outcome, target)
+        found = state_of(outcome, target)
         assert found == state, f"state came back as {found!r}, sent {state!r}"
 
 
-@then(parsers.parse('the application receives the error "{error}"'))
-@check(
-    "AUTHZ-ERR-ACCESS-DENIED",
-    "AUTHZ-ERR-INVALID-REQUEST",
-    "AUTHZ-ERR-INVALID-SCOPE",
-    "AUTHZ-ERR-UNSUPPORTED-RESPONSE-TYPE",
-    touches=("error_redirect",),
-)
-def receives_error(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
-    """An error redirect to the application: `error` once in the query, and no code, sampled
-    (beside the request's positive twin, the same request without its fault)."""
-    for outcome in _sampled(scene, target, auth_request):
-        assert isinstance(outcome, RedirectResult), (
-            f"the browser was not sent back to the application; it ended on {outcome}"
-        )
-        assert not (outcome.code or outcome.fragment_code), "a code was issued"
-        assert "error" not in outcome.repeated, "the query gives `error` more than once"
-        assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
-        _sent_to_request(outcome, auth_request, "error")
-    require_faultless_accepted(target, auth_request)
-
-
-@then(parsers.parse('the request is refused as "{error}"'))
-@check(
-    "PKCE-BAD-METHOD", "PKCE-CHALLENGE-FORMAT", "SCOPE-CASE-SENSITIVE", touches=("error_redirect",)
-)
-def refused_as(scene: Scene, target: Target, auth_request: AuthRequest, error: str) -> None:
-    """Refused with that error, by an error redirect or on the service's own page: how the
-    error reaches the user is the business of the rules about error delivery (7.1), not of
-    the rule that uses this step. Sampled."""
-    for outcome in _sampled(scene, target, auth_request):
-        if isinstance(outcome, RedirectResult):
-            assert not (outcome.code or outcome.fragment_code), "a code was issued"
-            assert outcome.error == error, f"error={outcome.error!r}, expected {error!r}"
-            continue
-        assert isinstance(outcome, ServicePage), f"no answer to check: {outcome}"
-        assert not outcome.consent, "the service asked for consent: it accepted the request"
-        if outcome.html:  # a driver that cannot read pages (manual) shows no text
-            assert error in outcome.html, f"the service's page does not name {error!r}"
-    require_faultless_accepted(target, auth_request)
-
-
-@then(parsers.re(r'the error redirect carries (?:the state "(?P<state>[^"]*)"|the same state)'))
-@check("AUTHZ-STATE-ON-ERROR", touches=("error_redirect", "state"))
-def error_carries_state(
-    scene: Scene, target: Target, auth_request: AuthRequest, state: str | None
-) -> None:
-    """Spec 4.1: a failure redirect carries `error` and the `state` that was sent, sampled.
-    Which error the service names is another rule's business; without an error redirect at all
-    there is no state to check (the rule about redirecting that kind of error judges it)."""
-    state = state if state is not None else str(auth_request.params.get("state"))
-    for outcome in _sampled(scene, target, auth_request):
-        if not (isinstance(outcome, RedirectResult) and outcome.error):
-            see = ERROR_REDIRECT_RULES[expected_error(auth_request, scene.act)]
-            raise PremiseFailed(f"no error redirect to check the state of: {outcome}", see=see)
-        found = _state_of(outcome, target)
-        assert found == state, (
-            f"state came back as {found!r} with error={outcome.error!r}, sent {state!r}"
-        )
-
-
-def expected_error(request: AuthRequest, act: str) -> str:
-    """The error a request is refused with: the user's refusal, else its fault's (recorded by
-    the step that made it: a PKCE challenge alone is no fault)."""
-    if act == "denies":
-        return "access_denied"
-    return request.error or "invalid_request"
-
-
-def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
+def sampled_outcomes(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Outcome]:
     """The visit's outcome and further samples (noted), lazily: a failing sample ends the check."""
     count = sample_count(target.driver.visits_are_cheap)
     target.http.note(sampling_note(count))
@@ -270,29 +194,12 @@ def _sampled(scene: Scene, target: Target, request: AuthRequest) -> Iterator[Out
     return samples(scene.outcome, lambda: revisit(request), count)
 
 
-@then("the service shows an error page without sending the user back")
-@check(
-    "AUTHZ-ERR-BAD-CLIENT",
-    "AUTHZ-ERR-BAD-REDIRECT",
-    "AUTHZ-REDIRECT-URI-BYPASS",
-    "DESKTOP-LOOPBACK-PATH",
-)
-def error_page(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
-    """No redirect at all: the service cannot trust the redirect URI (beside the request's
-    positive twin, the same request without its fault). Sampled."""
-    for outcome in _sampled(scene, target, auth_request):
-        assert not isinstance(outcome, RedirectResult), f"the browser was sent to {outcome.url}"
-        assert isinstance(outcome, ServicePage)
-        assert not outcome.consent, "the service asked for consent instead of refusing it"
-    require_faultless_accepted(target, auth_request)
-
-
 @then("no authorization code is issued")
 @check("AUTHZ-REQUIRED-PARAMS", "AUTH-USER-CONSENT")
 def no_code(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
     """Whatever happened, no code came out (in the query or the fragment); where the request
     had a fault, beside its positive twin. Sampled."""
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         assert not _has_code(outcome), "a code was issued"
     require_faultless_accepted(target, auth_request)
 
@@ -301,7 +208,7 @@ def no_code(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
 @check("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE", touches=("authorization",))
 def consent_shown(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
     """The user is asked (sampled)."""
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         assert isinstance(outcome, ServicePage) and outcome.consent, (
             f"no consent page; the browser ended on {outcome}"
         )
@@ -311,6 +218,6 @@ def consent_shown(scene: Scene, target: Target, auth_request: AuthRequest) -> No
 @check("AUTHZ-APPROVAL-AUTO", touches=("authorization",))
 def consent_not_shown(scene: Scene, target: Target, auth_request: AuthRequest) -> None:
     """The user is not asked again (sampled)."""
-    for outcome in _sampled(scene, target, auth_request):
+    for outcome in sampled_outcomes(scene, target, auth_request):
         assert isinstance(outcome, RedirectResult), f"the browser stayed on the service: {outcome}"
         assert outcome.consent_shown is not True

@@ -111,7 +111,7 @@ def granted(
     offline: str | None,
     scope: str,
 ) -> HeldGrant:
-    """A grant: shared among read-only scenarios (steps/scenario/isolation.py), or ("just") one of
+    """A grant: shared among read-only scenarios (steps/scheduling/isolation.py), or ("just") one of
     the scenario's own (a writer's may be the shared grant no writer touched: GrantCache.take).
     Its code exchange goes into the evidence (once: a fresh grant's exchange is there already)."""
     issue = grants.take if fresh else grants.get

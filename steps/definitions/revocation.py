@@ -1,39 +1,38 @@
-"""Steps at the revocation endpoint and the user's manual revocation (feature: revocation)."""
+"""Steps at the revocation endpoint and the user's manual revocation (feature: revocation):
+the revocations, each a negative one with its twin where the service must refuse it; what
+the answers said and the tokens' state after are judged in revocation_outcomes.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import pytest
-from pytest_bdd import given, parsers, then, when
+from pytest_bdd import given, parsers, when
 
 from steps.consent import ConsentDriver
 from steps.consent.base import DriverError, UnrecognisedPage
-from steps.http.layer import HttpLayer
-from steps.http.readers import granted, issued_tokens
+from steps.http.readers import granted
 from steps.outcomes import NotChecked, require
 from steps.profiles.profile import TargetProfile
 from steps.rules.ids import RULE
 from steps.scenario.clock import Clock
-from steps.scenario.kinds import check, premise
-from steps.scenario.negatives import Negative, require_twin, twin
+from steps.scenario.kinds import premise
+from steps.scenario.negatives import Negative, twin
 from steps.scenario.observations import Observations
 from steps.scenario.probes import (
     INVALID,
     NEVER_ISSUED,
     WRONG_SECRETS,
-    delivery,
     near_miss,
     wrong_secret,
 )
-from steps.scenario.sampling import SAMPLES, samples, sampling_note
 from steps.scenario.scene import Scene
 from steps.scenario.service import Service
 from steps.scenario.token import refresh_rule
 from steps.scenario.visits import Visits, visits_consent
 
 
-def _token(scene: Scene, which: str) -> str:
+def grant_token(scene: Scene, which: str) -> str:
     """The grant's access or refresh token (a premise: see the rule that issues it)."""
     tokens = scene.grant()
     token = tokens.access_token if which == "access" else tokens.refresh_token
@@ -97,7 +96,17 @@ def revoke(
     which: str,
 ) -> None:
     """RFC 7009 revocation of one of the grant's tokens."""
-    response = scene.keep(service.revoke(scene.app(), _token(scene, which)))
+    _revoke(scene, service, observations, revocations, which)
+
+
+def _revoke(
+    scene: Scene,
+    service: Service,
+    observations: Observations,
+    revocations: Revocations,
+    which: str,
+) -> None:
+    response = scene.keep(service.revoke(scene.app(), grant_token(scene, which)))
     revocations.revoked.append(which)
     _seen(observations, response.status_code)
 
@@ -114,7 +123,7 @@ def has_revoked(
     """A revocation the service must have accepted (any 2xx: its exact answer is
     RULE.REVOKE_EMPTY_200's business) for the scenario to go on. The spec rule that then requires
     the revoked token to be refused is noted for the checks of the refusal's shape."""
-    revoke(scene, service, observations, revocations, which)
+    _revoke(scene, service, observations, revocations, which)
     response = scene.last()
     assert response.is_success, f"the revocation answered {response.status_code}"
     if which == "refresh":
@@ -136,12 +145,12 @@ def grant_without_access_token(
     token revoked too."""
     client = scene.app()
     for turn in ("first", "renewed"):
-        response = scene.keep(service.revoke(client, _token(scene, "access")))
+        response = scene.keep(service.revoke(client, grant_token(scene, "access")))
         revocations.revoked.append("access")
         require(response.is_success, f"the revocation of the {turn} access token answered "
                 f"{response.status_code}", see=RULE.REVOKE_EMPTY_200)  # fmt: skip
         if turn == "first":
-            refreshed = granted(service.refresh(client, _token(scene, "refresh")))
+            refreshed = granted(service.refresh(client, grant_token(scene, "refresh")))
             require(refreshed, "the grant yields no access token after its access token was "
                     "revoked", see=RULE.REVOKE_ACCESS_KEEPS_REFRESH)  # fmt: skip
             assert refreshed is not None and scene.tokens is not None
@@ -165,12 +174,12 @@ def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
     if how == "that the service never issued":
         token = NEVER_ISSUED
     elif how == "that was revoked":
-        token = _token(scene, "access")
+        token = grant_token(scene, "access")
         first = service.revoke(client, token)
         require(first.is_success, f"the revocation answered {first.status_code}",
                 see=RULE.REVOKE_EMPTY_200)  # fmt: skip
     else:
-        token = near_miss(_token(scene, "access"), how)
+        token = near_miss(grant_token(scene, "access"), how)
     scene.keep(service.revoke(client, token))
 
 
@@ -178,7 +187,7 @@ def revoke_invalid(scene: Scene, service: Service, how: str) -> None:
 @premise(touches=("revocation",))
 def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
     """POST is the only method."""
-    token = _token(scene, which)
+    token = grant_token(scene, which)
     scene.keep(service.revoke(scene.app(), token, method="GET"))
     _refused_unless(scene, service, token, "the GET method")
 
@@ -192,7 +201,7 @@ def revoke_by_get(scene: Scene, service: Service, which: str) -> None:
 @premise(touches=("revocation", "missing_field"))
 def revoke_without(scene: Scene, service: Service, which: str, field: str) -> None:
     """A revocation missing one field."""
-    token = _token(scene, which)
+    token = grant_token(scene, which)
     scene.keep(service.revoke(scene.app(), token, overrides={field: None}))
     _refused_unless(scene, service, token, f"leaving out the {field} field")
 
@@ -203,7 +212,7 @@ def revoke_without(scene: Scene, service: Service, which: str, field: str) -> No
 @premise(touches=("revocation", "secret"))
 def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) -> None:
     """Client authentication fails, also for a near miss of the right secret."""
-    token, client = _token(scene, which), scene.app()
+    token, client = grant_token(scene, which), scene.app()
     secret = wrong_secret(client, how)
     scene.keep(service.revoke(client, token, overrides={"client_secret": secret}))
     scene.refusal_rule = RULE.AUTH_REVOKE_CLIENT_SECRET
@@ -219,7 +228,7 @@ def revoke_wrong_secret(scene: Scene, service: Service, which: str, how: str) ->
 @premise(touches=("revocation",))
 def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, which: str) -> None:
     """Another application tries to revoke this one's token."""
-    token = _token(scene, which)
+    token = grant_token(scene, which)
     scene.keep(service.revoke(profile.client("other_web"), token))
     _refused_unless(scene, service, token, "another application naming it")
 
@@ -233,7 +242,7 @@ def revoke_by_other(scene: Scene, service: Service, profile: TargetProfile, whic
 @premise(touches=("revocation", "url_parameters"))
 def revoke_in_query(scene: Scene, service: Service, which: str, method: str | None) -> None:
     """Credentials in the URL: a POST with an empty body, or a GET."""
-    token = _token(scene, which)
+    token = grant_token(scene, which)
     if method == "GET":
         scene.keep(service.revoke(scene.app(), token, method="GET"))
     else:
@@ -276,101 +285,3 @@ def revoke_manually(
         revocations.website_note = f"the website offered no way to revoke it: {error}"
     else:
         website_revocations.worked += 1
-
-
-@then("the service offers token revocation")
-@check("VERSION-REVOCATION")
-def revocation_offered(scene: Scene) -> None:
-    """Section 9: the endpoint exists (whatever it answers, it is not 'no such endpoint')."""
-    status = scene.last().status_code
-    assert status not in (404, 405, 501), f"the revocation endpoint answered {status}"
-
-
-@then("the revocation is answered 200 with an empty body")
-@check("REVOKE-EMPTY-200", "REVOKE-INVALID-TOKEN-200")
-def revoked_200_empty(scene: Scene, http: HttpLayer) -> None:
-    """Section 4.4: 200, empty body, sampled (the same revocation again names a token that is
-    no longer valid: still 200 and empty, as REVOKE-INVALID-TOKEN-200 wants too)."""
-    response = scene.last()
-    http.note(sampling_note(SAMPLES))
-    for answer in samples(response, lambda: http.resend(response), SAMPLES):
-        assert answer.status_code == 200, f"status {answer.status_code}: {answer.text[:200]}"
-        assert answer.content == b"", f"body is {answer.text[:200]!r}"
-
-
-@then("the revocation is not answered with success")
-@check(
-    "AUTH-REVOKE-CLIENT-SECRET",
-    "REVOKE-NO-QUERY-PARAMS",
-    "REVOKE-POST-ONLY",
-    "REVOKE-REQUIRED-PARAMS",
-)
-def revoke_refused(scene: Scene) -> None:
-    """Anything but a 2xx."""
-    response = scene.last()
-    assert not response.is_success, f"answered {response.status_code}"
-
-
-@then(
-    parsers.re(
-        r"the access token (?P<still>still works|no longer works)"
-        r"(?: when passed (?P<way>in .+))?"
-    )
-)
-@check("LIFETIME-ACCESS-EXPIRES", touches=("token",))
-def access_token_state(scene: Scene, service: Service, still: str, way: str | None) -> None:
-    """Whether the service still accepts the grant's access token passed that way (any 2xx:
-    what it returns is the USERINFO-* rules' business), or no longer gives the user's data
-    for it."""
-    token, how = _token(scene, "access"), delivery(way)
-    if still == "still works":
-        assert service.token_accepted(token, how), "the access token is refused"
-        require_twin(scene.negative)  # a refused revocation's twin, now that it was checked
-    else:
-        assert service.token_refused(token, how), "the access token still gives the user's data"
-
-
-@then("the refresh token no longer works")
-@check("REVOKE-MANUAL", "REVOKE-REFRESH-WHOLE-GRANT", touches=("refresh_token",))
-def refresh_dead(
-    scene: Scene, service: Service, profile: TargetProfile, revocations: Revocations
-) -> None:
-    """A refresh with the token fails."""
-    note = revocations.website_note
-    if profile.capabilities.no_manual_revocation and note:
-        raise AssertionError(note)
-    response = service.refresh(scene.app(), _token(scene, "refresh"))
-    note = f" ({note})" if note else ""
-    assert not issued_tokens(response), f"it still yields tokens{note}"  # any status: spec 7.2
-
-
-@then("no refresh token of the grant works either")
-@check("REVOKE-ONLINE-WHOLE-GRANT")
-def no_refresh_left(scene: Scene, service: Service) -> None:
-    """An online grant has no refresh token; one a non-conforming service handed out anyway
-    must have gone with the whole grant."""
-    refresh_token = scene.grant().refresh_token
-    if not refresh_token:
-        return
-    response = service.refresh(scene.app(), refresh_token)
-    assert not issued_tokens(response), (  # any status: spec 7.2
-        "the refresh token the service handed out for this online grant still yields tokens"
-    )
-
-
-@then(parsers.re(r"the refresh token (?:still yields new access tokens|still works)"))
-@check(
-    "LIFETIME-REFRESH-PERSISTS",
-    "REVOKE-ACCESS-KEEPS-REFRESH",
-    "REVOKE-OTHER-CLIENT",
-    touches=("refresh_token",),
-)
-def refresh_alive(scene: Scene, service: Service, clock: Clock) -> None:
-    """A refresh with the token is granted (read as a client reads it: its format is
-    RULE.TOKEN_RESPONSE_ACCESS_TOKEN's business)."""
-    response = service.refresh(scene.app(), _token(scene, "refresh"))
-    answer = granted(response)
-    assert answer is not None, f"refresh answered {response.status_code}: {response.text[:200]}"
-    assert scene.tokens is not None
-    scene.tokens.renewed(answer.fields, clock.now())
-    require_twin(scene.negative)  # a refused revocation's twin, now that it was checked

@@ -1,10 +1,13 @@
-"""What a scenario's evidence shows of one HTTP exchange: masked by field name, clipped.
+"""What a scenario's evidence shows of one HTTP exchange: masked by field name and by place,
+clipped.
 
 `Exchange` is one request and its answer as sent and received; `redacted` is what the reports
 may show of it. Values are masked by parameter name (URLs, form and JSON bodies, HTML inputs,
-cookies and headers) and, as a second net, every secret value met anywhere is scrubbed from all
-text. Both are the run's `Redactor` (`client_kit.redaction`): its names and its mask, the same
-as the reports' and the kit's logs'.
+cookies and headers), by their place on a page (a column, a field or a label that names a
+secret: the secrets of applications the suite never heard of), and, as a second net, every
+secret value met anywhere is scrubbed from all text, in the forms it takes when echoed. All is
+the run's `Redactor` (`client_kit.redaction`): its names and its mask, the same as the
+reports' and the kit's logs'.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote_plus, urlsplit, urlunsplit
 
 from client_kit.redaction import Redactor, is_secret_name
-from steps.http.html import inputs
+from steps.http.html import inputs, secret_places
 
 #: Bodies are kept whole up to this many characters, beyond it their start and end.
 BODY_LIMIT = 200_000
@@ -51,11 +54,17 @@ def mask_url(url: str, redactor: Redactor) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 
+def _is_secret_member(name: str) -> bool:
+    """A JSON member that holds a secret: named like one, or naming a secret at all
+    (`oauth_secret`, `clientSecret`)."""
+    return is_secret_name(name) or "secret" in name.lower()
+
+
 def _mask_json(value: Any, redactor: Redactor) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if is_secret_name(str(key)) and isinstance(item, str):
+            if _is_secret_member(str(key)) and isinstance(item, str):
                 redactor.learn(item)
                 out[key] = redactor.mask(item)
             else:
@@ -67,12 +76,14 @@ def _mask_json(value: Any, redactor: Redactor) -> Any:
 
 
 def _mask_html_inputs(page: str, redactor: Redactor) -> str:
-    """Mask the values of inputs named like secrets (a page's CSRF token), as written."""
+    """Mask the values of inputs named like secrets (a page's CSRF token), as written; learn
+    the values the page shows where it shows secrets (scrubbed with every other learnt one)."""
     for name, value in inputs(page):
         if is_secret_name(name):
             redactor.learn(value)
             written = f'value="{html.escape(value)}"'
             page = page.replace(written, f'value="{redactor.mask(value)}"')
+    redactor.learn(*secret_places(page))
     return page
 
 

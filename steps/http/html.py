@@ -1,5 +1,5 @@
 """HTML pages as the suite reads them: the one parser for forms, list rows, codes shown on a
-page and secret inputs, addressed by CSS selectors.
+page, secret inputs and the places a page shows secrets in, addressed by CSS selectors.
 
 BeautifulSoup with soupsieve (on the stdlib's `html.parser`), chosen over selectolax and
 lxml + cssselect because soupsieve implements the CSS Selectors level 4 syntax that Chromium
@@ -18,6 +18,8 @@ and both packages are imported on first use (a run that reads no page never load
 from __future__ import annotations
 
 import functools
+import json
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, TypeGuard
@@ -197,3 +199,99 @@ def revoke_links(html: str, page_url: str, app_name: str, link: str) -> list[str
         if app_name in (" ".join(cell.get_text().split()) for cell in cells):
             found += [urljoin(page_url, _attr(a, "href")) for a in row.select(link)]
     return found
+
+
+#: A label that names a secret ("Client secret", "OAuth client secret", "client_secret").
+_SECRET_LABEL = re.compile(r"secret", re.IGNORECASE)
+#: "...secret: VALUE" written in running text.
+_SECRET_IN_TEXT = re.compile(r"secret\W{0,3}[:=]\s*([^\s<>\"']{6,})", re.IGNORECASE)
+#: A label is a few words; a secret is one word.
+_LABEL_WORDS = 4
+_ONE_WORD = re.compile(r"\S{4,}")
+#: What may hold the value beside a label of each kind (never another heading).
+_SHOWN_VALUE = ("input", "textarea", "code", "span", "kbd", "samp", "pre")
+_VALUE_BESIDE = {"th": ("td",), "dt": ("dd",), "label": _SHOWN_VALUE}
+_VALUE_BESIDE |= {"strong": _SHOWN_VALUE, "b": _SHOWN_VALUE}
+
+
+def secret_places(html: str) -> list[str]:
+    """Values a page shows in places labelled as secrets, whatever they are: the cells of a
+    table column whose heading names a secret (the user's applications page of
+    musicbrainz-server lists the Client Secret of every application the account owns), the
+    value beside such a label (a row heading, a term, a form label), a field so named, the
+    members so named of JSON a script carries, and "secret: value" in running text."""
+    if not _SECRET_LABEL.search(html):
+        return []
+    tree = soup(html)
+    found = [*_secret_columns(tree), *_beside_secret_labels(tree), *_secret_fields(tree)]
+    found += _secret_json(tree) + _SECRET_IN_TEXT.findall(tree.get_text(" "))
+    return [value for value in found if _ONE_WORD.fullmatch(value)]
+
+
+def _names_a_secret(label: str) -> bool:
+    return bool(_SECRET_LABEL.search(label)) and len(label.split()) <= _LABEL_WORDS
+
+
+def _secret_columns(tree: BeautifulSoup) -> list[str]:
+    """The cells under a column heading that names a secret."""
+    found = []
+    for table in tree.find_all("table"):
+        rows = [row for row in table.find_all("tr") if _is_tag(row)]
+        heading = next((row for row in rows if row.find("th")), None)
+        if heading is None:
+            continue
+        titles = [cell.get_text(" ", strip=True) for cell in heading.find_all(["th", "td"])]
+        columns = [i for i, title in enumerate(titles) if _names_a_secret(title)]
+        for row in rows:
+            cells = row.find_all(["td", "th"])
+            if row is not heading:
+                found += [cells[i].get_text(strip=True) for i in columns if i < len(cells)]
+    return found
+
+
+def _beside_secret_labels(tree: BeautifulSoup) -> list[str]:
+    """The value beside a label that names a secret (`<th>Client secret</th><td>...`)."""
+    found = []
+    for label in tree.find_all(list(_VALUE_BESIDE)):
+        if not _is_tag(label) or not _names_a_secret(label.get_text(" ", strip=True)):
+            continue
+        target = label.find_next_sibling()
+        if label.name == "label" and label.get("for"):
+            target = tree.find(id=_attr(label, "for")) or target
+        if _is_tag(target) and target.name in _VALUE_BESIDE[label.name]:
+            found.append(_attr(target, "value") or target.get_text(strip=True))
+    return found
+
+
+def _secret_fields(tree: BeautifulSoup) -> list[str]:
+    found = []
+    for field_node in tree.find_all(["input", "textarea"]):
+        names = f"{_attr(field_node, 'name')} {_attr(field_node, 'id')}"
+        if _is_tag(field_node) and _SECRET_LABEL.search(names):
+            found.append(_attr(field_node, "value") or field_node.get_text(strip=True))
+    return found
+
+
+def _secret_json(tree: BeautifulSoup) -> list[str]:
+    found: list[str] = []
+    for script in tree.find_all("script"):
+        text = script.string if _is_tag(script) else None
+        if not text or not _SECRET_LABEL.search(text):
+            continue
+        try:
+            _collect_secret_members(json.loads(text), found)
+        except ValueError:
+            continue
+    return found
+
+
+def _collect_secret_members(value: object, found: list[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and _SECRET_LABEL.search(str(key)):
+                found.append(item)
+            else:
+                _collect_secret_members(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_secret_members(item, found)

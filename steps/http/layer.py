@@ -1,4 +1,5 @@
-"""HTTP layer of the suite: one choke point that paces requests and keeps redacted evidence.
+"""HTTP layer of the suite: one choke point that paces requests, bounds their answers and keeps
+redacted evidence.
 
 Every request a scenario makes (API calls and the consent driver's page visits) goes through
 `HttpLayer.request`, so the report can show each exchange, and no secret leaves this module
@@ -6,7 +7,10 @@ unmasked: values are masked by parameter name (URLs, form and JSON bodies, HTML 
 headers) and, as a second net, every secret value seen anywhere is scrubbed from all text.
 The layer learns those values from the traffic itself, as it goes: steps register nothing.
 What an exchange shows is steps/http/evidence.py's; the masker is the kit's `Redactor`
-(`client_kit.redaction`), the one the reports and the kit's logs use too.
+(`client_kit.redaction`), the one the reports and the kit's logs use too, here knowing every
+value in the forms it takes when echoed (steps/safety/secret_forms.py). Every answer is read
+within a size limit and a deadline (steps/http/bounded.py): pages 1 MB, the endpoints' answers
+64 kB, 20 s per request; beyond either the scenario could not be checked.
 """
 
 from __future__ import annotations
@@ -14,14 +18,14 @@ from __future__ import annotations
 import ssl
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from client_kit.redaction import Redactor
+from steps.http.bounded import ANSWER_LIMIT, PAGE_LIMIT, AnswerUnread, BoundedReader
 from steps.http.evidence import SCRUB_MIN_LENGTH, Exchange
 from steps.http.readers import EXCHANGE_KEY
 from steps.http.throttle import (
@@ -31,6 +35,7 @@ from steps.http.throttle import (
     client_of,
     is_failure,
 )
+from steps.safety.secret_forms import EncodedSecrets
 
 
 class Pacer:
@@ -63,14 +68,19 @@ class HttpLayer:
         *,
         target: str = "",
         failures_per_minute: int = DEFAULT_FAILURES_PER_MINUTE,
+        answer_paths: Iterable[str] = (),
     ):
         self.verify = ssl.create_default_context(cafile=ca_file)  # one context for all clients
         self.timeout = timeout
+        #: Paths of the endpoints whose answers are small JSON (token, revocation, userinfo):
+        #: read up to ANSWER_LIMIT; anything else is a page (PAGE_LIMIT).
+        self.answer_paths = frozenset(answer_paths)
+        self.reader = BoundedReader()
         self.pacer = Pacer(min_interval)
         self.throttle = ThrottleWaits()
         self.budget = FailureBudget(target, failures_per_minute if target else 0)
         #: The run's masker: it learns the secrets from the traffic (steps register nothing).
-        self.redactor = Redactor(min_length=SCRUB_MIN_LENGTH)
+        self.redactor = EncodedSecrets(min_length=SCRUB_MIN_LENGTH)
         self.exchanges: list[Exchange] = []
         #: Exchanges made before the scenario that it shows because its checks read them (a
         #: shared grant's code exchange, a twin's premise): marked `reused` in its evidence.
@@ -81,6 +91,10 @@ class HttpLayer:
         #: scenario began: what a run costs a live service.
         self.sent = 0
         self.sent_in_scenario = 0
+        #: What the suite kept the deployment from doing, and how it ran (a browser stopped on
+        #: its way to another origin, a browser without its sandbox): each once, for the
+        #: run's summary.
+        self.safety: list[str] = []
         self.api = self.new_client()
 
     def new_client(self, *, cookies: bool = False) -> httpx.Client:
@@ -143,21 +157,29 @@ class HttpLayer:
     def _send(
         self, client: httpx.Client, request: httpx.Request, exchange: Exchange
     ) -> httpx.Response:
-        """One attempt, its answer noted in the exchange."""
+        """One attempt, its answer (read within the bounds) noted in the exchange."""
         self.pacer.wait()
         self.sent += 1
         self.sent_in_scenario += 1
         try:
-            response = client.send(request)
+            response, received = self.reader.send(client, request, self.limit_of(request))
         except httpx.HTTPError as exc:
             exchange.error = f"{type(exc).__name__}: {exc}"
             raise
-        response.read()
+        except AnswerUnread as unread:
+            exchange.status, exchange.response_headers = unread.status, unread.headers
+            exchange.error = unread.reason
+            raise
         exchange.status = response.status_code
         response.extensions[EXCHANGE_KEY] = exchange  # readers note how they read it
-        exchange.response_headers = list(response.headers.items())
+        exchange.response_headers = received
         exchange.response_body = response.text
         return response
+
+    def limit_of(self, request: httpx.Request) -> int:
+        """How much of the answer to `request` the suite reads."""
+        path = urlsplit(str(request.url)).path
+        return ANSWER_LIMIT if path in self.answer_paths else PAGE_LIMIT
 
     def _throttled(self, response: httpx.Response, exchange: Exchange) -> bool:
         """Whether the answer was throttling that the suite waited out (send again); raises
@@ -176,6 +198,11 @@ class HttpLayer:
             self.exchanges.append(exchange)
             if reused:
                 self.reused.add(id(exchange))
+
+    def report_safety(self, line: str) -> None:
+        """Add a line to the run's safety notes (once)."""
+        if line not in self.safety:
+            self.safety.append(line)
 
     def begin(self) -> None:
         """Start a scenario's evidence."""

@@ -180,6 +180,22 @@ def strict_token_fields(response: httpx.Response, what: str, *, see: str) -> dic
     return read.body
 
 
+def _values(body: Any) -> list[str]:
+    """Every string value of a JSON document (the user information's shape is not shown)."""
+    if isinstance(body, dict):
+        return [v for item in body.values() for v in _values(item)]
+    if isinstance(body, list):
+        return [v for item in body for v in _values(item)]
+    return [body] if isinstance(body, str) else []
+
+
+def reveals(response: httpx.Response, value: str) -> bool:
+    """Whether an answer holds a value: among the strings of a JSON document, anywhere in any
+    other body (spec 4.5 does not show the shape of the user information)."""
+    body = json_body(response)
+    return value in _values(body) if body is not None else value in response.text
+
+
 def directives(response: httpx.Response, header: str) -> set[str]:
     """The directive names of a list-valued header (Cache-Control, Pragma), in lower case,
     over all its fields (RFC 9110 5.3: repeated fields are one comma-separated list)."""

@@ -5,17 +5,15 @@ waits as told, within bounds, and otherwise gives up with `Throttled` ("could no
 checked"). The suite also fails on purpose (wrong secrets, codes, tokens); `FailureBudget`
 keeps those under a rate a reasonable brute-force guard allows, per client_id in a sliding
 minute. Its record lives in a file shared by pytest-xdist workers and by runs in a row against
-the same target, because the target's guard counts them all.
+the same target, because the target's guard counts them all: a file of the user's own run-wide
+folder (steps/safety/run_files.py), locked through a lock file beside it and replaced whole.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import hashlib
-import json
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from email.utils import parsedate_to_datetime
@@ -25,6 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from steps.outcomes import Throttled
+from steps.safety.run_files import locked, read_state, run_folder, write_state
 
 #: Longest single wait for a throttled request, and for all of a run's throttled requests.
 MAX_WAIT = 60.0
@@ -37,6 +36,8 @@ DEFAULT_FAILURES_PER_MINUTE = 15
 WINDOW = 60.0
 #: Errors that a brute-force guard counts (RFC 6749 5.2): wrong credentials, codes, tokens.
 FAILURE_ERRORS = frozenset({"invalid_client", "invalid_grant", "invalid_token"})
+#: What the budget's state file says it is (steps/safety/run_files.py).
+BUDGET_KIND = "failure budget"
 
 
 def retry_after(response: httpx.Response) -> float | None:
@@ -114,8 +115,12 @@ class FailureBudget:
     def __init__(self, target: str, per_minute: int, directory: Path | None = None) -> None:
         self.per_minute = per_minute
         digest = hashlib.sha256(target.encode()).hexdigest()[:16]
-        folder = directory or Path(tempfile.gettempdir())
-        self.path = folder / f"mb-oauth-failures-{digest}.json"
+        #: The shared record and its lock (made and checked only when the budget is on).
+        self.path = Path(f"failures-{digest}.json")
+        self.lock_path = self.path.with_suffix(".lock")
+        if per_minute > 0:
+            folder = run_folder(directory)
+            self.path, self.lock_path = folder / self.path, folder / self.lock_path
         #: Seconds this process waited for the budget (reported, and for tests).
         self.waited = 0.0
         #: Seconds the target's clock is ahead of ours (a test clock moved forward): a guard
@@ -161,19 +166,13 @@ class FailureBudget:
     @contextlib.contextmanager
     def _log(self) -> Iterator[dict[str, list[float]]]:
         """The shared record, locked, trimmed to the last minute, written back afterwards."""
-        with self.path.open("a+", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.seek(0)
-            try:
-                data = json.loads(handle.read() or "{}")
-            except ValueError:
-                data = {}
+        with locked(self.lock_path):
+            data = read_state(self.path, BUDGET_KIND) or {}
             now = self.now()
             log = {  # a time more than a minute ahead was read on another clock: not ours
                 str(k): [t for t in v if isinstance(t, int | float) and -WINDOW < now - t < WINDOW]
-                for k, v in (data.items() if isinstance(data, dict) else ())
+                for k, v in data.items()
+                if isinstance(v, list)
             }
             yield log
-            handle.seek(0)
-            handle.truncate()
-            handle.write(json.dumps({k: v for k, v in log.items() if v}))
+            write_state(self.path, BUDGET_KIND, {k: v for k, v in log.items() if v})

@@ -3,7 +3,9 @@
 `write_reports` is what the plugin calls at session end (contract: "Suite data flow"); the
 runner calls it again after pytest returns (so the reports exist and agree with --strict even
 if the plugin could not), prints the terminal summary and runs `finalize_reports`, which masks
-secrets in every file of the report directory, JUnit XML and cucumber JSON included.
+secrets in every file of the report directory, JUnit XML and cucumber JSON included. The texts
+of the results (the deployment's words among them) are shown with their control and
+bidirectional characters escaped (steps/safety/text.py) before any report is built.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from steps.reports import html, json_report, terminal
 from steps.reports.description import describe
 from steps.reports.redact import harvest_tokens, last_pass, mask_tree, profile_secrets
 from steps.reports.verdicts import RuleVerdict, compute_verdicts
+from steps.safety.text import shown_tree
 
 RESULTS = "results.json"
 VERDICTS = "verdicts.json"
@@ -49,6 +52,7 @@ def build_report(
     results: Mapping[str, Any], catalogue: Mapping[str, Any], strict: bool = False
 ) -> Report:
     """Verdicts, the section 9 description and the verdicts.json document, in memory."""
+    results = shown_tree(results)
     verdicts = compute_verdicts(results, catalogue)
     description = describe(results, verdicts)
     document = json_report.build_document(results, verdicts, description, strict)

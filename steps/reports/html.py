@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -145,8 +147,22 @@ def scenario_html(scenario: ScenarioResult) -> str:
     return "".join(parts) + "</li>"
 
 
+#: The rule index of a source checkout (docs/rules.md), linked from each verdict; an installed
+#: copy prints an entry with `mb-oauth-conformance rule ID`.
+RULE_INDEX = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+
+def index_link(rule_id: str) -> str:
+    """Where a verdict's rule lives: its entry of the rule index."""
+    command = f"<code>mb-oauth-conformance rule {escape(rule_id)}</code>"
+    if not RULE_INDEX.is_file():
+        return f'<p class="meta">Where this rule lives: {command}</p>'
+    href = f"{RULE_INDEX.as_uri()}#{rule_id.lower()}"
+    return f'<p class="meta">Where this rule lives: <a href="{href}">its index entry</a> ({command})</p>'
+
+
 def rule_html(verdict: RuleVerdict) -> str:
-    """A rule as a <details> block, open when it did not pass."""
+    """A rule as a <details> block, open when it did not pass, linked to its index entry."""
     is_open = " open" if verdict.verdict in OPEN_VERDICTS else ""
     why = f": {escape(verdict.deviation_reason)}" if verdict.deviation_reason else ""
     deviation = f" <small>(known deviation{why})</small>" if verdict.known_deviation else ""
@@ -155,7 +171,7 @@ def rule_html(verdict: RuleVerdict) -> str:
         f'<details class="rule" id="{escape(verdict.id)}"{is_open}><summary>'
         f'{_badge(verdict.verdict)}<span class="id">{escape(verdict.id)}</span>'
         f"{escape(verdict.title)} <small>[{escape(verdict.level)}]</small>{deviation}</summary>"
-        f'<ul class="sc">{scenarios}</ul></details>'
+        f'{index_link(verdict.id)}<ul class="sc">{scenarios}</ul></details>'
     )
 
 
@@ -235,8 +251,15 @@ def header_html(document: Mapping[str, Any]) -> str:
         f'<p class="counts {css}">The deployment {result}'
         f"{escape(strict)} — exit status {escape(str(status))}.</p>"
         f'<p class="meta">Rules: {escape(counts_text(summary) or "none ran")}.</p>'
+        f"{safety_html(document.get('safety') or ())}"
         f"{skips_html(document.get('skip_reasons') or {})}"
     )
+
+
+def safety_html(lines: Iterable[str]) -> str:
+    """What the suite kept the deployment from doing (and how its browser ran)."""
+    items = "".join(f"<li>{escape(str(line))}</li>" for line in lines)
+    return f'<p class="meta"><b>Safety:</b></p><ul class="sc">{items}</ul>' if items else ""
 
 
 def readings_html(readings: Iterable[Mapping[str, Any]]) -> str:

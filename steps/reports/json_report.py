@@ -95,6 +95,7 @@ def build_document(
         "requests": int(results.get("requests") or 0),
         "combinations": dict(results.get("combinations") or {}),
         "consent": dict(results.get("consent") or {}),
+        "safety": list(results.get("safety") or ()),
         "known_deviations": deviation_reasons(results),
         "description": dict(description),
         "observations": observations(results),

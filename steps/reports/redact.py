@@ -1,10 +1,12 @@
-"""The last line of defence: no secret, code or token may reach a report file unmasked.
+"""The last line of defence: no secret, code or token may reach a report file unmasked, nor a
+control character of the deployment's unescaped.
 
 The plugin masks evidence as it records it; this module does not trust that. It masks the
-profile's secrets (and their encoded forms), every token value it can find in the recorded
-evidence, and anything that looks like a token after a well-known key, in every report file
-and in pytest's output. The masker is the kit's `Redactor` (`client_kit.redaction`), the one
-the evidence and the kit's logs use: the same value gets the same mask everywhere.
+profile's secrets (and their encoded forms: percent, JSON, base64 at its three alignments),
+every token value it can find in the recorded evidence, and anything that looks like a token
+after a well-known key, in every report file and in pytest's output. The masker is the kit's
+`Redactor` (`client_kit.redaction`) knowing those forms (steps/safety/secret_forms.py), as the
+evidence's does: the same value gets the same mask everywhere.
 """
 
 from __future__ import annotations
@@ -17,16 +19,21 @@ from typing import Any
 from urllib.parse import parse_qsl, quote_plus, urlsplit
 
 from client_kit.redaction import MIN_SECRET_LENGTH, Redactor, is_masked, is_secret_name
+from steps.safety.secret_forms import EncodedSecrets
+from steps.safety.text import json_escaped, shown, terminal_safe
 
 #: Files the last pass reads; anything else in a report directory is left alone.
 TEXT_SUFFIXES = {".json", ".xml", ".html", ".htm", ".txt", ".log", ".toml", ".md", ".csv"}
+#: pytest's output as the terminal showed it (steps/reports/stream.py writes it): the one
+#: report file that may keep colour sequences.
+PYTEST_LOG = "pytest-output.txt"
 
 
 def last_pass(secrets: Iterable[str]) -> Redactor:
     """The reports' masker: the given secrets in every encoded form, and whatever follows a
     secret field name or an auth scheme."""
-    redactor = Redactor()
-    redactor.learn(*secrets, encoded=True)
+    redactor = EncodedSecrets()
+    redactor.learn(*secrets)
     return redactor
 
 
@@ -115,13 +122,20 @@ def harvest_tokens(results: Mapping[str, Any]) -> set[str]:
 
 
 def mask_file(path: Path, redactor: Redactor) -> bool:
-    """Mask one text file in place; True when something had to be masked."""
+    """Mask one text file in place, its control characters shown escaped (a JSON file's as
+    escaped text, pytest's output keeping its colours); True when something changed."""
     original = path.read_text(encoding="utf-8", errors="surrogateescape")
-    masked = redactor.redact(original)
+    masked = _shown_in(path, redactor.redact(original))
     if masked == original:
         return False
     path.write_text(masked, encoding="utf-8", errors="surrogateescape")
     return True
+
+
+def _shown_in(path: Path, text: str) -> str:
+    if path.suffix.lower() == ".json":
+        return json_escaped(text)
+    return terminal_safe(text) if path.name == PYTEST_LOG else shown(text)
 
 
 def report_files(report_dir: Path, exclude: Iterable[Path] = ()) -> list[Path]:

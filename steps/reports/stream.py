@@ -1,7 +1,9 @@
 """Pass a child's output through to the terminal and a log file, masked on the way.
 
 Pytest's tracebacks can show fixtures' values (client secrets, tokens): the runner never lets
-that text reach the terminal or disk unmasked. Whole lines are masked; a partial line (pytest's
+that text reach the terminal or disk unmasked, nor a control sequence other than pytest's own
+colours (steps/safety/text.py: the plugin escapes the deployment's before pytest writes them;
+this is the second net). Whole lines are masked; a partial line (pytest's
 progress dots, a prompt) is flushed after a short quiet spell so progress stays visible.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from steps.reports.redact import last_pass
+from steps.safety.text import terminal_safe
 
 QUIET_SECONDS = 0.2
 CHUNK = 65536
@@ -44,7 +47,7 @@ class MaskedTee:
             self.pending = ""
 
     def _emit(self, text: str) -> None:
-        masked = self.redactor.redact(text)
+        masked = terminal_safe(self.redactor.redact(text))
         for stream in (self.out, self.log):
             stream.write(masked)
             stream.flush()

@@ -146,6 +146,8 @@ def render(document: Mapping[str, Any], verdicts: list[RuleVerdict], colour: boo
         body = section_lines(section, group, colour, id_width)
         if body:
             lines += ["", *body]
+    safety = [f"Safety: {line}" for line in document.get("safety") or ()]
+    lines += ["", *safety] if safety else []
     skipped = skip_lines(document)
     lines += ["", *skipped] if skipped else []
     read = reading_lines(document)

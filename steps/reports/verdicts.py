@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from steps.outcomes import UNCHECKED_OUTCOME
+from steps.reports.premises import SEEN_IN, blocked_by_deviations, seen_defect
 
 
 class Verdict(StrEnum):
@@ -212,41 +213,9 @@ def compute_verdicts(results: Mapping[str, Any], catalogue: Mapping[str, Any]) -
         verdict.verdict = decide(
             verdict.level, (s.outcome for s in verdict.scenarios), verdict.known_deviation
         )
-        verdict.blocked_by = blocked_by_deviations(verdict, deviations)
+        if verdict.verdict == UNCHECKED:
+            verdict.blocked_by = blocked_by_deviations(verdict.scenarios, deviations)
     return sorted(verdicts.values(), key=lambda v: (section_key(v.section), v.id))
-
-
-#: Where a rule's verdict shows the defect another scenario's premise saw.
-SEEN_IN = "seen in the premise of"
-
-
-def seen_defect(scenario: ScenarioResult) -> ScenarioResult:
-    """No defect seen is set aside: a premise that did not hold names the rule that judges
-    what it saw, and that rule fails on it in this run, whatever its own scenarios saw (a
-    "could not be checked, see X" beside a passing X would contradict itself). The entry
-    stands in X's scenarios with the premise's evidence."""
-    return dataclasses.replace(
-        scenario,
-        name=f"{SEEN_IN} {scenario.name}",
-        nodeid=f"{scenario.nodeid}#premise",
-        outcome="failed",
-        rules=(scenario.see,),
-        message=f"{scenario.what} ({SEEN_IN} {scenario.name!r})",
-        cause="",
-        see="",
-    )
-
-
-def blocked_by_deviations(verdict: RuleVerdict, deviations: Mapping[str, str]) -> tuple[str, ...]:
-    """The known deviations an unchecked rule could not be checked for: when every unchecked
-    scenario of it names one (a deployment that never returns the email cannot show that a
-    token without the email scope withholds it)."""
-    if verdict.verdict != UNCHECKED:
-        return ()
-    seen = [s.see for s in verdict.scenarios if s.outcome == UNCHECKED_OUTCOME]
-    if not seen or not all(rule in deviations for rule in seen):
-        return ()
-    return tuple(sorted(set(seen)))
 
 
 def section_key(section: str) -> tuple[Any, ...]:

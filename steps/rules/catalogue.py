@@ -6,6 +6,7 @@ import importlib.util
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 def _features_dir() -> Path:
@@ -42,6 +43,9 @@ class Rule:
     touches: tuple[str, ...] = ()
     restrictions: Restrictions = ()
     because: str = ""
+    #: Combinations the rule leaves to another rule (`excluded`, each a `when` as in
+    #: dimensions.toml's `impossible`), for the same `because`.
+    excluded: tuple[tuple[tuple[str, Any], ...], ...] = ()
 
     @property
     def only(self) -> dict[str, tuple[str, ...]]:
@@ -66,6 +70,7 @@ def parse_catalogue(text: str) -> dict[str, Rule]:
                 tuple(entry.get("touches") or ()),
                 _restrictions(entry.get("id"), entry.get("only") or {}, entry.get("because")),
                 str(entry.get("because") or ""),
+                tuple(tuple(when.items()) for when in entry.get("excluded") or ()),
             )
         except KeyError as exc:
             raise CatalogueError(f"rule {entry!r} lacks {exc}") from None

@@ -62,14 +62,18 @@ class ObjectKind:
 
 @dataclass(frozen=True)
 class Impossible:
-    """A combination of values no deployment can have, and why."""
+    """A combination of values no deployment can have (or that another rule covers), and why:
+    `when` names a value, or a list of values, for each dimension it concerns."""
 
-    when: dict[str, str]
+    when: dict[str, str | list[str]]
     because: str
 
     def excludes(self, combination: Combination) -> bool:
-        """Whether the combination has every value of `when`."""
-        return all(combination.get(name) == value for name, value in self.when.items())
+        """Whether the combination has a value of `when` for each of its dimensions."""
+        return all(
+            combination.get(name) in (value if isinstance(value, list) else [value])
+            for name, value in self.when.items()
+        )
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,8 @@ class Dimensions:
     def space(self, rule: Rule) -> Space:
         """The rule's combinations (steps/rules/combinations.py enumerates them)."""
         frees = tuple(entry for entry in self.free if entry.object in rule.touches)
-        return Space(self.domain(rule), self.impossible, frees)
+        excluded = tuple(Impossible(dict(when), rule.because) for when in rule.excluded)
+        return Space(self.domain(rule), self.impossible + excluded, frees)
 
     def domain(self, rule: Rule) -> Domain:
         """The dimensions of the objects the rule touches, each with the values to cover: the
@@ -192,10 +197,13 @@ def _object(name: str, entry: Mapping[str, Any], dimensions: dict[str, Dimension
     return kind
 
 
-def _known(pairs: Iterable[tuple[str, str]], dimensions: dict[str, Dimension], where: str) -> None:
-    for dimension, value in pairs:
-        if dimension not in dimensions or value not in dimensions[dimension].words:
-            raise DimensionError(f"{where}: {dimension} = {value!r} is no value of the table")
+def _known(
+    pairs: Iterable[tuple[str, str | list[str]]], dimensions: dict[str, Dimension], where: str
+) -> None:
+    for dimension, given in pairs:
+        for value in given if isinstance(given, list) else [given]:
+            if dimension not in dimensions or value not in dimensions[dimension].words:
+                raise DimensionError(f"{where}: {dimension} = {value!r} is no value of the table")
 
 
 @cache

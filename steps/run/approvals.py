@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from steps.run.bdd_registry import step_definitions
-from steps.scenario.twin_keys import twin_of
 from steps.scenario.visits import ATTRIBUTE, Visit, Visits
-from steps.scenario.writers import is_writer
+from steps.scheduling.twin_keys import twin_of
+from steps.scheduling.writers import is_writer
 
 
 @dataclass

@@ -1,16 +1,16 @@
 """Under pytest-xdist, a scenario that moves the target's clock runs alone: it holds an
 exclusive lock that every other scenario takes shared, so no code or token of another worker
-expires halfway through its scenario."""
+expires halfway through its scenario. The lock file is in the user's own run-wide folder
+(steps/safety/run_files.py)."""
 
 from __future__ import annotations
 
-import fcntl
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
+
+from steps.safety.run_files import locked, run_folder
 
 
 @contextmanager
@@ -21,10 +21,5 @@ def clock_lock(config: pytest.Config, *, moves_clock: bool) -> Iterator[None]:
     if workerinput is None:
         yield
         return
-    lock = Path(tempfile.gettempdir()) / f"mb-oauth-clock-{workerinput['testrunuid']}.lock"
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX if moves_clock else fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locked(run_folder() / f"clock-{workerinput['testrunuid']}.lock", exclusive=moves_clock):
+        yield

@@ -20,6 +20,8 @@ from steps.reports.runs import NotAReport, load_run
 from steps.rules.catalogue import load_catalogue
 from steps.run.coverage_command import SUBCOMMAND as COVERAGE
 from steps.run.coverage_command import coverage
+from steps.run.rule_index import SUBCOMMAND as RULE_ENTRY
+from steps.run.rule_index import rule_entry
 
 SUBCOMMAND = "compare"
 MATRIX_FILES = ("matrix.html", "matrix.md")
@@ -82,7 +84,8 @@ class RunnerCommand(click.Command):
         kwargs.setdefault(
             "epilog",
             f"Compare runs' reports: mb-oauth-conformance {SUBCOMMAND} --help. What each rule "
-            f"covers: mb-oauth-conformance {COVERAGE} [RULE ...]",
+            f"covers: mb-oauth-conformance {COVERAGE} [RULE ...]. Everything about a rule: "
+            f"mb-oauth-conformance {RULE_ENTRY} RULE",
         )
         super().__init__(*args, **kwargs)
 
@@ -95,7 +98,7 @@ class RunnerCommand(click.Command):
         **extra: Any,
     ) -> Any:
         arguments = list(sys.argv[1:] if args is None else args)
-        subcommands = {SUBCOMMAND: compare, COVERAGE: coverage}
+        subcommands = {SUBCOMMAND: compare, COVERAGE: coverage, RULE_ENTRY: rule_entry}
         if arguments[:1] and arguments[0] in subcommands:
             name = f"{prog_name or 'mb-oauth-conformance'} {arguments[0]}"
             command = subcommands[arguments[0]]

@@ -10,19 +10,20 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from steps.consent import ConsentDriver, make_driver
-from steps.consent.manual import Console
+from steps.consent.manual import OperatorConsole
 from steps.http.layer import HttpLayer
+from steps.outcomes import cascade_of
 from steps.profiles.profile import RegisteredApp, TargetProfile
 from steps.run.approvals import estimate_prompts
 from steps.run.suite import SuiteState, suite_state
 from steps.scenario.clock import Clock
 from steps.scenario.grants import Authorizer, GrantCache
-from steps.scenario.isolation import isolation
-from steps.scenario.meta import META_KEY
 from steps.scenario.observations import Observations
 from steps.scenario.scene import AuthRequest, HeldGrant, IssuedCode, Scene
 from steps.scenario.service import Service
 from steps.scenario.target import Target
+from steps.scheduling.isolation import isolation
+from steps.scheduling.meta import META_KEY
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +68,7 @@ def consent_driver(config: pytest.Config, suite: SuiteState, http: HttpLayer) ->
     capture = config.pluginmanager.getplugin("capturemanager")
     suspend = capture.global_and_fixture_disabled if capture is not None else None
     worker = hasattr(config, "workerinput")
-    consent = make_driver(suite.profile, http, Console(suspend, worker=worker))
+    consent = make_driver(suite.profile, http, OperatorConsole(suspend, worker=worker))
     suite.approvals_estimate = estimate_prompts(suite.run_shapes, pages=consent.observes_pages)
     consent.remaining = suite.approvals_estimate
     consent.expected_prompts = consent.prompts_for(suite.approvals_estimate)
@@ -138,8 +139,8 @@ def authorizer(target: Target) -> Authorizer:
 
 @pytest.fixture(scope="session")
 def grants(pytestconfig: pytest.Config, authorizer: Authorizer, clock: Clock) -> GrantCache:
-    """Grants shared by reader scenarios (steps/scenario/isolation.py)."""
-    return GrantCache(authorizer, clock, isolation(pytestconfig))
+    """Grants shared by reader scenarios (steps/scheduling/isolation.py)."""
+    return GrantCache(authorizer, clock, isolation(pytestconfig), cascade_of(pytestconfig))
 
 
 @pytest.fixture

@@ -1,7 +1,12 @@
 """A scenario's result as it leaves the process that ran it: outcome, masked message, evidence
 and observations, on the report's `user_properties` (plain data there, so pytest-xdist carries
 it from a worker to the controller). A premise that failed turns the report into a skip that
-reads "could not be checked"."""
+reads "could not be checked".
+
+Whatever the deployment sent reaches these texts (an assertion message quoting an answer,
+pytest's diff of two values, a page in the evidence): each is masked, then its control and
+bidirectional characters are shown escaped (steps/safety/text.py), here, before pytest's
+terminal, JUnit XML, cucumber JSON or any report sees them."""
 
 from __future__ import annotations
 
@@ -14,7 +19,8 @@ import pytest
 from steps.outcomes import NotChecked, PremiseFailed
 from steps.reports.verdicts import UNCHECKED
 from steps.run.suite import SuiteState
-from steps.scenario.meta import ScenarioMeta
+from steps.safety.text import shown, shown_tree
+from steps.scheduling.meta import ScenarioMeta
 
 PROPERTY = "mb_oauth_scenario"
 FAILED_STEP_KEY = pytest.StashKey[str]()
@@ -49,6 +55,9 @@ class ScenarioPayload:
     #: (that rule fails on it: verdicts.py).
     see: str = ""
     what: str = ""
+    #: The run's safety notes so far in this process (HttpLayer.safety): what the suite kept
+    #: the deployment from doing; the controller keeps each once.
+    safety: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
         """Plain data for the report's user_properties."""
@@ -110,6 +119,7 @@ def attach(
     )
     payload.notes = notes
     payload.requests = sent
+    payload.safety = list(state.http().safety) if state.http_started else []
     if premise is not None:
         payload.unchecked, payload.cause = True, _scrub(premise.cause, state)
         if isinstance(premise, PremiseFailed) and premise.see and not premise.cause:
@@ -118,7 +128,7 @@ def attach(
         report.outcome = "skipped"
         report.longrepr = (str(item.path), (item.location[1] or 0) + 1, payload.message)
     mask_report(report, state)
-    report.user_properties.append((PROPERTY, payload.to_wire()))
+    report.user_properties.append((PROPERTY, shown_tree(payload.to_wire())))
 
 
 def unchecked_premise(
@@ -147,18 +157,21 @@ def unchecked_message(message: str, premise: NotChecked) -> str:
 
 def mask_report(report: pytest.TestReport, state: SuiteState) -> None:
     """Mask every secret the run has seen in the texts pytest writes (terminal, JUnit XML,
-    cucumber JSON): a token quoted in an assertion message must not leak from there."""
-    if not state.http_started:
-        return
+    cucumber JSON), and show their control characters escaped: a token quoted in an assertion
+    message must not leak from there, nor an escape sequence of the deployment's act there."""
     longrepr = report.longrepr
     if isinstance(longrepr, tuple):
-        report.longrepr = (longrepr[0], longrepr[1], _scrub(str(longrepr[2]), state))
+        report.longrepr = (longrepr[0], longrepr[1], _safe(str(longrepr[2]), state))
     elif longrepr is not None:
         text = str(longrepr)
-        masked = _scrub(text, state)
-        if masked != text:
-            report.longrepr = masked
-    report.sections = [(name, _scrub(content, state)) for name, content in report.sections]
+        safe = _safe(text, state)
+        if safe != text:
+            report.longrepr = safe
+    report.sections = [(name, _safe(content, state)) for name, content in report.sections]
+
+
+def _safe(text: str, state: SuiteState) -> str:
+    return shown(_scrub(text, state))
 
 
 def _scrub(text: str, state: SuiteState) -> str:

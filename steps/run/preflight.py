@@ -23,7 +23,8 @@ from steps.http.layer import HttpLayer
 from steps.http.readers import json_body
 from steps.outcomes import NotChecked
 from steps.profiles.profile import RegisteredApp, TargetProfile
-from steps.run.suite import failures_per_minute
+from steps.run.suite import http_layer
+from steps.safety.run_files import RunFileError
 from steps.scenario.service import Service
 
 #: The scope of the authorization request a login check opens (spec name; the profile maps it).
@@ -169,12 +170,10 @@ def build_driver(profile: TargetProfile, http: HttpLayer) -> object:
 def run_preflight(profile: TargetProfile, http: HttpLayer | None = None) -> Preflight:
     """All checks, in the order a mistake would show; PreflightError on the first one."""
     check_ca_file(profile)
-    http = http or HttpLayer(
-        profile.ca_file,
-        profile.min_interval,
-        target=profile.base_url,
-        failures_per_minute=failures_per_minute(profile),
-    )
+    try:
+        http = http or http_layer(profile)
+    except RunFileError as error:
+        raise PreflightError(error.reason) from None
     result = Preflight()
     try:
         _checks(profile, http, result)

@@ -10,14 +10,13 @@ from pathlib import Path
 
 from client_kit.redaction import share_mask_key
 from steps.reports import load_profile
-from steps.reports.redact import profile_secrets
+from steps.reports.redact import PYTEST_LOG, profile_secrets
 from steps.reports.stream import run_masked
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 PROJECT_DIR = PACKAGE_DIR.parent
 #: What pytest collects: the scenario modules of the steps package (they bind features/).
 COLLECT_TARGET = PACKAGE_DIR / "test_features.py"
-PYTEST_LOG = "pytest-output.txt"
 
 #: Plugins loaded explicitly (autoloading is off, see run_pytest).
 PYTEST_PLUGINS = ("pytest_bdd.plugin", "steps.plugin", "no:cacheprovider")

@@ -78,6 +78,8 @@ class Results:
         self.started = datetime.now(UTC).isoformat(timespec="seconds")
         self.scenarios: dict[str, ScenarioEntry] = {}
         self.observations: dict[str, Any] = {}
+        #: What the suite kept the deployment from doing, each once (HttpLayer.safety).
+        self.safety: list[str] = []
 
     def add(self, report: pytest.TestReport) -> None:
         """Fold one report's payload into the scenario's entry."""
@@ -90,6 +92,7 @@ class Results:
         entry.requests += payload.requests
         entry.evidence += payload.evidence
         entry.notes += [n for n in payload.notes if n not in entry.notes]
+        self.safety += [line for line in payload.safety if line not in self.safety]
         if not payload.unchecked:  # conclusions only from requests that got through
             merge_observations(self.observations, payload.observations)
         outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
@@ -116,6 +119,7 @@ class Results:
             "observations": observations,
             "pacing": asdict(Pacing.of(state)),
             "consent": consent_stats(state),
+            "safety": self.safety + [s for s in _own_safety(state) if s not in self.safety],
             "prompts_estimate": prompts_estimate(state),
             "requests": sum(entry.requests for entry in self.scenarios.values()),
             "combinations": {
@@ -123,6 +127,11 @@ class Results:
                 "not_run": state.product_rows_not_run,
             },
         }
+
+
+def _own_safety(state: SuiteState) -> list[str]:
+    """This process's safety notes (a sequential run's, or the controller's preflight)."""
+    return list(state.http().safety) if state.http_started else []
 
 
 def prompts_estimate(state: SuiteState) -> int | None:

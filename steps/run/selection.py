@@ -12,7 +12,7 @@ from pytest_bdd.parser import Scenario
 from steps.rules.catalogue import LEVELS
 from steps.run.collection import in_filter
 from steps.run.suite import SuiteState
-from steps.scenario.meta import ScenarioMeta
+from steps.scheduling.meta import ScenarioMeta
 
 #: A marker name shaped like a rule id (one the catalogue may not know).
 RULE_ID = re.compile(r"[A-Z][A-Z0-9]*(-[A-Z0-9]+)+")

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -46,12 +47,7 @@ class SuiteState:
         """The HTTP layer, created on first use (no connection before a scenario needs one)."""
         if self._http is None:
             assert self.profile is not None
-            self._http = HttpLayer(
-                self.profile.ca_file,
-                self.profile.min_interval,
-                target=self.profile.base_url,
-                failures_per_minute=failures_per_minute(self.profile),
-            )
+            self._http = http_layer(self.profile)
         return self._http
 
     @property
@@ -63,6 +59,22 @@ class SuiteState:
         """Close connections."""
         if self._http is not None:
             self._http.close()
+
+
+#: The endpoints whose answers are small JSON documents (read within the smaller bound).
+ANSWER_ENDPOINTS = ("token", "revoke", "userinfo")
+
+
+def http_layer(profile: TargetProfile) -> HttpLayer:
+    """The HTTP layer for a profile: its CA, pacing and failure budget, and the paths of its
+    endpoints whose answers are small."""
+    return HttpLayer(
+        profile.ca_file,
+        profile.min_interval,
+        target=profile.base_url,
+        failures_per_minute=failures_per_minute(profile),
+        answer_paths=[urlsplit(profile.url(name)).path for name in ANSWER_ENDPOINTS],
+    )
 
 
 def failures_per_minute(profile: TargetProfile) -> int:

@@ -1,18 +1,18 @@
-"""Twins share one run of their premise (which scenarios are twins: steps/scenario/twin_keys.py).
+"""Twins share one run of their premise (which scenarios are twins: steps/scheduling/twin_keys.py).
 
 The first twin that only checks after its premise runs the premise and *records* the state it
 led to: the scenario's state objects (`Scene`, with its token history, and `Revocations`),
 the products the premise steps handed on (code, grant, authorization request, ...), and the
 exchanges and notes of its evidence. A later twin *replays* it: it takes a copy of that state,
 shows the same exchanges as its evidence (with a note saying so), and its premise steps do not
-run (`steps.scenario.kinds.REPLAY`); its checks then read what they would have read after taking the
-steps themselves, since nothing changed since (below). Each replaying twin gets copies of its
-own, so one twin's checks never see what another's did.
+run (`steps.scenario.kinds.replay_of`); its checks then read what they would have read after
+taking the steps themselves, since nothing changed since (below). Each replaying twin gets
+copies of its own, so one twin's checks never see what another's did.
 
 A recording is valid in one isolation epoch only: the one in which the recording twin finished
 (its own writes end the epoch it ran in). A writer that ran since may have changed the state,
 so then the twin runs its premise itself. A twin whose checks do more than read uses a
-recording at most once, as its last user. steps/scenario/isolation.py has the rest of the
+recording at most once, as its last user. steps/scheduling/isolation.py has the rest of the
 argument."""
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from pytest_bdd.parser import Feature, Scenario, Step
 from steps.http.evidence import Exchange
 from steps.reports.json_report import TWIN_NOTE
 from steps.run.bdd_registry import target_fixture
-from steps.scenario.isolation import isolation
-from steps.scenario.kinds import REPLAY
-from steps.scenario.meta import META_KEY
-from steps.scenario.twin_keys import Twin, twin_of
-from steps.scenario.writers import is_writer
+from steps.scenario.kinds import replay_of
+from steps.scheduling.isolation import isolation
+from steps.scheduling.meta import META_KEY
+from steps.scheduling.twin_keys import Twin, twin_of
+from steps.scheduling.writers import is_writer
 
 #: Per-scenario fixtures whose objects the premise changes in place (restored field by field).
 STATE_FIXTURES = ("scene", "revocations")
@@ -133,7 +133,7 @@ def _replay(request: pytest.FixtureRequest, state: Twins, found: Recording) -> N
     meta = request.node.stash[META_KEY]
     isolation(request.config).writer = is_writer(state.twin.tail(meta.steps))
     found.used = not state.twin.pure
-    REPLAY.active = True
+    replay_of(request.config).active = True
 
 
 def pytest_bdd_after_step(
@@ -149,7 +149,7 @@ def pytest_bdd_after_step(
     if state.twin is None or _index(scenario, step) != state.twin.size - 1:
         return
     if state.replay is not None:
-        REPLAY.active = False
+        replay_of(request.config).active = False
         for name, value in state.replay.items():
             inject_fixture(request, name, value)
     elif state.recording:
@@ -184,6 +184,6 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
     try:
         yield
     finally:
-        REPLAY.active = False
+        replay_of(item.config).active = False
         state = twins(item.config)
         state.twin, state.recording, state.replay = None, False, None

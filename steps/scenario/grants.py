@@ -5,21 +5,21 @@ grant depending on another scenario.
 `GrantCache` shares grants among the reader scenarios, keyed by application, scopes and access
 type, and issues them anew when a writer scenario may have touched them or time has expired
 them. Writer scenarios (refresh, revoke, replay, reuse, cross-client, clock) get grants of their
-own from the Authorizer (steps/scenario/isolation.py says which are which, and why that
+own from the Authorizer (steps/scheduling/isolation.py says which are which, and why that
 suffices)."""
 
 from __future__ import annotations
 
 from steps.http.readers import granted
-from steps.outcomes import CASCADE, PremiseFailed
+from steps.outcomes import Cascade, PremiseFailed
 from steps.profiles.profile import RegisteredApp
 from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, pkce_request, redirect_code
 from steps.scenario.clock import Clock
-from steps.scenario.isolation import Isolation
 from steps.scenario.scene import HeldGrant, IssuedCode
 from steps.scenario.target import Target
 from steps.scenario.token import held_grant
+from steps.scheduling.isolation import Isolation
 
 RENEW_MARGIN = 60.0
 #: The rule that says a code of each kind of application is exchanged for tokens.
@@ -108,14 +108,20 @@ class GrantCache:
     A shared grant is handed out only in the isolation epoch it was issued in and while its
     access token has time left; otherwise it is issued anew by an authorization (a refresh
     would itself change grants on a target that rotates). A writer scenario always gets a
-    grant of its own. Why this keeps every verdict independent: see steps/scenario/isolation.py."""
+    grant of its own. Why this keeps every verdict independent: steps/scheduling/isolation.py."""
 
     def __init__(
-        self, authorizer: Authorizer, clock: Clock, isolation: Isolation | None = None
+        self,
+        authorizer: Authorizer,
+        clock: Clock,
+        isolation: Isolation | None = None,
+        cascade: Cascade | None = None,
     ) -> None:
         self.authorizer = authorizer
         self.clock = clock
         self.isolation = isolation or Isolation()
+        #: The run's memory of failed shared premises (steps/outcomes.py).
+        self.cascade = cascade or Cascade()
         self._grants: dict[tuple[str, str, bool], tuple[int, HeldGrant]] = {}
 
     def get(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
@@ -127,7 +133,7 @@ class GrantCache:
         epoch = self.isolation.epoch()
         held = self._grants.get(key)
         if held is None or held[0] != epoch or self._expiring(held[1]):
-            tokens = CASCADE.run(  # a shared grant that failed once is not tried again
+            tokens = self.cascade.run(  # a shared grant that failed once is not tried again
                 f"the shared grant {key}",
                 lambda: self.authorizer.grant(role, scope, offline=offline),
             )
@@ -135,11 +141,26 @@ class GrantCache:
             self._grants[key] = held
         return held[1]
 
+    def require_read(self, held: HeldGrant, how: str) -> None:
+        """A premise of a check that presents a token `how` (a form body, the query): the
+        service reads a live token of the same kind of application passed that way (else the
+        way is its USERINFO-* rule's failure, not the check's): the twin of "it no longer
+        works", and the control of "it still works"."""
+        if how == "header":
+            return
+        role = held.client.role
+        live = self.get(role, "profile email", offline=held.offline or role == "installed")
+        service = self.authorizer.target.service
+        where = {"body": "a form body", "query": "the query string"}.get(how, how)
+        see = RULE.USERINFO_POST_BODY if how == "body" else RULE.USERINFO_QUERY
+        if not service.token_accepted(live.access_token, how):
+            raise PremiseFailed(f"the service reads no live token from {where}", see=see)
+
     def take(self, role: str, scope: str, *, offline: bool = False) -> HeldGrant:
         """A grant of a writer's own: the shared grant of the current epoch when there is one,
         else a new one (a reader gets a new one). Sound because no writer touched the shared
         grant since it was issued, readers do not change grants, and the writer is its last
-        user: it leaves the cache, and the writer ends the epoch (steps/scenario/isolation.py)."""
+        user: it leaves the cache, and the writer ends the epoch (steps/scheduling/isolation.py)."""
         key = shared_key(role, scope, offline)
         held = self._grants.get(key)
         if not self.isolation.writer or held is None:

@@ -21,16 +21,18 @@ in the step layer once, in the `@check` of the Then step that decides it (its ot
 if any, and the premises name it as `RULE.<ID>`: steps/rules/ids.py), so that searching a
 rule's id finds its check (tests/test_rule_thread.py).
 Twins (scenarios with the same premise, steps/run/twins.py) take their premise once: while a twin
-replays it (`REPLAY`), its premise steps are not run.
+replays it (`replay_of(config)`), its premise steps are not run.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 from steps.outcomes import NotChecked, PremiseFailed
 from steps.rules.ids import RULE
@@ -48,12 +50,33 @@ Touches = tuple[str, ...] | Callable[..., tuple[str, ...]]
 
 class Replay:
     """Whether the running scenario replays a twin's premise (steps/run/twins.py): its premise
-    steps are then not run; the state they led to is restored instead."""
+    steps are then not run; the state they led to is restored instead. One per run, in
+    config.stash (`replay_of`)."""
 
     active = False
 
 
-REPLAY = Replay()
+REPLAY_KEY = pytest.StashKey[Replay]()
+
+
+def replay_of(config: pytest.Config) -> Replay:
+    """The run's replay switch."""
+    if REPLAY_KEY not in config.stash:
+        config.stash[REPLAY_KEY] = Replay()
+    return config.stash[REPLAY_KEY]
+
+
+def _with_request(function: Callable[..., Any]) -> inspect.Signature:
+    """The step function's signature with pytest's `request` fixture added, so the premise's
+    wrapper reaches the run's state (config.stash) whatever the step asks for."""
+    signature = inspect.signature(function)
+    if "request" in signature.parameters:
+        return signature
+    request = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    parameters = list(signature.parameters.values())
+    first_default = next((i for i, p in enumerate(parameters) if p.default is not p.empty), None)
+    at = len(parameters) if first_default is None else first_default
+    return signature.replace(parameters=[*parameters[:at], request, *parameters[at:]])
 
 
 def premise(see: See = "", touches: Touches = ()) -> Callable[[F], F]:
@@ -63,9 +86,12 @@ def premise(see: See = "", touches: Touches = ()) -> Callable[[F], F]:
     When step's act: the rules it serves vary their dimensions, tests/suite/test_variants.py)."""
 
     def mark(function: F) -> F:
+        wants_request = "request" in inspect.signature(function).parameters
+
         @functools.wraps(function)
         def step(*args: Any, **kwargs: Any) -> Any:
-            if REPLAY.active:
+            request = kwargs["request"] if wants_request else kwargs.pop("request")
+            if replay_of(request.config).active:
                 return None  # a twin's premise: its product is restored after the last step
             try:
                 return function(*args, **kwargs)
@@ -77,6 +103,7 @@ def premise(see: See = "", touches: Touches = ()) -> Callable[[F], F]:
 
         setattr(step, KIND, PREMISE)
         setattr(step, TOUCHES, touches)
+        step.__signature__ = _with_request(function)  # type: ignore[attr-defined]
         return step  # type: ignore[return-value]
 
     return mark

@@ -1,4 +1,4 @@
-"""Connections that hold a descriptor and do nothing: TLS handshakes, half-sent heads (issue 20).
+"""Connections that hold a descriptor and do nothing: TLS handshakes, half-sent heads.
 
 1. Connections that never sent a ClientHello were held 60 s (asyncio's default), outside the
    connection cap and the head timeout: 5,000 cost 265 MB, 20,000 exhausted the descriptors.

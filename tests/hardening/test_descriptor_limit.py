@@ -1,4 +1,4 @@
-"""The connection cap and the file descriptor limit (issue 20, 1).
+"""The connection cap and the file descriptor limit.
 
 At the common limit of 1,024 descriptors about a thousand silent connections made every
 accept() fail, and every client with it. The server now raises its soft limit to the hard

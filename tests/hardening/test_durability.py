@@ -1,4 +1,4 @@
-"""What a commit survives: `run --durability normal|full` (issue 20, 6).
+"""What a commit survives: `run --durability normal|full`.
 
 normal (the default): WAL with synchronous=NORMAL, the WAL synced at checkpoints: a token
 answered survives a crash of the server (test_crash.py kills it under load), and a power cut

@@ -1,4 +1,4 @@
-"""When the server ends an idle connection, the TCP connection ends with it (issue 20, 5).
+"""When the server ends an idle connection, the TCP connection ends with it.
 
 After its idle (or head) timeout the server sent the TLS close_notify and then waited up to
 30 s for the client's. MusicBrainz Picard (Qt) never answers a close_notify: it wrote its next

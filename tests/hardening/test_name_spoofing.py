@@ -1,4 +1,4 @@
-"""An application's name cannot fake the consent page (issue 20, item 4).
+"""An application's name cannot fake the consent page.
 
 The attack: register an application whose name holds U+202E (right-to-left override). On the
 consent page the override ran past the name, so "(registered by mallory)" read backwards,

@@ -65,7 +65,7 @@ def test_client_secret_is_compared_in_constant_time(spy: Spy, store: Store):
     )
     client_id, secret = made.application.client_id, made.client_secret
     guard = Guard(store, SystemClock())  # the token and revoke endpoints' path
-    assert guard.authenticate("192.0.2.1", client_id, secret).client_id == client_id
+    assert guard.authenticate("192.0.2.1", client_id, secret).application.client_id == client_id
     other_last = "y" if secret.endswith("x") else "x"  # a secret may end in "x" itself
     for wrong in (secret[:-1] + other_last, "", secret + "x"):
         before = spy.calls
@@ -80,7 +80,7 @@ def test_client_secret_is_compared_in_constant_time(spy: Spy, store: Store):
 
 
 def test_csrf_tokens_and_passwords_are_compared_in_constant_time(spy: Spy, store: Store):
-    session = sessions.Session("key", None, "the-csrf-token")
+    session = sessions.BrowserSession("key", None, "the-csrf-token")
     for submitted in ("the-csrf-token", "the-csrf-tokeX", ""):
         before = spy.calls
         session.csrf_ok(submitted)

@@ -1,4 +1,4 @@
-"""The throttle's own size is bounded (issue 20, 3).
+"""The throttle's own size is bounded.
 
 The review's attack: token requests with random unknown client_ids, each of which made a row
 of the throttle table in a write transaction of its own (6,000 requests, 6,000 rows): about
@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from reference_server import guard
-from reference_server.clock import Clock
-from reference_server.errors import Throttled
+from reference_server.clock import ServerClock
+from reference_server.errors import TooManyGuesses
 from reference_server.guard import MAX_NAMES, Guard, GuardPolicy, Strangers
 from reference_server.storage import Store
 
@@ -49,7 +49,7 @@ def test_an_unknown_client_id_tried_again_and_again_is_still_throttled(
     assert statuses == [401] * GuardPolicy.free + [429]
 
 
-class _Fixed(Clock):
+class _Fixed(ServerClock):
     def __init__(self) -> None:
         self.at = 1_000_000
 
@@ -76,7 +76,7 @@ def test_invented_user_names_make_a_bounded_number_of_rows(store: Store, fixed: 
     for _ in range(5 * MAX_NAMES):
         try:
             keeper.reserve(guard.key("192.0.2.7", "user:" + secrets.token_hex(8)))
-        except Throttled:
+        except TooManyGuesses:
             refused += 1
     keeper.reserve(guard.key("192.0.2.8", "user:someone"))  # another address: a row of its own
     rows = store.one("SELECT COUNT(*) FROM throttle")
@@ -91,7 +91,7 @@ def test_names_past_the_bound_are_throttled_together(store: Store, fixed: _Fixed
         keeper.reserve(guard.key("192.0.2.7", f"user:filler-{index}"))
     for index in range(GuardPolicy.free):
         keeper.reserve(guard.key("192.0.2.7", f"user:guess-{index}"))
-    with pytest.raises(Throttled):
+    with pytest.raises(TooManyGuesses):
         keeper.reserve(guard.key("192.0.2.7", "user:one-more"))
     keeper.reserve(guard.key("192.0.2.7", "user:filler-0"))  # a name of its own: its own count
 

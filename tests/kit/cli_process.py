@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-_CLI = [sys.executable, "-c", "from client_kit.cli import main; main()"]
+_CLI = [sys.executable, "-c", "from client_kit._cli import main; main()"]
 
 
 def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:

@@ -9,11 +9,11 @@ import pytest
 import respx
 
 from client_kit import profiles
-from client_kit.loopback import LoopbackListener
-from client_kit.preflight import PROBE_TOKEN
+from client_kit._loopback import LoopbackListener
+from client_kit._preflight import PROBE_TOKEN
+from client_kit._session import Session
+from client_kit._storage import FileStore, MemoryStore
 from client_kit.profiles import Profile
-from client_kit.session import Session
-from client_kit.storage import FileStore, MemoryStore
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, FakeUI
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from client_kit.tokens import TokenSet
+from client_kit._tokens import TokenSet
 
 if TYPE_CHECKING:
-    from client_kit.loopback import LoopbackListener
+    from client_kit._loopback import LoopbackListener
 
 BASE = "https://mb.test"
 TOKEN_URL = f"{BASE}/oauth2/token"
@@ -52,6 +52,24 @@ def query(url: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
+def follow_launcher(url: str) -> str:
+    """Where the loopback listener's launcher sends the browser (other URLs: themselves)."""
+    import http.client
+
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.path.startswith("/open/"):
+        return url
+    connection = http.client.HTTPConnection(parts.netloc, timeout=10)
+    try:
+        connection.request("GET", parts.path)
+        response = connection.getresponse()
+        location = response.getheader("Location")
+    finally:
+        connection.close()
+    assert response.status == 303 and location, (response.status, location)
+    return location
+
+
 def http_get(url: str) -> tuple[int, str]:
     """A plain GET to the loopback listener (urllib: not intercepted by respx)."""
     try:
@@ -77,6 +95,7 @@ class FakeUI:
         self.shown: list[str] = []
         self.prompts: list[str] = []
         self.opened: list[str] = []
+        self.launched: list[str] = []
         self.block_reading = block_reading
         self._never = threading.Event()
 
@@ -84,8 +103,12 @@ class FakeUI:
         self.shown.append(message)
 
     def open_browser(self, url: str) -> bool:
+        """Like a browser: a loopback launcher is followed to the page it forwards to,
+        which the scripted ``browser`` then gets (``opened``: those pages)."""
         if self.browser is None:
             return False
+        self.launched.append(url)
+        url = follow_launcher(url)
         self.opened.append(url)
         threading.Thread(target=self.browser, args=(url,), daemon=True).start()
         return True

@@ -11,16 +11,17 @@ import httpx
 import respx
 
 from client_kit import profiles
-from client_kit.endpoints import ClientCredentials, Endpoints
-from client_kit.refresh import RefreshEngine
-from client_kit.storage import FileStore, StoreKey
+from client_kit._connections import Connections
+from client_kit._endpoints import ClientCredentials, Endpoints
+from client_kit._refresh import RefreshEngine
+from client_kit._storage import FileStore, StoreKey
 
 
 def refresh_in_child(store_dir: str, counter: str, out: str, barrier) -> None:
     """Wait for the others, then ask for valid tokens; every refresh is counted in a file."""
     profile = profiles.custom("https://mb.test", like="metabrainz")
     engine = RefreshEngine(
-        Endpoints(profile, ClientCredentials("cid", "secret")),
+        Connections(Endpoints(profile, ClientCredentials("cid", "secret"))),
         FileStore(store_dir),
         StoreKey(profile.base_url, "cid"),
     )

@@ -7,9 +7,9 @@ import hashlib
 
 import pytest
 
-from client_kit import cli_exit, errors, profiles
-from client_kit.authorization import build_request, check_redirect, parse_pasted
-from client_kit.cli_exit import exit_code
+from client_kit import _cli_exit, _errors, profiles
+from client_kit._authorization import build_request, check_redirect, parse_pasted
+from client_kit._cli_exit import exit_code
 from tests.kit.helpers import CLIENT_ID, query
 
 
@@ -58,25 +58,25 @@ def test_check_redirect_returns_code_when_state_matches() -> None:
 
 
 def test_wrong_or_missing_state_is_refused() -> None:
-    with pytest.raises(errors.StateMismatch):
+    with pytest.raises(_errors.StateMismatch):
         check_redirect({"code": "C", "state": "evil"}, "S")
-    with pytest.raises(errors.StateMismatch):
+    with pytest.raises(_errors.StateMismatch):
         check_redirect({"code": "C"}, "S")
     # a bare code typed by the user carries no state
     assert check_redirect({"code": "C"}, "S", pasted=True) == "C"
-    with pytest.raises(errors.StateMismatch):  # but a wrong one is still refused
+    with pytest.raises(_errors.StateMismatch):  # but a wrong one is still refused
         check_redirect({"code": "C", "state": "evil"}, "S", pasted=True)
 
 
 @pytest.mark.parametrize(
     ("error", "cls", "words"),
     [
-        ("access_denied", errors.AccessDenied, "not granted"),
-        ("invalid_scope", errors.InvalidScope, "scope"),
-        ("invalid_request", errors.InvalidRequest, "malformed"),
-        ("unsupported_response_type", errors.UnsupportedResponseType, "response type"),
-        ("temporarily_unavailable", errors.ServerUnavailable, "try again later"),
-        ("something_new", errors.AuthorizationError, "refused"),
+        ("access_denied", _errors.AccessDenied, "not granted"),
+        ("invalid_scope", _errors.InvalidScope, "scope"),
+        ("invalid_request", _errors.InvalidRequest, "malformed"),
+        ("unsupported_response_type", _errors.UnsupportedResponseType, "response type"),
+        ("temporarily_unavailable", _errors.ServerUnavailable, "try again later"),
+        ("something_new", _errors.AuthorizationError, "refused"),
     ],
 )
 def test_redirect_errors_become_distinct_exceptions(error, cls, words) -> None:
@@ -88,13 +88,13 @@ def test_redirect_errors_become_distinct_exceptions(error, cls, words) -> None:
 
 
 def test_error_without_state_is_reported_but_with_wrong_state_is_forgery() -> None:
-    with pytest.raises(errors.AccessDenied):  # MetaBrainz drops state on cancel
+    with pytest.raises(_errors.AccessDenied):  # MetaBrainz drops state on cancel
         check_redirect({"error": "access_denied"}, "S")
-    with pytest.raises(errors.StateMismatch):
+    with pytest.raises(_errors.StateMismatch):
         check_redirect({"error": "access_denied", "state": "evil"}, "S")
 
 
 def test_exit_codes_of_authorization_errors() -> None:
-    assert exit_code(errors.AccessDenied()) == cli_exit.EXIT_CANCELLED
-    assert exit_code(errors.ServerUnavailable()) == cli_exit.EXIT_TEMPORARY
-    assert exit_code(errors.UnauthorizedClient()) == cli_exit.EXIT_CONFIGURATION
+    assert exit_code(_errors.AccessDenied()) == _cli_exit.EXIT_CANCELLED
+    assert exit_code(_errors.ServerUnavailable()) == _cli_exit.EXIT_TEMPORARY
+    assert exit_code(_errors.UnauthorizedClient()) == _cli_exit.EXIT_CONFIGURATION

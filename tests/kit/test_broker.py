@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from client_kit import Session, errors
+from client_kit import Session, _errors
+from client_kit._storage import FileStore
 from client_kit.broker import create_app
-from client_kit.storage import FileStore
 from tests.kit.helpers import FakeUI
 from tests.kit.test_integration import loopback_browser
 
@@ -90,14 +90,14 @@ def test_login_refresh_and_revoke_through_the_broker(ref_server, broker, tmp_pat
     # the grant is gone at the service: the old refresh token no longer works
     with session_for(ref_server, tmp_path, broker) as again:
         again.engine.remember(refreshed)
-        with pytest.raises(errors.RefreshTokenRejected):
+        with pytest.raises(_errors.RefreshTokenRejected):
             again.refresh()
 
 
 def test_without_the_broker_the_secretless_app_is_refused(ref_server, broker, tmp_path) -> None:
     with (
         session_for(ref_server, tmp_path, None) as session,
-        pytest.raises(errors.KitError, match="client_secret is required"),
+        pytest.raises(_errors.KitError, match="client_secret is required"),
     ):
         session.login(["profile"])
     assert FileStore(tmp_path / "tokens").load(session.key) is None
@@ -121,7 +121,7 @@ def test_the_broker_forwards_only_what_the_grants_need(ref_server, broker) -> No
 
 
 def test_a_secret_and_a_broker_together_are_refused(ref_server) -> None:
-    with pytest.raises(errors.ConfigurationError, match="not both"):
+    with pytest.raises(_errors.ConfigurationError, match="not both"):
         Session(ref_server.profile(), "id", "secret", broker_url="https://broker.example")
 
 
@@ -129,7 +129,7 @@ def test_a_wrong_broker_url_is_found_before_the_browser(ref_server, broker, tmp_
     root = broker.removesuffix("/oauth")  # the broker's host, not where it serves
     ui = FakeUI(browser=loopback_browser(ref_server))
     session = session_for(ref_server, tmp_path, root, ui=ui)
-    with session, pytest.raises(errors.ConfigurationError, match="not lead to a broker") as info:
+    with session, pytest.raises(_errors.ConfigurationError, match="not lead to a broker") as info:
         session.login(["profile"])
     assert info.value.setting == "broker_url" and ui.opened == []
     assert f"{root}/revoke answered HTTP 404" in str(info.value)
@@ -168,7 +168,7 @@ def test_a_broker_certificate_problem_is_the_brokers(
     url, _ = broker_with_its_own_ca
     ui = FakeUI(browser=loopback_browser(ref_server))
     session = own_ca_session(ref_server, tmp_path, url, None, ui)
-    with session, pytest.raises(errors.CertificateRejected) as info:
+    with session, pytest.raises(_errors.CertificateRejected) as info:
         session.login(["profile"])
     message = str(info.value)
     assert message.startswith("the broker's TLS certificate failed verification")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from client_kit.storage import FileStore, StoreKey
-from client_kit.tokens import TokenSet
+from client_kit._storage import FileStore, StoreKey
+from client_kit._tokens import TokenSet
 from tests.kit.cli_process import LoginProcess, cli_env, headless_env, run_cli
 from tests.kit.conftest import PASSWORD
 from tests.kit.formdriver import FormDriver, oob_code

@@ -16,10 +16,10 @@ import pytest
 import respx
 from click.testing import CliRunner
 
-from client_kit import cli_exit
-from client_kit.cli import cli
-from client_kit.preflight import PROBE_TOKEN
-from client_kit.storage import FileStore, StoreKey
+from client_kit import _cli_exit
+from client_kit._cli import cli
+from client_kit._preflight import PROBE_TOKEN
+from client_kit._storage import FileStore, StoreKey
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens, query, token_json
 from tests.kit.test_loopback_stacks import free_port
 
@@ -54,7 +54,7 @@ def run(*args: str, input: str | None = None, env: dict[str, str] | None = None)
 
 def status(*options: str, env: dict[str, str] | None = None) -> tuple[dict, str]:
     result = run(*options, "status", "--json", env=env)
-    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED, result.output  # not logged in
+    assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED, result.output  # not logged in
     return json.loads(result.stdout), result.stderr
 
 
@@ -96,7 +96,7 @@ def test_login_at_the_other_url_follows_the_metabrainz_rules(env) -> None:
     urls = [word for word in result.stderr.split() if word.startswith(STAGING)]
     assert urls and urls[0].startswith(f"{STAGING}/oauth2/authorize?"), result.stderr
     assert query(urls[0])["scope"] == "musicbrainz:tag"
-    assert result.exit_code == cli_exit.EXIT_CANCELLED  # nobody answered: timed out
+    assert result.exit_code == _cli_exit.EXIT_CANCELLED  # nobody answered: timed out
 
 
 def login_at_staging():
@@ -127,7 +127,7 @@ def test_an_address_without_a_profile_name_is_told_the_rules_when_they_matter(en
     assert info["base_url"] == BASE
     assert "Note:" not in stderr  # nothing failed that the rules explain
     result = run(*options, "login", "--no-browser", "--scope", "musicbrainz:tag", input="")
-    assert result.exit_code == cli_exit.EXIT_CONFIGURATION, result.output
+    assert result.exit_code == _cli_exit.EXIT_CONFIGURATION, result.output
     assert "unknown scope 'musicbrainz:tag'" in result.stderr
     assert "Note:" in result.stderr and "musicbrainz rules apply" in result.stderr
     assert f"--service metabrainz --base-url {BASE}" in result.stderr
@@ -135,7 +135,7 @@ def test_an_address_without_a_profile_name_is_told_the_rules_when_they_matter(en
 
 def test_scripts_are_not_told_the_rules_each_time(env, tmp_path) -> None:
     result = run("--service", BASE, "token")
-    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED
+    assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED
     assert "Note:" not in result.stderr
 
 
@@ -148,7 +148,7 @@ def test_scripts_are_not_told_the_rules_each_time(env, tmp_path) -> None:
 )
 def test_contradictory_or_plain_http_base_url_is_exit_4(env, options, words) -> None:
     result = run(*options, "status")
-    assert result.exit_code == cli_exit.EXIT_CONFIGURATION
+    assert result.exit_code == _cli_exit.EXIT_CONFIGURATION
     assert words in result.stderr
 
 
@@ -157,7 +157,7 @@ def test_contradictory_or_plain_http_base_url_is_exit_4(env, options, words) -> 
 
 def test_client_secret_option_warns_that_ps_shows_it(env) -> None:
     result = run("--service", "musicbrainz", "--client-secret", CLIENT_SECRET, "status")
-    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED  # it still works
+    assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED  # it still works
     assert "Warning: --client-secret is visible" in result.stderr
     assert "MB_OAUTH_CLIENT_SECRET" in result.stderr and "config file" in result.stderr
     assert CLIENT_SECRET not in result.stderr + result.stdout
@@ -165,7 +165,7 @@ def test_client_secret_option_warns_that_ps_shows_it(env) -> None:
 
 def test_client_secret_from_the_environment_is_not_warned_about(env) -> None:
     result = run("--service", "musicbrainz", "status", env={"MB_OAUTH_CLIENT_SECRET": "s"})
-    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED
+    assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED
     assert "Warning" not in result.stderr
 
 
@@ -187,5 +187,5 @@ def test_an_answer_another_profile_expects_is_told_the_rules(env, mock, tmp_path
     revoked = {"error": "invalid_request", "error_description": "was already revoked."}
     mock.post("/oauth2/token").respond(400, json=revoked)
     result = run("--service", BASE, "refresh", env={"MB_OAUTH_CLIENT_SECRET": "s"})
-    assert result.exit_code == cli_exit.EXIT_GENERIC
+    assert result.exit_code == _cli_exit.EXIT_GENERIC
     assert "Note:" in result.stderr and "--service metabrainz" in result.stderr

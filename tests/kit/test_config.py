@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from client_kit.config import config_path, parse_ports, resolve_settings
-from client_kit.errors import ConfigurationError
+from client_kit._config import SETTINGS, config_path, parse_ports, resolve_settings
+from client_kit._errors import ConfigurationError
 
 
 def write(tmp_path, text: str):
@@ -80,3 +82,24 @@ def test_settings_are_read_with_their_type(tmp_path) -> None:
     write(tmp_path, 'scopes = ["profile", "tag"]\n')
     s = resolve_settings({}, {"XDG_CONFIG_HOME": str(tmp_path)})
     assert s.words("scopes") == ["profile", "tag"] and s.text("client_id", "none") == "none"
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_config_example() -> str:
+    """The config.toml example of the README's musicbrainz.org section, every line uncommented."""
+    section = README.read_text().split("### Log in to musicbrainz.org", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    lines = [line.removeprefix("# ") for line in example.splitlines()]
+    return "\n".join(line for line in lines if not line.startswith("#"))
+
+
+def test_the_readmes_config_example_names_every_setting_and_reads(tmp_path) -> None:
+    text = readme_config_example()
+    named = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line}
+    assert named == set(SETTINGS), f"the README's config.toml example lacks {set(SETTINGS) - named}"
+    write(tmp_path, text)
+    settings = resolve_settings({}, {"XDG_CONFIG_HOME": str(tmp_path)})
+    assert settings.text("ca_bundle") == "/path/to/ca.pem"
+    assert parse_ports(settings.get("ports")) == (8976, 8977)

@@ -1,4 +1,4 @@
-"""``mb-oauth --debug login --no-browser``: the URL a person copies works (issue 20, item 11).
+"""``mb-oauth --debug login --no-browser``: the URL a person copies works.
 
 Logs mask the authorization URL's ``state``; such a masked copy, on the same terminal as the
 URL to open, looks just like it and fails the login (exit 6). Logs therefore show that URL
@@ -17,7 +17,7 @@ from tests.kit.test_integration import driver
 
 #: a whole authorization URL, as a person (or a script) would copy it from the terminal
 URL = re.compile(r"https://\S+/oauth2/authorize\?\S*state=\S+")
-DEBUG_CLI = [sys.executable, "-c", "from client_kit.cli import main; main()", "--debug"]
+DEBUG_CLI = [sys.executable, "-c", "from client_kit._cli import main; main()", "--debug"]
 
 
 def test_the_first_authorization_url_on_a_debug_terminal_logs_in(ref_server, tmp_path) -> None:

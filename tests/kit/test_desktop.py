@@ -1,4 +1,4 @@
-"""The interactive desktop login (client_kit.desktop): an interrupted, timed-out or denied
+"""The interactive desktop login (client_kit._desktop): an interrupted, timed-out or denied
 login leaves the stored tokens as they were, byte for byte, in every kind of store."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from client_kit import cli_exit, errors
-from client_kit.cli_exit import exit_code
-from client_kit.keyring_store import KeyringStore
-from client_kit.session import Session
-from client_kit.storage import FileStore, MemoryStore, StoreKey
+from client_kit import _cli_exit, _errors
+from client_kit._cli_exit import exit_code
+from client_kit._keyring_store import KeyringStore
+from client_kit._session import Session
+from client_kit._storage import FileStore, MemoryStore, StoreKey
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -73,9 +73,9 @@ def interrupting_browser(outcome: str):
 @pytest.mark.parametrize(
     ("outcome", "error"),
     [
-        ("ctrl-c", errors.LoginCancelled),
-        ("timeout", errors.LoginTimeout),
-        ("denied", errors.AccessDenied),
+        ("ctrl-c", _errors.LoginCancelled),
+        ("timeout", _errors.LoginTimeout),
+        ("denied", _errors.AccessDenied),
     ],
 )
 def test_interrupted_login_keeps_the_stored_tokens(
@@ -94,7 +94,7 @@ def test_interrupted_login_keeps_the_stored_tokens(
     )
     with pytest.raises(error) as info:
         session.login(timeout=0.5 if outcome == "timeout" else GUARD)
-    assert exit_code(info.value) == cli_exit.EXIT_CANCELLED
+    assert exit_code(info.value) == _cli_exit.EXIT_CANCELLED
     assert not token.calls
     assert held.snapshot() == before
     assert session.tokens() == held.store.load(key)

@@ -7,8 +7,8 @@ import json
 import httpx
 import pytest
 
-from client_kit.session import Session
-from client_kit.storage import FileStore, StoreKey
+from client_kit._session import Session
+from client_kit._storage import FileStore, StoreKey
 from tests.kit.cli_process import cli_env, run_cli
 from tests.kit.helpers import CLIENT_SECRET, FakeUI, make_tokens, token_json
 from tests.kit.test_cli import KEY, env, run, store  # noqa: F401 - fixtures

@@ -1,35 +1,55 @@
-"""The Tkinter example logs in against the bundled server, headless.
+"""The GUI examples log in against the bundled server, headless: Tk under Xvfb, Qt (PySide6)
+on its offscreen platform.
 
-The test plays the user: it reads the authorization URL the example announces, approves
-the consent page with the form driver, lets the 'browser' follow the redirect to the
-example's loopback listener, and checks the window's own status label names the user.
+The test plays the user: it reads the address the example announces for the browser, lets
+`client_kit.testing` approve the consent page and deliver the redirect to the example's
+loopback listener, and checks the window's own status line names the user.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from tests.kit.cli_process import cli_env
-from tests.kit.helpers import http_get
-from tests.kit.test_integration import driver
+from tests.kit.conftest import PASSWORD
 from tests.support.display import xvfb_display
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tk_login.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def run_example(ref_server, tmp_path, app: dict) -> tuple[int, list[dict], str]:
-    """The example pressing Log in at once; its JSON lines, approving the consent page."""
+@contextlib.contextmanager
+def tk_screen() -> Iterator[dict[str, str]]:
     with xvfb_display() as display:
-        env = cli_env(ref_server, app, tmp_path)
-        env["DISPLAY"] = display
+        yield {"DISPLAY": display}
+
+
+@contextlib.contextmanager
+def qt_screen() -> Iterator[dict[str, str]]:
+    yield {"QT_QPA_PLATFORM": "offscreen"}
+
+
+SCREENS = {"tk_login.py": tk_screen, "qt_login.py": qt_screen}
+
+
+def run_example(example: str, ref_server, tmp_path, app: dict) -> tuple[int, list[dict], str]:
+    """The example pressing Log in at once; its JSON lines, approving the consent page."""
+    from client_kit.testing import BundledServerUser
+
+    user = BundledServerUser(ref_server.base_url, "alice", PASSWORD, ca_bundle=ref_server.ca_file)
+    with SCREENS[example]() as screen:
+        env = {**cli_env(ref_server, app, tmp_path), **screen}
         process = subprocess.Popen(
             [
                 sys.executable,
-                str(EXAMPLE),
+                str(EXAMPLES / example),
                 "--service",
                 ref_server.base_url,
                 "--ca-bundle",
@@ -59,7 +79,7 @@ def run_example(ref_server, tmp_path, app: dict) -> tuple[int, list[dict], str]:
                 event = json.loads(line)
                 events.append(event)
                 if event["kind"] == "authorization_url":
-                    http_get(driver(ref_server).authorize(event["url"]))
+                    user.approve(event["browser_url"])
             code = process.wait(30)
         finally:
             killer.cancel()
@@ -72,20 +92,23 @@ def run_example(ref_server, tmp_path, app: dict) -> tuple[int, list[dict], str]:
 IDLE = {"log in": True, "cancel": False, "paste": False, "use it": False}
 
 
-def test_tk_example_logs_in_headless(ref_server, tmp_path) -> None:
-    code, events, stderr = run_example(ref_server, tmp_path, ref_server.loopback_app)
+@pytest.mark.parametrize("example", sorted(SCREENS))
+def test_the_example_logs_in_headless(example, ref_server, tmp_path) -> None:
+    code, events, stderr = run_example(example, ref_server, tmp_path, ref_server.loopback_app)
     assert code == 0, stderr
     kinds = [event["kind"] for event in events]
     assert kinds[:2] == ["authorization_url", "waiting"] and "done" in kinds, kinds
+    assert events[0]["browser_url"] != events[0]["url"]  # the launcher, not the URL itself
     shown = events[-1]
     assert shown["kind"] == "shown" and shown["text"] == "Logged in as alice"
     assert shown["url"] == "" and shown["enabled"] == IDLE
     assert len(shown["labels"]) == 2 and all(label.endswith(":") for label in shown["labels"])
 
 
-def test_tk_example_shows_a_bogus_client_id_at_once(ref_server, tmp_path) -> None:
+@pytest.mark.parametrize("example", sorted(SCREENS))
+def test_the_example_shows_a_bogus_client_id_at_once(example, ref_server, tmp_path) -> None:
     app = dict(ref_server.loopback_app, client_id="no-such-client-id")
-    code, events, stderr = run_example(ref_server, tmp_path, app)
+    code, events, stderr = run_example(example, ref_server, tmp_path, app)
     assert code == 0, stderr
     assert [event["kind"] for event in events] == ["failed", "shown"], events
     shown = events[-1]

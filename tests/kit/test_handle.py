@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 
 import pytest
 
-from client_kit import LoginHandle, Session, errors
-from client_kit.flow import KINDS
+from client_kit import LoginHandle, Session, _errors
+from client_kit._flow import KINDS
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
+    GUARD,
     FakeUI,
     http_get,
     make_tokens,
@@ -73,8 +75,8 @@ def test_cancel_ends_the_login_and_keeps_the_stored_tokens(mb_profile, memory_st
     assert handle.wait(30)
     failed = handle.poll()[-1]
     assert failed.kind == "failed" and "cancelled" in failed.reason
-    assert isinstance(failed.error, errors.LoginCancelled)
-    with pytest.raises(errors.LoginCancelled):
+    assert isinstance(failed.error, _errors.LoginCancelled)
+    with pytest.raises(_errors.LoginCancelled):
         handle.result()
     assert memory_store.load(session.key) == before and server["token"] == []
     # the listener is gone: a late redirect finds nobody
@@ -100,7 +102,7 @@ def test_a_failure_is_an_event_with_a_reason(mb_profile, memory_store, server) -
     http_get(redirect_with(url_of(handle), error="access_denied", state=handle.request.state))
     assert handle.wait(30)
     last = handle.poll()[-1]
-    assert last.kind == "failed" and isinstance(last.error, errors.AccessDenied)
+    assert last.kind == "failed" and isinstance(last.error, _errors.AccessDenied)
     assert "not granted" in last.reason
 
 
@@ -143,6 +145,54 @@ def test_cancelling_the_alogin_task_cancels_the_login(mb_profile, memory_store, 
 
     asyncio.run(main())
     assert memory_store.load(session.key) == before and server["token"] == []
+
+
+#: logins cancelled and started again at once on one registered port
+RETRIES = 30
+
+
+def test_a_login_started_again_at_once_after_a_cancelled_alogin_finds_its_port_free(
+    mb_profile, memory_store
+) -> None:
+    """One registered port (metabrainz.org's rule): cancel, start again at once, 30 times.
+    Each cancelled alogin reported a `failed` event ("login cancelled") before it returned,
+    on the loop's thread."""
+    session = Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=NoReadingUI())
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def cancel_one(loop_thread: int) -> tuple[str, tuple[str, str | None, bool] | None]:
+        events: list[tuple[str, str | None, bool]] = []
+        waiting = asyncio.Event()
+
+        def on_event(event) -> None:
+            events.append((event.kind, event.reason, threading.get_ident() == loop_thread))
+            if event.kind == "waiting":
+                waiting.set()
+
+        task = asyncio.create_task(
+            session.alogin(
+                ["profile"], ports=(port,), open_browser=False, check=False, on_event=on_event
+            )
+        )
+        waiter = asyncio.create_task(waiting.wait())
+        await asyncio.wait([task, waiter], timeout=GUARD, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if task.done():
+            return type(task.exception()).__name__, None
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return "cancelled", events[-1]
+
+    async def main() -> list[tuple[str, tuple[str, str | None, bool] | None]]:
+        loop_thread = threading.get_ident()
+        return [await cancel_one(loop_thread) for _ in range(RETRIES)]
+
+    outcomes = asyncio.run(main())
+    assert [outcome for outcome, _ in outcomes] == ["cancelled"] * RETRIES
+    assert [last for _, last in outcomes] == [("failed", "login cancelled", True)] * RETRIES
 
 
 def test_a_blocking_login_never_reads_a_gui_in_a_thread_of_its_own(

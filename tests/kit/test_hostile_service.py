@@ -1,4 +1,4 @@
-"""The kit against a hostile or broken service (issue 20, items 7-9; issue 19, item 3).
+"""The kit against a hostile or broken service.
 
 A slow drip must not hold a refresh (and its lock) for ever; a huge answer must be refused
 before it is read whole; the service's words must reach the terminal without escape
@@ -13,9 +13,9 @@ import socket
 
 import pytest
 
-from client_kit import cli_exit, errors, profiles
-from client_kit.session import Session
-from client_kit.storage import FileStore
+from client_kit import _cli_exit, _errors, profiles
+from client_kit._session import Session
+from client_kit._storage import FileStore
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, in_thread, make_tokens
 from tests.kit.hostile import answer, drip, endless, hostile
 from tests.kit.test_cli import KEY, env, run  # noqa: F401 - the CLI's environment fixture
@@ -44,7 +44,7 @@ def lock_is_free(session: Session) -> bool:
         return True
 
 
-# -- item 8: an overall deadline -----------------------------------------------------------
+# -- an overall deadline -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("phase", ["body", "head"])
@@ -54,7 +54,7 @@ def test_a_slow_drip_is_cut_off_at_the_deadline_and_the_lock_released(tmp_path, 
         session = expired_session(server, tmp_path, deadline=DEADLINE)
         finished, _, error = in_thread(session.access_token)
         assert finished, "the refresh is still waiting for the drip"
-        assert isinstance(error, errors.TemporaryFailure), error
+        assert isinstance(error, _errors.TemporaryFailure), error
         assert f"did not finish answering within {DEADLINE:g} s" in str(error)
         assert f"{server.base_url}/oauth2/token" in str(error)
         assert lock_is_free(session)
@@ -68,10 +68,10 @@ def test_the_async_path_has_the_deadline_too(tmp_path) -> None:
         server.behaviours["/oauth2/token"] = drip(0.2)
         session = expired_session(server, tmp_path, deadline=DEADLINE)
         finished, _, error = in_thread(lambda: asyncio.run(session.aaccess_token()))
-        assert finished and isinstance(error, errors.TemporaryFailure), error
+        assert finished and isinstance(error, _errors.TemporaryFailure), error
 
 
-# -- item 9: answers of bounded size ------------------------------------------------------
+# -- answers of bounded size ------------------------------------------------------------
 
 
 @pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
@@ -80,7 +80,7 @@ def test_a_400_mb_token_answer_is_refused_without_reading_it(tmp_path, declared)
         server.behaviours["/oauth2/token"] = endless(400 * MB, declare_length=declared)
         session = expired_session(server, tmp_path)
         finished, _, error = in_thread(session.access_token)
-        assert finished and isinstance(error, errors.ProtocolError), error
+        assert finished and isinstance(error, _errors.ProtocolError), error
         assert "larger than 64 KB" in str(error) and "the service at https://" in str(error)
         # socket buffers hold a few MB at most: the rest was never sent
         assert server.sent_bytes < 32 * MB, server.sent_bytes
@@ -91,7 +91,7 @@ def test_a_large_answer_of_a_failing_service_is_a_temporary_failure(tmp_path) ->
     with hostile(tmp_path) as server:
         server.behaviours["/oauth2/token"] = answer("502 Bad Gateway", b"<p>" * 100_000)
         finished, _, error = in_thread(expired_session(server, tmp_path).access_token)
-        assert finished and isinstance(error, errors.TemporaryFailure), error
+        assert finished and isinstance(error, _errors.TemporaryFailure), error
 
 
 def test_a_token_answer_under_the_limit_works(tmp_path) -> None:
@@ -101,7 +101,7 @@ def test_a_token_answer_under_the_limit_works(tmp_path) -> None:
         assert expired_session(server, tmp_path).access_token() == "a" * 8000
 
 
-# -- item 7: the service's words, made safe for a terminal -------------------------------
+# -- the service's words, made safe for a terminal -------------------------------------
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b[H\x9b31m\u202eFAKE\r\nPassword: "
 CONTROL = ("\x1b", "\x07", "\x9b", "\u202e", "\r")
@@ -122,10 +122,10 @@ def test_an_error_description_cannot_drive_the_terminal(env, mock, size) -> None
     result = run("refresh")
     assert shown_safely(result.stderr), repr(result.stderr[:300])
     if size < 64 * 1024:
-        assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED
+        assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED
         assert "FAKE Password:" in result.stderr and "characters in all" in result.stderr
     else:
-        assert result.exit_code == cli_exit.EXIT_GENERIC and "larger than 64 KB" in result.stderr
+        assert result.exit_code == _cli_exit.EXIT_GENERIC and "larger than 64 KB" in result.stderr
         assert "Note:" not in result.stderr  # no profile's rules explain that
 
 
@@ -140,14 +140,14 @@ def test_user_information_is_shown_safely(env, mock) -> None:  # noqa: F811
 
 
 def test_an_error_redirect_is_shown_safely(session) -> None:
-    from client_kit.authorization import check_redirect
+    from client_kit._authorization import check_redirect
 
-    with pytest.raises(errors.AuthorizationError) as info:
+    with pytest.raises(_errors.AuthorizationError) as info:
         check_redirect({"error": "access_denied\x1b[2J", "error_description": ESCAPES}, "s")
     assert shown_safely(str(info.value)) and "FAKE" in str(info.value)
 
 
-# -- issue 19, item 3: a refused connection names its URL, and no CA bundle --------------
+# -- a refused connection names its URL, and no CA bundle -----------------------------
 
 
 def test_a_refused_connection_names_the_url_and_not_the_ca_bundle(tmp_path) -> None:
@@ -157,7 +157,7 @@ def test_a_refused_connection_names_the_url_and_not_the_ca_bundle(tmp_path) -> N
     profile = profiles.custom(f"https://127.0.0.1:{port}")
     session = Session(profile, CLIENT_ID, CLIENT_SECRET, store=FileStore(tmp_path / "t"))
     session.store.save(session.key, make_tokens(expires_in=-10))
-    with pytest.raises(errors.TemporaryFailure) as info:
+    with pytest.raises(_errors.TemporaryFailure) as info:
         session.access_token()
     message = str(info.value)
     assert f"https://127.0.0.1:{port}/oauth2/token" in message and "refused" in message

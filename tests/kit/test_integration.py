@@ -8,9 +8,9 @@ import time
 import httpx
 import pytest
 
-from client_kit import errors
-from client_kit.session import Session
-from client_kit.storage import FileStore
+from client_kit import _errors
+from client_kit._session import Session
+from client_kit._storage import FileStore
 from tests.kit.conftest import PASSWORD
 from tests.kit.formdriver import FormDriver, oob_code
 from tests.kit.helpers import FakeUI, http_get, query
@@ -124,7 +124,7 @@ def test_logout_revokes_the_grant(ref_server, tmp_path, logged_in) -> None:
     # the old refresh token no longer works at the server
     other = new_session(ref_server, tmp_path / "other")
     other.store.save(other.key, dataclasses.replace(old, expires_at=0.0))
-    with pytest.raises(errors.RefreshTokenRejected, match="log in again"):
+    with pytest.raises(_errors.RefreshTokenRejected, match="log in again"):
         other.access_token()
     assert other.tokens() == other.store.load(other.key)  # kept, not lost
 
@@ -140,7 +140,7 @@ class OobUser(FakeUI):
     def read_line(self, prompt: str) -> str | None:
         url = next(m for m in self.shown if "/oauth2/authorize?" in m).split("\n")[1]
         page = driver(self.ref_server).authorize(url)
-        return str(page.url) if self.paste_url else oob_code(page)
+        return page.redirect_url if self.paste_url else oob_code(page)
 
 
 @pytest.mark.parametrize("paste_url", [False, True])
@@ -155,7 +155,7 @@ def test_oob_login_with_code_and_with_url(ref_server, tmp_path, paste_url) -> No
 
 def test_denied_consent(ref_server, tmp_path) -> None:
     ui = FakeUI(browser=loopback_browser(ref_server, decision="deny"))
-    with pytest.raises(errors.AccessDenied):
+    with pytest.raises(_errors.AccessDenied):
         new_session(ref_server, tmp_path, ui=ui).login(["profile"])
 
 
@@ -164,14 +164,14 @@ def test_invalid_scope_from_the_server(ref_server, tmp_path) -> None:
         target = driver(ref_server).authorize(url.replace("scope=profile", "scope=nonsense"))
         http_get(target)
 
-    with pytest.raises(errors.InvalidScope):
+    with pytest.raises(_errors.InvalidScope):
         new_session(ref_server, tmp_path, ui=FakeUI(browser=run)).login(["profile"])
 
 
 def test_wrong_client_secret_is_a_configuration_error(ref_server, tmp_path) -> None:
     app = dict(ref_server.loopback_app, client_secret="wrong-secret-wrong-secret")
     ui = FakeUI(browser=loopback_browser(ref_server))
-    with pytest.raises(errors.ClientRejected, match="client id or secret"):
+    with pytest.raises(_errors.ClientRejected, match="client id or secret"):
         new_session(ref_server, tmp_path, ui=ui, app=app).login(["profile"])
 
 

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from client_kit import errors
-from client_kit.cli_hints import explain
-from client_kit.keyring_store import KeyringStore
-from client_kit.session import Session
-from client_kit.storage import StoreKey
+from client_kit import _errors
+from client_kit._cli_hints import explain
+from client_kit._keyring_store import KeyringStore
+from client_kit._session import Session
+from client_kit._storage import StoreKey
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, make_tokens
 from tests.support.keyring import required_secret_service, unavailable
 
@@ -137,6 +137,6 @@ def test_session_uses_the_keyring_and_status_says_so(secret_service, mock) -> No
 def test_no_backend_is_a_clear_error() -> None:
     from keyring.backends import fail
 
-    with pytest.raises(errors.NoKeyringBackend, match="no keyring backend") as info:
+    with pytest.raises(_errors.NoKeyringBackend, match="no keyring backend") as info:
         KeyringStore(fail.Keyring()).save(KEY, make_tokens())
     assert "--store file" in explain(info.value)

@@ -1,4 +1,4 @@
-"""The keyring store when the keyring fails or hangs (client_kit.keyring_store and its
+"""The keyring store when the keyring fails or hangs (client_kit._keyring_store and its
 worker): reported within the timeout, never a lost or half-written token set, and writes
 land in order even when a caller gave up on one."""
 
@@ -8,13 +8,13 @@ import threading
 
 import pytest
 
-from client_kit import cli_exit, errors
-from client_kit.cli_exit import exit_code
-from client_kit.cli_hints import explain
-from client_kit.errors import KeyringTimeout
-from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
-from client_kit.storage import StoreKey
-from client_kit.tokens import TokenSet
+from client_kit import _cli_exit, _errors
+from client_kit._cli_exit import exit_code
+from client_kit._cli_hints import explain
+from client_kit._errors import KeyringTimeout
+from client_kit._keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
+from client_kit._storage import StoreKey
+from client_kit._tokens import TokenSet
 from tests.kit.helpers import (
     BASE,
     CLIENT_ID,
@@ -50,14 +50,14 @@ def test_hanging_keyring_is_reported_not_waited_on(sleepy, operation) -> None:
     store = KeyringStore(sleepy, timeout=0.5)
     finished, _, error = in_thread(OPERATIONS[operation], store)
     assert finished, "the kit waited on a hung keyring"
-    assert isinstance(error, KeyringTimeout) and isinstance(error, errors.StorageError)
+    assert isinstance(error, KeyringTimeout) and isinstance(error, _errors.StorageError)
     assert error.seconds == 0.5 and error.operation == "read"  # every operation reads first
     message = str(error)
     assert "did not answer within 0.5 s" in message and "Unlock the keyring" in message
     assert "--store" not in message  # the command line's advice is mb-oauth's
     advice = explain(error)
     assert "--store file" in advice and "MB_OAUTH_KEYRING_TIMEOUT" in advice
-    assert exit_code(error) == cli_exit.EXIT_STORAGE
+    assert exit_code(error) == _cli_exit.EXIT_STORAGE
 
 
 def test_keyring_timeout_defaults_and_comes_from_the_environment(sleepy, monkeypatch) -> None:
@@ -71,7 +71,7 @@ def test_keyring_timeout_defaults_and_comes_from_the_environment(sleepy, monkeyp
     assert finished and isinstance(error, KeyringTimeout) and "within 0.4 s" in str(error)
     for bad in ("soon", "0", "-3", "inf", "nan"):
         monkeypatch.setenv("MB_OAUTH_KEYRING_TIMEOUT", bad)
-        with pytest.raises(errors.ConfigurationError, match="MB_OAUTH_KEYRING_TIMEOUT"):
+        with pytest.raises(_errors.ConfigurationError, match="MB_OAUTH_KEYRING_TIMEOUT"):
             KeyringStore(sleepy)
 
 
@@ -83,12 +83,12 @@ def test_failing_keyring_is_a_clear_storage_error(backend, name, operation) -> N
     store = KeyringStore(backend, timeout=GUARD / 3)
     finished, _, error = in_thread(OPERATIONS[operation], store)
     assert finished
-    assert isinstance(error, errors.StorageError) and not isinstance(error, KeyringTimeout)
-    assert isinstance(error, errors.KeyringFailure)
+    assert isinstance(error, _errors.StorageError) and not isinstance(error, KeyringTimeout)
+    assert isinstance(error, _errors.KeyringFailure)
     message = str(error)
     assert name in message and "unlock the keyring" in message
     assert "--store file" in explain(error)
-    assert exit_code(error) == cli_exit.EXIT_STORAGE
+    assert exit_code(error) == _cli_exit.EXIT_STORAGE
 
 
 def big_tokens(tag: str, n: int = 2500) -> TokenSet:

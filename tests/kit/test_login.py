@@ -8,9 +8,9 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from client_kit import errors
-from client_kit.cli_hints import explain
-from client_kit.session import Session
+from client_kit import _errors
+from client_kit._cli_hints import explain
+from client_kit._session import Session
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -78,7 +78,7 @@ def test_denied_consent_is_access_denied(mb_profile, memory_store, server) -> No
             redirect_with(url, error="access_denied", state=query(url)["state"])
         )
     )
-    with pytest.raises(errors.AccessDenied, match="not granted"):
+    with pytest.raises(_errors.AccessDenied, match="not granted"):
         make(mb_profile, memory_store, ui).login()
     assert server["token"] == []
     assert memory_store.load(make(mb_profile, memory_store, ui).key) is None
@@ -96,7 +96,7 @@ def test_forged_callback_is_ignored_then_real_one_wins(mb_profile, memory_store,
 
 def test_timeout_raises_login_timeout(mb_profile, memory_store, server) -> None:
     ui = FakeUI(browser=lambda url: None)
-    with pytest.raises(errors.LoginTimeout, match="seconds"):
+    with pytest.raises(_errors.LoginTimeout, match="seconds"):
         make(mb_profile, memory_store, ui).login(timeout=0.3)
     assert server["token"] == []
 
@@ -107,7 +107,7 @@ def test_ctrl_c_cancels_the_login_and_frees_the_port(mb_profile, memory_store, s
             raise KeyboardInterrupt
 
     ui = Interrupting(browser=lambda url: None)
-    with pytest.raises(errors.LoginCancelled, match="interrupted"):
+    with pytest.raises(_errors.LoginCancelled, match="interrupted"):
         make(mb_profile, memory_store, ui).login()
     redirect = query(ui.opened[0])["redirect_uri"]
     with pytest.raises(OSError):
@@ -179,19 +179,19 @@ def test_oob_login_with_pasted_url_checks_state(mb_profile, memory_store, server
     make(mb_profile, memory_store, UrlPaster()).login(method="oob")
     assert server["token"][0]["code"] == "URL-CODE"
     bad = FakeUI(lines=["https://mb.test/oauth2/oob?code=X&state=wrong"])
-    with pytest.raises(errors.StateMismatch):
+    with pytest.raises(_errors.StateMismatch):
         make(mb_profile, memory_store, bad).login(method="oob")
 
 
 def test_oob_with_nothing_pasted_is_cancelled(mb_profile, memory_store, server) -> None:
-    with pytest.raises(errors.LoginCancelled, match="no code"):
+    with pytest.raises(_errors.LoginCancelled, match="no code"):
         make(mb_profile, memory_store, FakeUI(lines=[])).login(method="oob")
 
 
 def test_metabrainz_has_no_oob_and_needs_fixed_ports(meta_profile, memory_store) -> None:
-    with pytest.raises(errors.ConfigurationError, match="no out-of-band"):
+    with pytest.raises(_errors.ConfigurationError, match="no out-of-band"):
         make(meta_profile, memory_store, FakeUI()).login(method="oob")
-    with pytest.raises(errors.ConfigurationError, match="port included") as info:
+    with pytest.raises(_errors.ConfigurationError, match="port included") as info:
         make(meta_profile, memory_store, FakeUI()).login()
     assert info.value.setting == "ports" and "--port" in explain(info.value)
 
@@ -216,11 +216,11 @@ def test_metabrainz_uses_a_fixed_port_and_prefixed_scopes(meta_profile, memory_s
 
 
 def test_rejected_code_is_login_required(mb_profile, memory_store, server) -> None:
-    with pytest.raises(errors.LoginRequired, match="code was not accepted"):
+    with pytest.raises(_errors.LoginRequired, match="code was not accepted"):
         make(mb_profile, memory_store, FakeUI(lines=["BAD"])).login(method="oob")
 
 
 def test_invalid_scope_before_any_request(mb_profile, memory_store, server) -> None:
-    with pytest.raises(errors.ConfigurationError, match="unknown scope"):
+    with pytest.raises(_errors.ConfigurationError, match="unknown scope"):
         make(mb_profile, memory_store, FakeUI(lines=["x"])).login(["nope"], method="oob")
     assert server["token"] == []

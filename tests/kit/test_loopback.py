@@ -8,11 +8,11 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from client_kit.cli_hints import explain
-from client_kit.errors import PortUnavailable
-from client_kit.loopback import LoopbackListener
-from client_kit.pages import render_page
-from client_kit.session import Session
+from client_kit._cli_hints import explain
+from client_kit._errors import PortUnavailable
+from client_kit._loopback import LoopbackListener
+from client_kit._pages import render_page
+from client_kit._session import Session
 from tests.kit.helpers import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -120,7 +120,7 @@ def test_post_is_not_a_callback(listener) -> None:
 
 
 def test_redirect_host_can_be_the_ip_literal() -> None:
-    from client_kit.errors import ConfigurationError
+    from client_kit._errors import ConfigurationError
 
     with LoopbackListener("/cb", redirect_host="127.0.0.1") as lst:
         assert lst.redirect_uri == f"http://127.0.0.1:{lst.port}/cb"

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from client_kit import LoopbackPages, Session, errors
+from client_kit import LoopbackPages, Session, _errors
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, query, redirect_with
 from tests.kit.test_login import server  # noqa: F401 - the recording token endpoint
 
@@ -35,7 +35,7 @@ def login_with(pages, store, profile, **params: str):
     error = None
     try:
         session.login(["profile"], timeout=30, pages=pages)
-    except errors.KitError as exc:
+    except _errors.KitError as exc:
         error = exc
     return answers[0], error, session
 
@@ -58,15 +58,15 @@ def test_a_redirect_to_the_applications_url(mb_profile, memory_store, server) ->
 def test_the_applications_failure_page_and_url(mb_profile, memory_store, server) -> None:  # noqa: F811
     pages = LoopbackPages(failure_html="<p>MyApp: no access</p>", success_html="<p>yes</p>")
     (status, _, body), error, _ = login_with(pages, memory_store, mb_profile, error="access_denied")
-    assert isinstance(error, errors.AccessDenied) and body == "<p>MyApp: no access</p>"
+    assert isinstance(error, _errors.AccessDenied) and body == "<p>MyApp: no access</p>"
     pages = LoopbackPages(failure_url="https://myapp.example/sorry")
     (status, headers, _), error, _ = login_with(pages, memory_store, mb_profile, error="x")
-    assert isinstance(error, errors.AuthorizationError)
+    assert isinstance(error, _errors.AuthorizationError)
     assert status == 303 and headers["Location"] == "https://myapp.example/sorry"
 
 
 def test_pages_are_checked() -> None:
-    with pytest.raises(errors.ConfigurationError, match="not both"):
+    with pytest.raises(_errors.ConfigurationError, match="not both"):
         LoopbackPages(success_html="<p>x</p>", success_url="https://x.example/")
-    with pytest.raises(errors.ConfigurationError, match="http"):
+    with pytest.raises(_errors.ConfigurationError, match="http"):
         LoopbackPages(success_url="javascript:alert(1)")

@@ -1,5 +1,5 @@
 """The loopback listener's sockets: reachable from this computer only, and the page is out
-before the callback is handed over (client_kit.loopback_server)."""
+before the callback is handed over (client_kit._loopback_server)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from client_kit.loopback import LoopbackListener
+from client_kit._loopback import LoopbackListener
 from tests.kit.helpers import (
     GUARD,
     callback,

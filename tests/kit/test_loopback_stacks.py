@@ -15,10 +15,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from client_kit import errors, loopback_server
-from client_kit.cli_hints import explain
-from client_kit.loopback import LoopbackListener
-from client_kit.session import Session
+from client_kit import _errors, _loopback_server
+from client_kit._cli_hints import explain
+from client_kit._loopback import LoopbackListener
+from client_kit._session import Session
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, http_get, query, redirect_with
 from tests.kit.test_login import browser, server  # noqa: F401 - the respx token endpoint
 
@@ -79,7 +79,7 @@ def test_the_listener_holds_127_0_0_1_and_ipv6_loopback_on_one_port() -> None:
 def test_a_fixed_port_whose_ipv6_twin_is_taken_is_refused() -> None:
     taken, spare = free_port(), free_port()
     with squatter(taken):
-        with pytest.raises(errors.PortUnavailable, match=rf"\[::1\]:{taken}") as info:
+        with pytest.raises(_errors.PortUnavailable, match=rf"\[::1\]:{taken}") as info:
             LoopbackListener("/cb", [taken]).start()
         assert info.value.ports == (taken,) and "--port" in explain(info.value)
         # the next registered port is used instead, both halves of it
@@ -98,7 +98,7 @@ def test_a_login_does_not_start_while_a_process_squats_ipv6_loopback(
     with squatter(port) as attacker:
         attacker.settimeout(0)
         session = Session(meta_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=ui)
-        with session, pytest.raises(errors.PortUnavailable, match=rf"\[::1\]:{port}"):
+        with session, pytest.raises(_errors.PortUnavailable, match=rf"\[::1\]:{port}"):
             session.login(ports=[port])
         with pytest.raises(BlockingIOError):
             attacker.accept()  # nobody was sent to it
@@ -171,7 +171,7 @@ def test_two_logins_in_a_row_on_one_registered_port(
 
 def test_a_free_port_whose_ipv6_twin_is_taken_is_passed_over(monkeypatch) -> None:
     refused: list[int] = []
-    real = loopback_server._ServerV6
+    real = _loopback_server._ServerV6
 
     class FirstOneTaken(real):  # the first free port's [::1] is someone else's
         def __init__(self, address, handler) -> None:
@@ -180,18 +180,18 @@ def test_a_free_port_whose_ipv6_twin_is_taken_is_passed_over(monkeypatch) -> Non
                 raise OSError(errno.EADDRINUSE, "in use")
             super().__init__(address, handler)
 
-    monkeypatch.setattr(loopback_server, "_ServerV6", FirstOneTaken)
+    monkeypatch.setattr(_loopback_server, "_ServerV6", FirstOneTaken)
     with LoopbackListener("/cb") as listener:
         assert refused and listener.port != refused[0]
         assert len(listener._servers) == 2 and not can_bind_v6(listener.port)
 
 
 def test_without_an_ipv6_loopback_127_0_0_1_alone_serves(monkeypatch) -> None:
-    class NoIPv6(loopback_server._ServerV6):
+    class NoIPv6(_loopback_server._ServerV6):
         def __init__(self, address, handler) -> None:
             raise OSError(errno.EADDRNOTAVAIL, "cannot assign requested address")
 
-    monkeypatch.setattr(loopback_server, "_ServerV6", NoIPv6)
+    monkeypatch.setattr(_loopback_server, "_ServerV6", NoIPv6)
     with LoopbackListener("/cb") as listener:
         listener.expected_state = "s"
         assert [s.server_address[0] for s in listener._servers] == ["127.0.0.1"]

@@ -1,5 +1,5 @@
-"""The file store's folder, token and lock files against another local user (issue 20, item
-10), and the saved login request, which holds the PKCE verifier (item 13)."""
+"""The file store's folder, token and lock files against another local user,
+and the saved login request, which holds the PKCE verifier."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import stat
 
 import pytest
 
-from client_kit import AuthorizationRequest, cli_exit, errors, private_files
-from client_kit.authorization import build_request
-from client_kit.session import Session
-from client_kit.storage import FileStore
+from client_kit import AuthorizationRequest, _cli_exit, _errors, private_files
+from client_kit._authorization import build_request
+from client_kit._session import Session
+from client_kit._storage import FileStore
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, in_thread, make_tokens, token_json
 from tests.kit.test_cli import KEY, env, run  # noqa: F401 - the CLI's environment fixture
 
@@ -49,7 +49,7 @@ def test_a_folder_of_another_user_is_refused(tmp_path, monkeypatch) -> None:
     store = FileStore(tmp_path / "tokens")
     store.save(KEY, make_tokens())
     monkeypatch.setattr(private_files, "_me", lambda: os.geteuid() + 1)
-    with pytest.raises(errors.StorageError, match="belongs to another user"):
+    with pytest.raises(_errors.StorageError, match="belongs to another user"):
         store.load(KEY)
 
 
@@ -57,7 +57,7 @@ def test_a_shared_folder_like_tmp_is_refused_and_left_alone(tmp_path) -> None:
     folder = tmp_path / "shared"
     folder.mkdir()
     folder.chmod(0o1777)
-    with pytest.raises(errors.StorageError, match="shared by all users"):
+    with pytest.raises(_errors.StorageError, match="shared by all users"):
         FileStore(folder).save(KEY, make_tokens())
     assert mode(folder) == 0o1777 and list(folder.iterdir()) == []
 
@@ -71,7 +71,7 @@ def test_a_symlinked_token_file_is_refused_never_followed(env, tmp_path, mock) -
     path.unlink()
     path.symlink_to(theirs)
     result = run("token")
-    assert result.exit_code == cli_exit.EXIT_STORAGE, result.output
+    assert result.exit_code == _cli_exit.EXIT_STORAGE, result.output
     assert "the-attackers-token" not in result.output
     assert "symbolic link" in result.stderr and str(path) in result.stderr
 
@@ -83,7 +83,7 @@ def test_a_planted_fifo_is_refused_without_blocking(tmp_path) -> None:
     path.unlink()
     os.mkfifo(path)
     finished, _, error = in_thread(store.load, KEY)
-    assert finished and isinstance(error, errors.StorageError), error
+    assert finished and isinstance(error, _errors.StorageError), error
 
 
 def test_a_symlinked_lock_file_is_refused_and_its_target_not_created(
@@ -98,7 +98,7 @@ def test_a_symlinked_lock_file_is_refused_and_its_target_not_created(
     target.parent.mkdir()
     store.lock_path(session.key).symlink_to(target)
     refresh = mock.post("/oauth2/token").respond(200, json=token_json("new", "r2"))
-    with pytest.raises(errors.StorageError, match="symbolic link"):
+    with pytest.raises(_errors.StorageError, match="symbolic link"):
         session.access_token()
     assert not target.exists() and not refresh.called
 
@@ -113,7 +113,7 @@ def test_the_saved_request_is_private_and_a_link_is_refused(tmp_path, mb_profile
     other.write_text(request.to_json())
     path.unlink()
     path.symlink_to(other)
-    with pytest.raises(errors.StorageError, match="symbolic link"):
+    with pytest.raises(_errors.StorageError, match="symbolic link"):
         AuthorizationRequest.load(path)
     request.save(path)  # replaces the link, does not write through it
     assert not path.is_symlink() and mode(path) == 0o600

@@ -7,9 +7,9 @@ import ssl
 
 import pytest
 
-from client_kit import errors, profiles
-from client_kit.errors import ConfigurationError, InsecureTransportError, ProtocolError
-from client_kit.tokens import TokenSet
+from client_kit import _errors, profiles
+from client_kit._errors import ConfigurationError, InsecureTransportError, ProtocolError
+from client_kit._tokens import TokenSet
 
 
 def test_musicbrainz_profile_endpoints_and_capabilities() -> None:
@@ -70,7 +70,7 @@ def test_client_options_pass_settings_to_httpx(tmp_path) -> None:
     assert options["headers"]["User-Agent"] == "app/1.0 (me@x)"
     with p.http_client() as client:
         assert client.headers["User-Agent"] == "app/1.0 (me@x)"
-    with pytest.raises(errors.CertificateRejected, match="does not exist"):
+    with pytest.raises(_errors.CertificateRejected, match="does not exist"):
         profiles.musicbrainz(ca_bundle=str(tmp_path / "missing.pem")).ssl_context()
 
 

@@ -1,14 +1,16 @@
-"""`help()` and `dir()` show the public names; the README documents them."""
+"""The public API: declared once (client_kit/__init__.pyi), every other module marked internal
+by its leading underscore; `help()` and `dir()` show it, the README and the examples use only it."""
 
 from __future__ import annotations
 
+import ast
 import pydoc
 import subprocess
 import sys
 from pathlib import Path
 
 import client_kit
-from client_kit.flow import KINDS
+from client_kit._flow import KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = (
@@ -33,11 +35,72 @@ def test_help_and_dir_list_the_public_classes() -> None:
         assert getattr(client_kit, name) is not None
 
 
+KIT = ROOT / "client_kit"
+#: the public modules (everything else in client_kit/ is internal: its name begins with "_")
+PUBLIC_MODULES = {"broker", "private_files", "profiles", "redaction", "testing"}
+
+
+def stub_names() -> dict[str, str]:
+    """Each public name of the stub, and the module it comes from."""
+    tree = ast.parse((KIT / "__init__.pyi").read_text())
+    return {
+        alias.name: node.module or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def test_the_stub_is_the_one_list_of_public_names() -> None:
+    names = stub_names()
+    assert sorted(client_kit.__all__) == sorted(names)
+    assert "__all__" not in (KIT / "__init__.pyi").read_text()  # no second list there
+    for name, module in names.items():
+        value = getattr(client_kit, name)
+        where = value.__name__ if isinstance(value, type(client_kit)) else value.__module__
+        assert where == f"client_kit.{module}", name
+
+
+def test_every_module_is_public_by_the_stub_or_internal_by_its_name() -> None:
+    modules = {path.stem for path in KIT.glob("*.py")} - {"__init__"}
+    public = {name for name in modules if not name.startswith("_")}
+    assert public <= PUBLIC_MODULES, f"public by name, but not in __init__.pyi: {public}"
+    assert public <= set(stub_names())
+    assert len(modules - public) > 30  # the internals are there, marked as such
+
+
+def imports_of(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
+    return found
+
+
+def test_the_examples_use_only_public_names() -> None:
+    examples = sorted((ROOT / "examples").glob("*.py"))
+    assert examples
+    private = [
+        f"{path.name}: {name}"
+        for path in examples
+        for name in imports_of(path)
+        if name.startswith("client_kit.") and any(p.startswith("_") for p in name.split(".")[1:])
+    ]
+    assert private == []
+
+
+def test_a_private_import_in_an_example_is_found(tmp_path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text("from client_kit._config import open_store\n")
+    assert imports_of(planted) == ["client_kit._config.open_store"]
+
+
 def test_importing_the_package_imports_no_implementation() -> None:
     probe = "import sys, client_kit; dir(client_kit); print(sorted(sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout  # fmt: skip
-    assert "client_kit.session" not in out and "httpx" not in out
+    assert "client_kit._session" not in out and "httpx" not in out
 
 
 def test_the_readme_documents_the_embedding_api() -> None:
@@ -54,8 +117,14 @@ def test_the_readme_documents_the_embedding_api() -> None:
         "broker_url=",
         "client_kit.broker",
         "examples/tk_login.py",
+        "examples/qt_login.py",
+        "BundledServerUser(",  # applications' tests approve the consent page
+        "event.browser_url",
+        "runs on the thread",  # which thread runs on_event and the done callbacks
+        '"login cancelled"',  # what a cancel looks like as an event
+        "block the calling thread",  # which Session methods block
         "LoopbackPages(",
-        # what an embedder had to read the source for (issue 19, item 3)
+        # what an embedder once had to read the source for
         *(f"| `{kind}` |" for kind in KINDS),  # every kind of LoginEvent
         "open_browser=",
         "check=True",
@@ -65,7 +134,7 @@ def test_the_readme_documents_the_embedding_api() -> None:
         "request.save(",
     ):
         assert needle in embed, needle
-    assert "client_kit.authorization" not in embed  # no private names needed any more
+    assert "client_kit._" not in embed  # no internal module needed
 
 
 def test_the_readme_recipe_runs_the_venv_commands() -> None:

@@ -11,10 +11,10 @@ import sys
 import httpx
 import pytest
 
-from client_kit import logs, redaction
-from client_kit.logs import redact
-from client_kit.session import Session
-from client_kit.storage import FileStore, StoreKey
+from client_kit import _logs, redaction
+from client_kit._logs import redact
+from client_kit._session import Session
+from client_kit._storage import FileStore, StoreKey
 from tests.kit.cli_process import LoginProcess, headless_env, run_cli
 from tests.kit.conftest import PASSWORD
 from tests.kit.formdriver import FormDriver
@@ -53,7 +53,7 @@ def test_patterns(text, secret) -> None:
 
 
 def test_registered_values_are_masked_anywhere() -> None:
-    logs.register("opaque-value-without-a-field-name")
+    _logs.register("opaque-value-without-a-field-name")
     assert "opaque" not in redact("weird place: opaque-value-without-a-field-name!")
     assert redact("nothing secret here") == "nothing secret here"
 
@@ -63,7 +63,7 @@ def test_registered_values_are_masked_anywhere() -> None:
     ["httpx", "httpcore.http11", "httpcore.connection", "client_kit.session", "hpack.hpack"],
 )
 def test_library_loggers_are_filtered_at_debug(logger_name, all_logs) -> None:
-    logs.install()
+    _logs.install()
     logging.getLogger(logger_name).debug("sent %s", "Authorization: Bearer T0k3nV4lue")
     assert all_logs.lines and "T0k3nV4lue" not in all_logs.lines[-1]
 
@@ -108,7 +108,7 @@ def every_logger_at_debug(all_logs):
 def test_full_session_at_debug_leaks_nothing(
     ref_server, tmp_path, every_logger_at_debug, capfd, monkeypatch
 ) -> None:
-    import client_kit.twostep as session_module
+    import client_kit._twostep as session_module
 
     verifiers: list[str] = []
     real_build = session_module.build_request
@@ -168,14 +168,14 @@ def test_full_session_at_debug_leaks_nothing(
 RECORDING_CLI = [
     sys.executable,
     "-c",
-    "import os, client_kit.twostep as s\n"
+    "import os, client_kit._twostep as s\n"
     "real = s.build_request\n"
     "def build(*a, **k):\n"
     "    r = real(*a, **k)\n"
     "    with open(os.environ['KIT_TEST_VERIFIERS'], 'a') as f: f.write(r.code_verifier + '\\n')\n"
     "    return r\n"
     "s.build_request = build\n"
-    "from client_kit.cli import main; main()\n",
+    "from client_kit._cli import main; main()\n",
 ]
 
 
@@ -271,7 +271,7 @@ def test_the_processes_of_a_run_mask_alike() -> None:
 
 
 def test_a_log_shows_a_registered_secret_as_its_mask() -> None:
-    logs.register("another-opaque-value-nobody-names")
+    _logs.register("another-opaque-value-nobody-names")
     shown = redact("it was another-opaque-value-nobody-names, then code=C0de-in-a-log")
     assert shown == (
         f"it was {redaction.mask('another-opaque-value-nobody-names')}, "

@@ -12,10 +12,10 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from client_kit import errors
-from client_kit.cli_exit import exit_code
-from client_kit.session import Session
-from client_kit.storage import FileStore, MemoryStore, StoreKey
+from client_kit import _errors
+from client_kit._cli_exit import exit_code
+from client_kit._session import Session
+from client_kit._storage import FileStore, MemoryStore, StoreKey
 from tests.kit import procs
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens, token_json
 
@@ -65,13 +65,13 @@ def test_refresh_shortly_before_expiry(session, refreshes) -> None:
 
 
 def test_not_logged_in(session, refreshes) -> None:
-    with pytest.raises(errors.NotLoggedIn, match="not logged in"):
+    with pytest.raises(_errors.NotLoggedIn, match="not logged in"):
         session.access_token()
 
 
 def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
     session.store.save(session.key, make_tokens(refresh=None, expires_in=-5))
-    with pytest.raises(errors.LoginRequired, match="no refresh token"):
+    with pytest.raises(_errors.LoginRequired, match="no refresh token"):
         session.access_token()
     assert refreshes == []
 
@@ -79,11 +79,11 @@ def test_expired_without_refresh_token_needs_login(session, refreshes) -> None:
 @pytest.mark.parametrize(
     ("status", "body", "cls", "code"),
     [
-        (401, {"error": "invalid_client"}, errors.ClientRejected, 4),
-        (401, None, errors.ClientRejected, 4),
-        (500, None, errors.TemporaryFailure, 5),
-        (503, {"error": "temporarily_unavailable"}, errors.TemporaryFailure, 5),
-        (400, {"error": "unsupported_grant_type"}, errors.ProtocolError, 1),
+        (401, {"error": "invalid_client"}, _errors.ClientRejected, 4),
+        (401, None, _errors.ClientRejected, 4),
+        (500, None, _errors.TemporaryFailure, 5),
+        (503, {"error": "temporarily_unavailable"}, _errors.TemporaryFailure, 5),
+        (400, {"error": "unsupported_grant_type"}, _errors.ProtocolError, 1),
     ],
 )
 def test_refresh_failures_are_classified_and_tokens_kept(
@@ -102,7 +102,7 @@ def test_network_failure_is_temporary_and_tokens_kept(session, mock) -> None:
     old = make_tokens(expires_in=-5)
     session.store.save(session.key, old)
     mock.post("/oauth2/token").mock(side_effect=httpx.ConnectError("refused"))
-    with pytest.raises(errors.TemporaryFailure, match="try again"):
+    with pytest.raises(_errors.TemporaryFailure, match="try again"):
         session.access_token()
     assert stored(session) == old
 
@@ -132,7 +132,7 @@ def test_failed_save_keeps_old_tokens_and_new_ones_are_not_used(session, mock) -
 
         def save(self, key, tokens):
             if self.fail and tokens.access_token != "access-token-old":
-                raise errors.StorageError("keyring locked")
+                raise _errors.StorageError("keyring locked")
             super().save(key, tokens)
 
     store = FlakyStore()
@@ -143,7 +143,7 @@ def test_failed_save_keeps_old_tokens_and_new_ones_are_not_used(session, mock) -
         200, json=token_json("access-new", "refresh-new")
     )
     api = mock.get("/ws/2/tag").respond(200)
-    with httpx.Client(auth=s.auth()) as http, pytest.raises(errors.StorageError):
+    with httpx.Client(auth=s.auth()) as http, pytest.raises(_errors.StorageError):
         http.get(API)
     assert store.load(s.key) == old
     assert api.call_count == 0

@@ -14,11 +14,11 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from client_kit import cli_exit, errors
-from client_kit.cli import cli
-from client_kit.cli_exit import exit_code
-from client_kit.session import Session
-from client_kit.storage import FileStore, StoreKey
+from client_kit import _cli_exit, _errors
+from client_kit._cli import cli
+from client_kit._cli_exit import exit_code
+from client_kit._session import Session
+from client_kit._storage import FileStore, StoreKey
 from tests.kit.helpers import BASE, CLIENT_ID, CLIENT_SECRET, make_tokens
 
 ALREADY_REVOKED = {
@@ -40,9 +40,9 @@ def expired_session(profile, store) -> Session:
 def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store, mock) -> None:
     mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
     session = expired_session(meta_profile, memory_store)
-    with pytest.raises(errors.RefreshTokenRejected, match="log in again") as info:
+    with pytest.raises(_errors.RefreshTokenRejected, match="log in again") as info:
         session.access_token()
-    assert exit_code(info.value) == cli_exit.EXIT_LOGIN_REQUIRED
+    assert exit_code(info.value) == _cli_exit.EXIT_LOGIN_REQUIRED
     # the login is over: forgotten, so that status() says so
     assert memory_store.load(session.key) is None and not session.status().logged_in
 
@@ -50,7 +50,7 @@ def test_metabrainz_already_revoked_is_login_required(meta_profile, memory_store
 def test_the_async_path_classifies_it_alike(meta_profile, memory_store, mock) -> None:
     mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
     session = expired_session(meta_profile, memory_store)
-    with pytest.raises(errors.RefreshTokenRejected):
+    with pytest.raises(_errors.RefreshTokenRejected):
         asyncio.run(session.aaccess_token())
 
 
@@ -66,18 +66,18 @@ def test_other_invalid_requests_stay_protocol_errors(
 ) -> None:
     mock.post("/oauth2/token").respond(400, json=body)
     session = expired_session(request.getfixturevalue(profile_name), memory_store)
-    with pytest.raises(errors.ProtocolError) as info:
+    with pytest.raises(_errors.ProtocolError) as info:
         session.access_token()
-    assert exit_code(info.value) == cli_exit.EXIT_GENERIC
+    assert exit_code(info.value) == _cli_exit.EXIT_GENERIC
 
 
 def test_a_code_exchange_answered_so_is_not_a_refresh(meta_profile, memory_store, mock) -> None:
-    from client_kit.authorization import build_request
+    from client_kit._authorization import build_request
 
     mock.post("/oauth2/token").respond(400, json=ALREADY_REVOKED)
     session = Session(meta_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store)
     request = build_request(meta_profile, CLIENT_ID, "http://localhost:8000/callback", ["tag"])
-    with pytest.raises(errors.ProtocolError):
+    with pytest.raises(_errors.ProtocolError):
         session.complete_login(request, "CODE")
 
 
@@ -105,14 +105,14 @@ def test_cli_exit_3_on_a_revoked_grant_at_metabrainz(tmp_path, monkeypatch, mock
         env={"MB_OAUTH_CLIENT_SECRET": CLIENT_SECRET},
         prog_name="mb-oauth",
     )
-    assert result.exit_code == cli_exit.EXIT_LOGIN_REQUIRED, result.output
+    assert result.exit_code == _cli_exit.EXIT_LOGIN_REQUIRED, result.output
     assert "mb-oauth login" in result.stderr
 
 
 def test_a_rejected_refresh_token_ends_the_login(session, mock) -> None:
     session.store.save(session.key, make_tokens(expires_in=-5))
     mock.post("/oauth2/token").respond(400, json={"error": "invalid_grant"})
-    with pytest.raises(errors.RefreshTokenRejected) as info:
+    with pytest.raises(_errors.RefreshTokenRejected) as info:
         session.access_token()
     assert exit_code(info.value) == 3
     assert session.store.load(session.key) is None and not session.status().logged_in
@@ -127,6 +127,6 @@ def test_a_rejection_does_not_forget_a_login_saved_meanwhile(session, mock) -> N
         return httpx.Response(400, json={"error": "invalid_grant"})
 
     mock.post("/oauth2/token").mock(side_effect=rejected_while_someone_logs_in)
-    with pytest.raises(errors.RefreshTokenRejected):
+    with pytest.raises(_errors.RefreshTokenRejected):
         session.refresh()
     assert session.store.load(session.key) == newer

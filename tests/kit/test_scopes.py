@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from client_kit import Session
-from client_kit.cli import cli
-from client_kit.tokens import TokenSet
+from client_kit._cli import cli
+from client_kit._tokens import TokenSet
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, token_json
 
 

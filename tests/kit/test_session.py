@@ -5,13 +5,14 @@ modes checked at run time."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import httpx
 import pytest
 
-from client_kit import LoginStatus, errors
-from client_kit.auth import BearerAuth
-from client_kit.cli_output import Check, status_data
+from client_kit import LoginStatus, _errors
+from client_kit._auth import BearerAuth
+from client_kit._cli_output import Check, status_data
 from tests.kit.helpers import make_tokens, token_json
 
 
@@ -33,20 +34,22 @@ def refused_once(mock):
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
 def test_userinfo_goes_through_bearer_auth(session, refused_once, monkeypatch, flavour) -> None:
+    """``auserinfo`` is ``userinfo`` in a worker thread: the same BearerAuth, off the loop."""
     seen, token = refused_once
     session.store.save(session.key, make_tokens())  # valid by its expiry, refused by the API
-    flows: list[str] = []
+    flows: list[tuple[str, bool]] = []
+    caller = threading.get_ident()
     for name in ("sync_auth_flow", "async_auth_flow"):
         real = getattr(BearerAuth, name)
 
         def spy(self, request, real=real, name=name):
-            flows.append(name)
+            flows.append((name, threading.get_ident() == caller))
             return real(self, request)
 
         monkeypatch.setattr(BearerAuth, name, spy)
     info = session.userinfo() if flavour == "sync" else asyncio.run(session.auserinfo())
     assert info == {"sub": "alice"}
-    assert flows == [f"{flavour}_auth_flow"]
+    assert flows == [("sync_auth_flow", flavour == "sync")]
     assert seen == ["Bearer access-token-old", "Bearer access-new"]  # refreshed once, retried
     assert len(token.calls) == 1 and session.tokens().access_token == "access-new"
 
@@ -55,7 +58,7 @@ def test_userinfo_refused_after_a_refresh_means_log_in_again(session, mock) -> N
     session.store.save(session.key, make_tokens())
     mock.post("/oauth2/token").respond(200, json=token_json("access-new"))
     mock.get("/oauth2/userinfo").respond(401, json={"error": "invalid_token"})
-    with pytest.raises(errors.LoginRequired, match="did not accept the access token"):
+    with pytest.raises(_errors.LoginRequired, match="did not accept the access token"):
         session.userinfo()
 
 
@@ -86,11 +89,11 @@ def test_the_cli_shapes_the_status(session) -> None:
 
 
 def test_the_modes_are_checked_at_run_time(session) -> None:
-    with pytest.raises(errors.ConfigurationError, match="unknown login method") as info:
+    with pytest.raises(_errors.ConfigurationError, match="unknown login method") as info:
         session.begin_login(method="carrier-pigeon")  # type: ignore[arg-type]
     assert info.value.setting == "method"
     session.store.save(session.key, make_tokens())
-    with pytest.raises(errors.ConfigurationError, match="unknown token kind"):
+    with pytest.raises(_errors.ConfigurationError, match="unknown token kind"):
         session.revoke("some")  # type: ignore[arg-type]
 
 
@@ -99,7 +102,7 @@ def test_bearer_token_never_sent_over_plain_http(session, mock) -> None:
     route = mock.route().respond(200)
     with httpx.Client(auth=session.auth()) as http:
         for url in ("http://mb.test/ws/2/tag", "http://127.0.0.1:8080/x", "http://localhost/x"):
-            with pytest.raises(errors.InsecureTransportError, match="plain HTTP"):
+            with pytest.raises(_errors.InsecureTransportError, match="plain HTTP"):
                 http.get(url)
     assert route.call_count == 0
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from client_kit.storage import FileStore, StoreKey
+from client_kit._storage import FileStore, StoreKey
 from tests.kit.helpers import make_tokens
 
 HEAVY = (
@@ -18,15 +18,15 @@ HEAVY = (
     "asyncio",
     "http.server",
     "playwright",
-    "client_kit.loopback",
-    "client_kit.auth",
+    "client_kit._loopback",
+    "client_kit._auth",
     "webbrowser",
     "ssl",
 )
 
 PROBE = """
 import json, sys
-from client_kit.cli import main
+from client_kit._cli import main
 try:
     main()
 except SystemExit as exc:

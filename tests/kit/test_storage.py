@@ -11,13 +11,13 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 from keyring.errors import PasswordDeleteError
 
-from client_kit import errors
-from client_kit.cli_exit import exit_code
-from client_kit.cli_hints import explain
-from client_kit.config import open_store
-from client_kit.keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
-from client_kit.storage import FileStore, MemoryStore, StoreKey
-from client_kit.tokens import TokenSet
+from client_kit import _errors
+from client_kit._cli_exit import exit_code
+from client_kit._cli_hints import explain
+from client_kit._config import open_store
+from client_kit._keyring_store import KEYRING_CHUNK_CHARS, KeyringStore
+from client_kit._storage import FileStore, MemoryStore, StoreKey
+from client_kit._tokens import TokenSet
 from tests.kit.helpers import make_tokens
 
 KEY = StoreKey("https://mb.test", "cid", "default")
@@ -93,7 +93,7 @@ def test_file_store_failed_write_keeps_previous(tmp_path, monkeypatch) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(Path, "replace", broken_replace)
-    with pytest.raises(errors.StorageError, match="No space left"):
+    with pytest.raises(_errors.StorageError, match="No space left"):
         store.save(KEY, make_tokens("lost"))
     monkeypatch.undo()
     assert store.load(KEY).access_token == "kept"
@@ -132,7 +132,7 @@ def test_keyring_failed_save_never_loses_stored_tokens(fail_after) -> None:
     store.save(KEY, big_tokens(1500))
     before = store.load(KEY)
     backend.fail_after = fail_after
-    with pytest.raises(errors.StorageError, match="keyring could not save"):
+    with pytest.raises(_errors.StorageError, match="keyring could not save"):
         store.save(KEY, big_tokens(2500))
     backend.fail_after = None
     assert store.load(KEY) == before
@@ -142,7 +142,7 @@ def test_keyring_failed_save_never_loses_stored_tokens(fail_after) -> None:
 def test_no_keyring_backend_says_what_to_do(backend, monkeypatch) -> None:
     monkeypatch.setattr(chainer.ChainerBackend, "backends", [])
     store = KeyringStore(backend)
-    with pytest.raises(errors.NoKeyringBackend) as info:
+    with pytest.raises(_errors.NoKeyringBackend) as info:
         store.load(KEY)
     message = str(info.value)
     assert "gnome-keyring" in message and "--store" not in message  # the library's words
@@ -155,7 +155,7 @@ def test_default_keyring_fail_backend_is_detected(monkeypatch) -> None:
     # the user's keyring setting is honoured, here: "no keyring at all"
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     store = KeyringStore()
-    with pytest.raises(errors.NoKeyringBackend):
+    with pytest.raises(_errors.NoKeyringBackend):
         store.save(KEY, make_tokens())
     assert "fail.Keyring" in store.describe()
 
@@ -163,7 +163,7 @@ def test_default_keyring_fail_backend_is_detected(monkeypatch) -> None:
 def test_default_backend_falls_back_to_keyring_discovery(monkeypatch) -> None:
     import keyring
 
-    import client_kit.keyring_store as storage
+    import client_kit._keyring_store as storage
 
     monkeypatch.delenv("PYTHON_KEYRING_BACKEND", raising=False)
     monkeypatch.setattr(keyring.core, "load_config", lambda: None)
@@ -181,7 +181,7 @@ def test_open_store_specs(tmp_path) -> None:
     store = open_store(f"file:{tmp_path}")
     assert isinstance(store, FileStore) and store.directory == tmp_path
     assert isinstance(open_store("file"), FileStore)
-    with pytest.raises(errors.ConfigurationError):
+    with pytest.raises(_errors.ConfigurationError):
         open_store("sqlite")
 
 

@@ -1,4 +1,4 @@
-"""``mb-oauth token --check`` asks the service (issue 22, item 5).
+"""``mb-oauth token --check`` asks the service.
 
 By default ``token`` checks only the local expiry: an access token revoked at the service
 is still printed, and a script gets 403 until the hour runs out. ``--check`` asks the
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import httpx
 
-from client_kit import cli_exit
+from client_kit import _cli_exit
 from tests.kit.cli_process import cli_env, run_cli
 from tests.kit.helpers import FakeUI
 from tests.kit.test_integration import loopback_browser, new_session
@@ -52,14 +52,14 @@ def test_token_check_refreshes_a_revoked_token_and_exits_3_once_the_grant_is_gon
 
     revoke_behind_the_kits_back(ref_server, first.refresh_token)  # the whole grant
     gone = run_cli(env, "token", "--check")
-    assert gone.returncode == cli_exit.EXIT_LOGIN_REQUIRED, gone.stderr
+    assert gone.returncode == _cli_exit.EXIT_LOGIN_REQUIRED, gone.stderr
     assert gone.stdout == "" and "mb-oauth login" in gone.stderr
 
 
 def test_token_help_says_what_the_default_checks() -> None:
     from click.testing import CliRunner
 
-    from client_kit.cli import cli
+    from client_kit._cli import cli
 
     text = " ".join(CliRunner().invoke(cli, ["token", "--help"]).output.split())
     assert "only the local expiry is checked" in text and "--check" in text

@@ -6,9 +6,9 @@ import threading
 
 import pytest
 
-from client_kit import AuthorizationRequest, Session, errors
+from client_kit import AuthorizationRequest, Session, _errors
+from client_kit._storage import FileStore
 from client_kit.profiles import OOB_REDIRECT_URI
-from client_kit.storage import FileStore
 from tests.kit.helpers import CLIENT_ID, CLIENT_SECRET, FakeUI, http_get, query, redirect_with
 from tests.kit.test_integration import driver, new_session
 from tests.kit.test_login import server  # noqa: F401 - the recording token endpoint
@@ -42,7 +42,7 @@ def test_a_redirected_url_must_carry_this_request_state(mb_profile, memory_store
     session = Session(mb_profile, CLIENT_ID, CLIENT_SECRET, store=memory_store, ui=FakeUI())
     request = session.begin_login(redirect_uri="http://localhost:8976/callback")
     forged = "http://localhost:8976/callback?code=C&state=someone-elses"
-    with pytest.raises(errors.StateMismatch):
+    with pytest.raises(_errors.StateMismatch):
         session.complete_login(request, redirected_url=forged)
     assert server["token"] == [] and memory_store.load(session.key) is None
     good = f"http://localhost:8976/callback?code=C&state={request.state}"
@@ -50,7 +50,7 @@ def test_a_redirected_url_must_carry_this_request_state(mb_profile, memory_store
 
 
 def test_not_a_saved_request_is_a_clear_error() -> None:
-    with pytest.raises(errors.ConfigurationError, match="not a saved authorization request"):
+    with pytest.raises(_errors.ConfigurationError, match="not a saved authorization request"):
         AuthorizationRequest.from_json('{"url": 1}')
 
 
@@ -63,7 +63,7 @@ def test_loopback_request_completes_from_its_listener(mb_profile, memory_store, 
     tokens = session.complete_login(request, timeout=30)
     assert tokens.access_token == "access-1" and server["token"][0]["code"] == "LOOP-CODE"
     # the listener is closed once the login is complete
-    with pytest.raises(errors.ConfigurationError, match="no loopback listener"):
+    with pytest.raises(_errors.ConfigurationError, match="no loopback listener"):
         session.complete_login(request, timeout=1)
 
 
@@ -71,7 +71,7 @@ def test_two_steps_against_the_bundled_server(ref_server, tmp_path) -> None:
     session = new_session(ref_server, tmp_path, app=ref_server.oob_app)
     request = session.begin_login(["profile", "email"], method="oob")
     page = driver(ref_server).authorize(AuthorizationRequest.from_json(request.to_json()).url)
-    tokens = session.complete_login(request, redirected_url=str(page.url))
+    tokens = session.complete_login(request, redirected_url=page.redirect_url)
     assert tokens.username == "alice" and set(tokens.scopes) == {"profile", "email"}
 
 
@@ -81,11 +81,11 @@ def test_after_a_replayed_completion_the_login_ends_once_its_refresh_is_rejected
     """The service revokes the tokens of a replayed code; status() must not stay logged in."""
     session = new_session(ref_server, tmp_path, app=ref_server.oob_app)
     request = session.begin_login(["profile"], method="oob")
-    redirected = str(driver(ref_server).authorize(request.url).url)
+    redirected = driver(ref_server).authorize(request.url).redirect_url
     session.complete_login(request, redirected_url=redirected)
-    with pytest.raises(errors.LoginRequired):
+    with pytest.raises(_errors.LoginRequired):
         session.complete_login(request, redirected_url=redirected)  # the same code again
     assert session.status().logged_in  # nothing has told the kit yet
-    with pytest.raises(errors.RefreshTokenRejected):
+    with pytest.raises(_errors.RefreshTokenRejected):
         session.userinfo()  # refused, refreshed, the refresh token rejected
     assert not session.status().logged_in and session.tokens() is None

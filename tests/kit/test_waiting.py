@@ -7,8 +7,8 @@ from urllib.parse import parse_qs
 
 import httpx
 
-from client_kit.flow import LoginEvent
-from client_kit.ui import Console
+from client_kit._flow import LoginEvent
+from client_kit._ui import Console
 from tests.kit.helpers import token_json
 from tests.kit.test_cli import env, run  # noqa: F401 - the CLI's environment fixture
 

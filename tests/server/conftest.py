@@ -1,4 +1,5 @@
-"""Fixtures of the server tests beyond the session's shared server (tests/conftest.py)."""
+"""Fixtures of the server tests beyond the session's shared server (tests/conftest.py), and
+those of the protocol core without HTTP (`core` on a copy of `core_template`: core.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 from reference_server.launcher import ServerProcess
+
+from .core import core, core_template
+
+__all__ = ["core", "core_template", "own_server"]
 
 
 @pytest.fixture(scope="module")

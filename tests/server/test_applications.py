@@ -122,6 +122,20 @@ class TestConfirmations:
         )
         assert answer.status_code == 200  # still the secret of the one reset
 
+    def test_the_shown_secret_is_shown_once_even_to_a_replayed_cookie(self, logged_in):
+        """ "Shown once" holds at the server: the sealed cookie replayed in the same session
+        (a browser that kept it, a copy of the cookie jar) shows the secret no more."""
+        client, _ = _new_app(logged_in, "confidential")
+        data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}
+        first = logged_in.http.post("/account/applications/reset-secret", data=data)
+        sealed = logged_in.http.cookies.get("__Host-mb-flash")
+        assert sealed
+        shown = logged_in.http.get(first.headers["location"]).text
+        assert text_of(shown, "#new-client-secret")
+        logged_in.http.cookies.set("__Host-mb-flash", sealed, domain="127.0.0.1")
+        replayed = logged_in.http.get(first.headers["location"]).text
+        assert 'id="new-client-secret"' not in replayed
+
     def test_the_shown_secret_belongs_to_its_session(self, world, logged_in):
         client, _ = _new_app(logged_in, "confidential")
         data = {"csrf_token": _csrf(logged_in), "client_id": client.client_id}

@@ -185,7 +185,7 @@ class TestCommandsRefuseWhatWouldSurprise:
 
 
 class TestPasswordPrompt:
-    """`add-user` on a terminal, as a person types (issue 19, item 6)."""
+    """`add-user` on a terminal, as a person types."""
 
     def test_a_short_password_is_refused_before_it_is_repeated(self, cli_data):
         with Terminal("add-user", "ivy", "--data-dir", cli_data) as terminal:

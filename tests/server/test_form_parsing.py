@@ -1,11 +1,11 @@
-"""The form parser of inbound.py reads every body exactly as urllib's parse_qsl would."""
+"""The form parser of urlencoded.py reads every body exactly as urllib's parse_qsl would."""
 
 from __future__ import annotations
 
 import random
 from urllib.parse import parse_qsl
 
-from reference_server.inbound import _split
+from reference_server.urlencoded import _split
 
 PIECES = ["a", "b", "=", "&", "%", "+", "2F", "41", "C3", "A9", "E9", "z", "%00"]
 FIXED = ["", "&", "a", "a=", "=b", "a=b&&c=d", "a=b=c", "x+y=1%2B2", "%41=%42", "a=%E9", "a=%zz"]

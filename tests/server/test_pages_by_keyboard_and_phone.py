@@ -1,4 +1,4 @@
-"""What a keyboard, a phone and a reader of small print meet on the pages (issue 19, item 4),
+"""What a keyboard, a phone and a reader of small print meet on the pages,
 measured in the system Chromium: the skip link and the tab stops before "Allow access", the
 size of button text, where URLs and client ids break on a phone. The screenshots of every page
 are taken by test_pages_in_browser.py.

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from steps.consent import ConsentDriver, RedirectResult, ServicePage, make_driver
-from steps.consent.manual import Console
+from steps.consent.manual import OperatorConsole
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import TargetProfile, load_profile
 from steps.scenario.service import Service
 from tests.suite.target import Target
 
 
-class ScriptedConsole(Console):
+class ScriptedConsole(OperatorConsole):
     """An operator who answers from a script."""
 
     def __init__(self, answers: list[str]) -> None:

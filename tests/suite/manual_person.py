@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urlsplit
 
 from steps.consent.base import ConsentDriver, RedirectResult, ServicePage
 from steps.consent.form import FormDriver
-from steps.consent.manual import Console, ManualDriver
+from steps.consent.manual import ManualDriver, OperatorConsole
 from steps.consent.presets import resolve_preset
 from steps.http.layer import HttpLayer
 from steps.profiles.profile import TargetProfile
@@ -112,7 +112,7 @@ def _log(what: str, text: str) -> None:
             handle.write(f"{what} {text}\n")
 
 
-class PersonConsole(Console):
+class PersonConsole(OperatorConsole):
     """A console whose operator is a scripted person (no terminal)."""
 
     def __init__(self, person: Person) -> None:

@@ -1,7 +1,7 @@
 """Isolation by design: no verdict depends on what another scenario did.
 
-The unit tests pin the two rules of steps/scenario/isolation.py (writers own their grants; a shared
-grant lives one epoch). The proof runs the suite against a target that revokes whole token
+The unit tests pin the two rules of steps/scheduling/isolation.py (writers own their grants; a
+shared grant lives one epoch). The proof runs the suite against a target that revokes whole token
 families, as metabrainz.org does: one run with the rules' scenarios in the order they are
 written (readers and family-revoking writers interleaved), one in the suite's own order, and
 each rule alone must all give the same verdicts, and the true ones.
@@ -20,9 +20,9 @@ from pytest_bdd.parser import FeatureParser
 from steps.profiles.profile import RegisteredApp
 from steps.rules.catalogue import FEATURES_DIR
 from steps.scenario.grants import GrantCache
-from steps.scenario.isolation import ORDER_ENV, Isolation
 from steps.scenario.scene import HeldGrant
-from steps.scenario.writers import is_writer
+from steps.scheduling.isolation import ORDER_ENV, Isolation
+from steps.scheduling.writers import is_writer
 from tests.suite.broken.harness import ProxyHandle, bundled_profile, run_against, running_proxy
 from tests.suite.broken.mutations import MUTATIONS
 

@@ -15,7 +15,7 @@ from steps.consent import DriverError, RedirectResult, ServicePage, make_driver
 from steps.consent.base import RUN_PROMPTS
 from steps.consent.form import FormDriver
 from steps.consent.handover import cookie_pairs
-from steps.consent.manual import Console, ManualDriver, NoTerminal
+from steps.consent.manual import ManualDriver, NoTerminal, OperatorConsole
 from steps.consent.presets import resolve_preset
 from steps.http.layer import HttpLayer
 from steps.outcomes import NotChecked
@@ -107,7 +107,7 @@ def test_the_console_talks_on_a_real_terminal(tmp_path: Path) -> None:
     main, secondary = pty.openpty()
     try:
         os.write(main, b"my answer\n")
-        answer = Console(tty=os.ttyname(secondary)).ask("Question?\n> ")
+        answer = OperatorConsole(tty=os.ttyname(secondary)).ask("Question?\n> ")
         shown = _read_until(main, "Question?")
     finally:
         os.close(main)
@@ -127,7 +127,7 @@ def _read_until(fd: int, text: str, timeout: float = 5.0) -> str:
 def test_without_a_terminal_the_manual_driver_is_a_setup_error(
     minimal_profile: TargetProfile,
 ) -> None:
-    console = Console(tty=str(Path("/nonexistent/tty")))
+    console = OperatorConsole(tty=str(Path("/nonexistent/tty")))
     with pytest.raises(NoTerminal, match="needs a terminal") as failure:
         ManualDriver(minimal_profile, console)
     assert isinstance(failure.value, NotChecked)

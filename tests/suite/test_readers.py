@@ -8,7 +8,7 @@ import pytest
 
 from steps.consent.base import RedirectResult, redirect_target
 from steps.definitions.framing import forbids_framing
-from steps.definitions.userinfo import _bearer_challenges
+from steps.definitions.userinfo_outcomes import _bearer_challenges
 from steps.http.evidence import Exchange
 from steps.http.readers import (
     EXCHANGE_KEY,

@@ -130,7 +130,7 @@ def test_run_masked_masks_a_child_process_output(tmp_path: Path) -> None:
 def test_every_pass_masks_a_value_alike() -> None:
     """One masker, one mask: the kit's log, the evidence, a result's message and the reports'
     last pass show the same value the same way."""
-    from client_kit.logs import redact
+    from client_kit._logs import redact
     from steps.http.evidence import mask_url
     from steps.http.layer import HttpLayer
 

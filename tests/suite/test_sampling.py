@@ -1,12 +1,12 @@
 """Every check says whether it samples, and why not where it looks once
-(steps/scenario/sampling.py, ONCE_BECAUSE): a check whose answer may vary between tries and
+(steps/scheduling/sampling.py, ONCE_BECAUSE): a check whose answer may vary between tries and
 costs no person samples, so a defect that shows in 40 % of the answers is found."""
 
 from __future__ import annotations
 
 from steps.run.bdd_registry import STEP_MODULES, step_definitions
 from steps.scenario.kinds import CHECK, kind_of
-from steps.scenario.sampling import ONCE_BECAUSE
+from steps.scheduling.sampling import ONCE_BECAUSE
 
 
 def _checks() -> set[str]:
@@ -20,7 +20,7 @@ def _checks() -> set[str]:
 def test_every_check_samples_or_says_why_it_looks_once() -> None:
     missing = sorted(_checks() - set(ONCE_BECAUSE))
     assert missing == [], (
-        f"checks without a line in ONCE_BECAUSE of steps/scenario/sampling.py: {missing} "
+        f"checks without a line in ONCE_BECAUSE of steps/scheduling/sampling.py: {missing} "
         '("" when the check samples, else why it looks once)'
     )
     stale = sorted(set(ONCE_BECAUSE) - _checks())

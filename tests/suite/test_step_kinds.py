@@ -3,6 +3,8 @@ and the features use them so: Given and When steps are premises, Then steps are 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from steps.outcomes import PremiseFailed
@@ -41,7 +43,8 @@ def test_a_failed_premise_names_the_rule_that_judges_it() -> None:
     def step(kind: str) -> None:
         raise AssertionError("no code")
 
+    request = SimpleNamespace(config=SimpleNamespace(stash=pytest.Stash()))
     with pytest.raises(PremiseFailed) as raised:
-        step(kind="installed")
+        step(kind="installed", request=request)
     assert raised.value.see == "RULE-INSTALLED"
     assert raised.value.reason == "no code, see RULE-INSTALLED"

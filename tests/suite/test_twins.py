@@ -1,4 +1,4 @@
-"""Twins (steps/scenario/twin_keys.py, steps/run/twins.py): which scenarios share the steps before
+"""Twins (steps/scheduling/twin_keys.py, steps/run/twins.py): which scenarios share the steps before
 their first check, and the copies each replaying twin gets. Whole runs prove the rest: the bundled
 run, the broken targets, and the family-revoking target in any order (test_isolation.py)."""
 
@@ -8,7 +8,7 @@ from steps.consent.base import RedirectResult
 from steps.profiles.profile import RegisteredApp
 from steps.run.twins import clone
 from steps.scenario.scene import AuthRequest, HeldGrant, Scene
-from steps.scenario.twin_keys import twin_of
+from steps.scheduling.twin_keys import twin_of
 
 GRANT = 'the user has just granted the web application offline access to "profile email"'
 REFRESH = "the application refreshes the access token"

@@ -223,3 +223,17 @@ def test_the_consent_drivers_counters_reach_the_reports(tmp_path: Path) -> None:
     assert doc["consent"]["approve"] == 20
     quiet = results() | {"consent": {"driver": "form"} | dict.fromkeys(kinds, 0)}
     assert "form driver: no person was asked" in write_reports(tmp_path, quiet, CATALOGUE).summary()
+
+
+def test_what_the_suite_stopped_is_a_line_of_every_report_once(tmp_path: Path) -> None:
+    """A browser stopped on its way to another origin (each worker says it again): one line in
+    the terminal summary, report.html and verdicts.json."""
+    line = "The browser driver stopped a form (username, password) to http://evil.example:80"
+    collected = Results()
+    for name in ("a", "b"):
+        collected.add(FakeReport("passed", payload(name, True, safety=[line])))
+    assert collected.safety == [line]
+    report = write_reports(tmp_path, results() | {"safety": [line]}, CATALOGUE)
+    assert f"Safety: {line}" in report.summary()
+    assert line in (tmp_path / "report.html").read_text()
+    assert json.loads((tmp_path / "verdicts.json").read_text())["safety"] == [line]

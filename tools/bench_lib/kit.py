@@ -12,16 +12,14 @@ import os
 import queue
 import re
 import shutil
-import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urljoin
 
-from steps.http.html import find_form
+from client_kit.testing import BundledServerUser
 
 from .common import ROOT, Pinning, log, median
 from .servers import PinnedServer
@@ -32,42 +30,11 @@ _URL = re.compile(r"https://\S+/oauth2/authorize\?\S+")
 
 def _kit_script() -> Path | None:
     script = Path(sys.executable).parent / "mb-oauth"
-    return script if script.exists() and (ROOT / "client_kit" / "cli.py").exists() else None
-
-
-def _play_user(url: str, ca_file: str, base_url: str) -> str:
-    """Log in and approve with plain HTTP; returns the loopback redirect target."""
-    import httpx
-
-    context = ssl.create_default_context(cafile=ca_file)
-    with httpx.Client(verify=context, timeout=30) as http:
-        response = http.get(url)
-        for _ in range(12):
-            if response.is_redirect:
-                target = urljoin(str(response.url), response.headers["location"])
-                if not target.startswith(base_url):
-                    return target
-                response = http.get(target)
-                continue
-            form = find_form(response.text, "form#login-form")
-            fields = {"username": USER, "password": PASSWORD}
-            if form is None:
-                form, fields = (
-                    find_form(response.text, "form#consent-form"),
-                    {"decision": "approve"},
-                )
-            if form is None:
-                raise RuntimeError(f"unexpected page {response.status_code} at {response.url}")
-            action = form.attrs.get("action")
-            target = urljoin(str(response.url), action) if action else str(response.url)
-            response = http.post(target, data=dict(form.fields) | fields)
-    raise RuntimeError("too many steps in the authorization pages")
+    return script if script.exists() and (ROOT / "client_kit" / "_cli.py").exists() else None
 
 
 def _login(env: dict[str, str], script: Path, server: PinnedServer) -> dict:
     """A scripted loopback login; the child's peak RSS from wait4."""
-    import httpx
-
     # Through a small launcher: the peak RSS that wait4 reports for a child forked from this
     # (large) process would include this process's memory, copied at fork.
     rss_file = Path(env["HOME"]) / "login-maxrss"
@@ -113,8 +80,8 @@ def _login(env: dict[str, str], script: Path, server: PinnedServer) -> dict:
             url = found.group(0) if found else None
         if url is None:
             raise RuntimeError("mb-oauth login printed no authorization URL")
-        callback = _play_user(url, server.ca_file, server.base_url)
-        httpx.get(callback, timeout=30)
+        user = BundledServerUser(server.base_url, USER, PASSWORD, ca_bundle=server.ca_file)
+        user.approve(url)  # the login and consent forms, then the redirect to the listener
         process.wait(timeout=60)
     except BaseException:
         process.kill()
@@ -154,7 +121,7 @@ def _time(command: list[str], env: dict[str, str]) -> float:
 def run(reps: int, short: bool, notes: list[str]) -> dict:
     script = _kit_script()
     if script is None:
-        return {"available": False, "reason": "client_kit/cli.py (mb-oauth) not found"}
+        return {"available": False, "reason": "client_kit/_cli.py (mb-oauth) not found"}
     pin = Pinning.choose(True).load
     folder = Path(tempfile.mkdtemp(prefix="mb-bench-kit-"))
     try:

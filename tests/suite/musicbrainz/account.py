@@ -1,8 +1,11 @@
 """The user's applications page and its revocation, as on musicbrainz.org: one line per
 application and scope set holding a live access token (by display name, no client id), a
-"Revoke access" link each, and a confirmation page with an unnamed post form."""
+"Revoke access" link each, and a confirmation page with an unnamed post form; below, the
+applications the account registered, each with its Client Secret."""
 
 from __future__ import annotations
+
+import html
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -18,7 +21,28 @@ async def applications(request: Request) -> Response:
     site: Site = request.app.state.site
     if logged_in(site, request) is None:
         return RedirectResponse("/login?returnto=" + LIST, status_code=302)
-    return mb_pages.page("Applications", mb_pages.applications_body(site.listed()))
+    body = mb_pages.applications_body(site.listed()) + registered_table(site.registered())
+    return mb_pages.page("Applications", body)
+
+
+def registered_table(registered: list[tuple[str, str, str, str]]) -> str:
+    """musicbrainz-server's "Developer applications" table (root/account/applications): name,
+    type, client id and the Client Secret of every application the account registered."""
+    if not registered:
+        return ""
+    rows = "".join(
+        f'<tr class="{"odd" if i % 2 == 0 else "even"}"><td>{html.escape(name)}</td>'
+        f"<td>{html.escape(kind)}</td><td><code>{html.escape(client_id)}</code></td>"
+        f"<td><code>{html.escape(secret)}</code></td>"
+        '<td><a href="#">Edit</a> | <a href="#">Remove</a></td></tr>'
+        for i, (name, kind, client_id, secret) in enumerate(registered)
+    )
+    return (
+        "<h2>Developer applications</h2>"
+        '<table class="tbl"><thead><tr><th>Application</th><th>Type</th>'
+        "<th>OAuth client ID</th><th>OAuth client secret</th><th>Actions</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 async def revoke_access(request: Request) -> Response:

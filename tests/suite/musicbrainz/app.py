@@ -76,14 +76,20 @@ def create_app(site: Site) -> Starlette:
 
 
 def provision(defects: set[str]) -> Site:
-    """The test user and the three applications a README-following user registers."""
+    """The test user, the three applications a README-following user registers, and three
+    the account registered before (a test account has a history)."""
     user = User("alice", secrets.token_urlsafe(12), "alice@example.org")
     apps = [
         App(11, "Conformance suite web app", "web", "https://client.example/callback"),
         App(12, "Conformance suite desktop app", "installed", ""),
         App(13, "Conformance suite other web app", "web", "https://other.example/cb"),
     ]
-    return Site(user, apps, defects=defects)
+    others = [
+        App(21, "My tagger", "installed", ""),
+        App(22, "My collection site", "web", "https://collection.example/oauth"),
+        App(23, "Old experiment", "web", "https://old.example/cb"),
+    ]
+    return Site(user, apps, defects=defects, others=others)
 
 
 def accounts(site: Site) -> dict:
@@ -93,7 +99,13 @@ def accounts(site: Site) -> dict:
         role: {"client_id": a.client_id, "client_secret": a.secret, "name": a.name}
         for role, a in roles.items()
     }
-    return {"password": site.user.password, "email": site.user.email, "clients": clients}
+    others = [a.secret for a in site.others]  # for the tests: none may reach a report
+    return {
+        "password": site.user.password,
+        "email": site.user.email,
+        "clients": clients,
+        "other_client_secrets": others,
+    }
 
 
 def main() -> None:

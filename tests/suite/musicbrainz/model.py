@@ -103,6 +103,9 @@ class Site:
     user: User
     apps: list[App]
     grants: list[Grant] = field(default_factory=list)
+    #: Applications the account registered that a run never uses (their secrets are shown on
+    #: the account's applications page all the same).
+    others: list[App] = field(default_factory=list)
     sessions: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Deliberate defects beside musicbrainz-server's own (`--defect`), to prove a run that
     #: meets something the profile does not list does not conform.
@@ -133,6 +136,11 @@ class Site:
         (a grant living on through its refresh token alone is not shown)."""
         rows = {(g.app.name, g.app.row, g.bits) for g in self.grants if g.live_access()}
         return sorted(rows)
+
+    def registered(self) -> list[tuple[str, str, str, str]]:
+        """The account's applications as its page lists them: name, type, client id, secret."""
+        kinds = {"web": "Web application", "installed": "Installed application"}
+        return [(a.name, kinds[a.kind], a.client_id, a.secret) for a in self.apps + self.others]
 
     def revoke_listed(self, row: int, bits: int) -> None:
         """The user's revocation: every grant of that application and scope set."""

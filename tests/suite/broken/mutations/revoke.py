@@ -26,11 +26,41 @@ from tests.suite.broken.registry import REVOKE, mutation
     also={"REVOKE-EMPTY-200"},
 )
 async def revoke_invalid_400(req: ProxyRequest, forward: Forward, ctx: Context):
+    return await _unknown_token_refused(
+        req, forward, ctx, json_response(400, {"error": "invalid_request"})
+    )
+
+
+async def _unknown_token_refused(
+    req: ProxyRequest, forward: Forward, ctx: Context, refusal: ProxyResponse
+) -> ProxyResponse:
+    """The revocation of a token the proxy did not see issued gets `refusal`."""
     if req.is_("POST", REVOKE) and req.param("token") not in ctx.state.get("owner", {}):
-        return json_response(400, {"error": "invalid_request"})
+        return refusal
     resp = await forward(req)
     remember_tokens(ctx, req, resp)
     return resp
+
+
+#: Words a hostile deployment puts in an answer: clear the screen, retitle the window, print a
+#: green verdict, reverse the text that follows, an 8-bit CSI (tests/suite/test_hostile_words.py).
+HOSTILE_WORDS = (
+    "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b[1;32mALL RULES PASS - CONFORMS\x1b[0m "
+    "\u202egnp.exe\u202c \x9b2J\r\nRules: 99 pass."
+)
+
+
+@mutation(
+    "revoke-hostile-words",
+    "revoking an unknown token is answered 400, its error_description full of escapes",
+    breaks={"REVOKE-INVALID-TOKEN-200"},
+    also={"REVOKE-EMPTY-200"},
+)
+async def revoke_hostile_words(req: ProxyRequest, forward: Forward, ctx: Context):
+    # raw, as a hostile deployment sends it (json.dumps would escape the controls)
+    body = f'{{"error": "invalid_request", "error_description": "{HOSTILE_WORDS}"}}'
+    refusal = ProxyResponse(400, [("content-type", "application/json")], body.encode())
+    return await _unknown_token_refused(req, forward, ctx, refusal)
 
 
 @mutation(
