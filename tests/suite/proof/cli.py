@@ -49,6 +49,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--resume", action="store_true", help="keep the runs an earlier proof in --report finished"
     )
     parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="each target runs its own rule's scenarios only: whether its fault is caught, "
+        "not whether another rule suffers (not a proof; a fault's quick check)",
+    )
+    parser.add_argument(
         "--finished-only",
         action="store_true",
         help="run nothing: report on the runs an earlier proof in --report finished",
@@ -90,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     prover = Prover(args.report / "runs", args.jobs, args.combinations, trace=args.trace)
     prover.resume, prover.finished_only = args.resume, args.finished_only
+    prover.quick = args.quick
     outcomes = prover.prove(targets)
     assert prover.baseline is not None
     settings = {

@@ -39,6 +39,7 @@ class Proof:
             "caught": sum(o.caught for o in outcomes),
             "missed": sum(o.missed for o in outcomes),
             "missed_never_applied": sum(o.missed and not o.applied for o in outcomes),
+            "missed_named_elsewhere": sum(o.missed and bool(o.collateral) for o in outcomes),
             "collateral": sum(bool(o.collateral) for o in outcomes),
             "clean": sum(o.clean for o in outcomes),
             "errors": sum(bool(o.error or o.fault_errors) for o in outcomes),
@@ -125,7 +126,8 @@ def markdown(document: dict[str, Any]) -> str:
         f"| targets built | {f['targets']} |",
         f"| caught | {f['caught']} |",
         f"| missed (rule did not fail) | {f['missed']} ({f['missed_never_applied']} "
-        "where the fault never applied) |",
+        f"where the fault never applied, {f['missed_named_elsewhere']} where another rule "
+        "failed instead) |",
         f"| collateral (another rule worse than could not be checked) | {f['collateral']} |",
         f"| caught without collateral | {f['clean']} |",
         f"| requests per full run (baseline) | {f['requests_per_run']} |",

@@ -140,6 +140,7 @@ class Prover:
     trace: bool = False  # each proxy writes its requests' classification (target.TRACE)
     resume: bool = False  # take the runs an earlier proof in `work` finished as they are
     finished_only: bool = False  # run nothing: judge the runs an earlier proof finished
+    quick: bool = False  # a target runs its own rule's scenarios only (a fault's check)
     baseline: Run | None = None
     baseline_seconds: float = 0.0
 
@@ -269,7 +270,8 @@ class Prover:
         profile = self._profile(proxy, name, target)
         profile_file = write_profile(work / "profile.toml", profile)
         args = ["--profile", str(profile_file), "--run-lasting"]
-        for rule in sorted(load_catalogue()):
+        rules = [target.rule] if self.quick and target else sorted(load_catalogue())
+        for rule in rules:
             args += ["--rule", rule]
         if self.combinations == "product" and supports_combinations():
             args += ["--combinations", "product"]
