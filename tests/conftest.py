@@ -36,6 +36,7 @@ ONE_WORKER = {
     "tests/suite/test_bundled_run.py": "a full suite run against the bundled server",
     "tests/suite/test_matrix_runs.py": "two quick suite runs, compared",
     "tests/tools/test_bench.py": "a short benchmark run",
+    "tests/suite/test_proof.py": "a baseline and the sampled generated targets, one server",
 }
 
 

@@ -10,11 +10,15 @@ fails for the wrong reason, makes its test fail.
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from steps.http.html import login_forms
 from steps.profiles.profile import load_profile
 from steps.profiles.writer import write_profile
 from steps.rules.catalogue import load_catalogue
@@ -28,6 +32,7 @@ from tests.suite.broken.harness import (
     running_proxy,
 )
 from tests.suite.broken.mutations import MUTATIONS
+from tests.suite.broken.proxy import _listen
 
 BROKEN = sorted(n for n, m in MUTATIONS.items() if n != "none" and not m.conforming)
 CONFORMING = sorted(n for n, m in MUTATIONS.items() if m.conforming)
@@ -264,3 +269,29 @@ def test_the_pytest_command_carries_every_option(tmp_path: Path) -> None:
         assert part in text
     assert "--strict" not in cmd  # pytest's own option; the runner applies it to verdicts
     assert cmd[-1].endswith("test_features.py")
+
+
+def test_the_proxy_keeps_no_cookies(proxy: ProxyHandle) -> None:
+    """The session one client got through the proxy never reaches another client: the proxy
+    passes each client's cookies and keeps none (a shared jar logged every client in)."""
+    trust = ssl.create_default_context(cafile=proxy.ca_file)
+    user = proxy.upstream_profile["user"]
+    with httpx.Client(verify=trust, base_url=proxy.base_url) as first:
+        form = login_forms(first.get("/login").text)[0]
+        fields = dict(form.fields) | {"username": user["username"], "password": user["password"]}
+        assert first.post(form.attrs.get("action") or "/login", data=fields).status_code == 303
+        assert first.get("/account/authorized").status_code == 200  # logged in
+    with httpx.Client(verify=trust, base_url=proxy.base_url) as second:
+        answer = second.get("/account/authorized")
+    assert answer.status_code in (302, 303) and "/login" in answer.headers["location"]
+
+
+def test_the_proxy_answers_without_waiting_for_an_ack() -> None:
+    """Its listeners set TCP_NODELAY, which the connections they accept inherit: otherwise an
+    answer's body waits for the client's delayed ACK of its head (40 ms an answer, the bulk of
+    a full run through the proxy)."""
+    listener = _listen()
+    try:
+        assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        listener.close()

@@ -30,6 +30,7 @@ class ProxyRequest:
     headers: list[tuple[str, str]]
     body: bytes = b""
     raw_query: str = ""
+    scheme: str = "https"  # "http" on the proxy's plain listener
 
     def header(self, name: str) -> str | None:
         return _get(self.headers, name)
@@ -103,7 +104,9 @@ class ProxyResponse:
         self.set_header("location", urlunsplit(parts._replace(query=urlencode(params))))
 
 
-def json_response(status: int, data: Any, headers: list[tuple[str, str]] | None = None):
+def json_response(
+    status: int, data: Any, headers: list[tuple[str, str]] | None = None
+) -> ProxyResponse:
     """A JSON response made by the proxy itself."""
     resp = ProxyResponse(status, list(headers or []))
     resp.set_json(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -96,13 +97,17 @@ def bundled_profile(work_dir: Path) -> Iterator[dict[str, Any]]:
 
 
 @contextmanager
-def running_proxy(upstream: Mapping[str, Any], work_dir: Path) -> Iterator[ProxyHandle]:
-    """The proxy as a child process in front of the upstream profile's server."""
+def running_proxy(
+    upstream: Mapping[str, Any], work_dir: Path, targets: Iterable[str] = ()
+) -> Iterator[ProxyHandle]:
+    """The proxy as a child process in front of the upstream profile's server; `targets`
+    names modules that register more targets in it (the generated proof's)."""
     work_dir.mkdir(parents=True, exist_ok=True)
     upstream_file = write_profile(work_dir / "upstream.toml", upstream)
     log = (work_dir / "proxy.log").open("ab")
     command = [sys.executable, "-m", "tests.suite.broken.proxy"]
     command += ["--upstream-profile", str(upstream_file), "--work-dir", str(work_dir)]
+    command += [arg for module in targets for arg in ("--targets", module)]
     process = subprocess.Popen(
         command, cwd=PROJECT_DIR, stdout=log, stderr=log, start_new_session=True
     )
@@ -158,6 +163,49 @@ def run_conformance(args: list[str], report_dir: Path) -> Run:
     verdicts_file = report_dir / "verdicts.json"
     verdicts = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {"rules": []}
     return Run(result.exit_code, verdicts, report_dir, result.output)
+
+
+#: Suite runs going on as processes of their own (each in a process group of its own).
+_LIVE: set[subprocess.Popen[str]] = set()
+
+
+def run_conformance_process(args: list[str], report_dir: Path, timeout: float = 1800) -> Run:
+    """mb-oauth-conformance as a process of its own: runs can go on side by side in threads
+    (the in-process runner swaps the interpreter's standard streams)."""
+    command = [sys.executable, "-m", "steps.runner", *args, "--report-dir", str(report_dir)]
+    process = subprocess.Popen(
+        command,
+        cwd=PROJECT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    _LIVE.add(process)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+        exit_code = process.returncode
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        exit_code, output = -1, f"timed out after {timeout:.0f} s"
+    finally:
+        _LIVE.discard(process)
+    verdicts_file = report_dir / "verdicts.json"
+    verdicts = json.loads(verdicts_file.read_text()) if verdicts_file.exists() else {"rules": []}
+    return Run(exit_code, verdicts, report_dir, output)
+
+
+def stop_suite_runs() -> None:
+    """End the suite runs still going on (an interrupted proof leaves none behind)."""
+    for process in list(_LIVE):
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=15)
 
 
 def run_against(

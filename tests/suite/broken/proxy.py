@@ -8,14 +8,17 @@ counted (a flaky one: its tries and how often it showed). A second, plain-HTTP l
 forwards too: it is what the "plain HTTP served" mutation points the profile's plain_http_url
 at.
 
-Run: python -m tests.suite.broken.proxy --upstream-profile FILE --work-dir DIR
-(writes DIR/proxy.json = {"base_url", "plain_url", "ca_file"} once listening).
+Run: python -m tests.suite.broken.proxy --upstream-profile FILE --work-dir DIR [--targets MODULE]
+(writes DIR/proxy.json = {"base_url", "plain_url", "ca_file"} once listening). `--targets`
+imports a module that registers more targets (registry.RESOLVERS: the generated proof's).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.cookiejar
+import importlib
 import json
 import socket
 import ssl
@@ -73,12 +76,13 @@ class Proxy:
             if k.lower() not in HOP_HEADERS
         ]
         query = req.query_string()
-        upstream = await self.client.request(
-            req.method,
-            self.upstream + req.path + (f"?{query}" if query else ""),
-            headers=headers,
-            content=req.body,
-        )
+        url = self.upstream + req.path + (f"?{query}" if query else "")
+        try:
+            upstream = await self.client.request(req.method, url, headers=headers, content=req.body)
+        except httpx.RemoteProtocolError:
+            # The server closed a pooled connection it had counted idle (it does at its
+            # connection cap) just as the request went out: unanswered, so sent once more.
+            upstream = await self.client.request(req.method, url, headers=headers, content=req.body)
         out = [(k, v) for k, v in upstream.headers.multi_items() if k.lower() not in HOP_HEADERS]
         out = [(k, v.replace(self.upstream, self.public_base)) for k, v in out]
         body = upstream.content
@@ -95,6 +99,7 @@ class Proxy:
             headers=[(k, v) for k, v in request.headers.items()],
             body=await request.body(),
             raw_query=request.url.query,
+            scheme=request.url.scheme,
         )
         found = find(self.mutation)
         assert found is not None
@@ -113,6 +118,12 @@ class Proxy:
             self.mutation, self.state = name, {}
         body = {"mutation": self.mutation, "counters": self.context().counters}
         return Response(json.dumps(body), media_type="application/json")
+
+
+def _no_cookies() -> http.cookiejar.CookieJar:
+    """A cookie jar that keeps nothing: the proxy passes each client's cookies through and
+    must never add the ones an earlier answer set (another client's session)."""
+    return http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
 
 
 def _is_text(content_type: str) -> bool:
@@ -141,6 +152,9 @@ def build_app(proxy: Proxy) -> Starlette:
 def _listen() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it: an answer's head and body leave at once (Nagle held
+    # the body back until the client's delayed ACK of the head: 40 ms an answer).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     return sock
 
@@ -167,7 +181,9 @@ async def serve(upstream_profile: Path, work_dir: Path) -> None:
     base = f"https://127.0.0.1:{secure.getsockname()[1]}"
     proxy = Proxy(profile["base_url"].rstrip("/"), profile["ca_file"], profile, base)
     verify = ssl.create_default_context(cafile=proxy.upstream_ca)
-    async with httpx.AsyncClient(verify=verify, follow_redirects=False, timeout=30) as client:
+    async with httpx.AsyncClient(
+        verify=verify, follow_redirects=False, timeout=30, cookies=_no_cookies()
+    ) as client:
         proxy.client = client
         app = build_app(proxy)
         servers = [_server(app, (str(tls.cert), str(tls.key))), _server(app, None)]
@@ -190,7 +206,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--upstream-profile", type=Path, required=True)
     parser.add_argument("--work-dir", type=Path, required=True)
+    parser.add_argument("--targets", action="append", default=[], help="module to import")
     args = parser.parse_args()
+    for module in args.targets:
+        importlib.import_module(module)
     args.work_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(serve(args.upstream_profile, args.work_dir))
 

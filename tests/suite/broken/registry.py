@@ -56,6 +56,9 @@ class Mutation:
 
 MUTATIONS: dict[str, Mutation] = {}
 ONE_RULE: dict[str, Mutation] = {}
+#: Makers of targets named on the fly rather than registered (the generated proof's, whose
+#: names carry a rule and a combination): each returns None for a name it does not make.
+RESOLVERS: list[Callable[[str], Mutation | None]] = []
 #: Issue 18's classes of defects a suite misses or blames on other rules.
 KINDS = {
     "premise": "a format defect in one response that other scenarios use as a premise",
@@ -66,8 +69,11 @@ KINDS = {
 
 
 def find(name: str) -> Mutation | None:
-    """A registered target of either kind of proof."""
-    return MUTATIONS.get(name) or ONE_RULE.get(name)
+    """A registered target of either kind of proof, or one a resolver makes from its name."""
+    found = MUTATIONS.get(name) or ONE_RULE.get(name)
+    for resolve in RESOLVERS:
+        found = found or resolve(name)
+    return found
 
 
 def mutation(
