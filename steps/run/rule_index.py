@@ -15,6 +15,7 @@ say so.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import inspect
 import re
@@ -185,22 +186,33 @@ def _server(entries: dict[str, Entry]) -> None:
 
 
 def _tests(entries: dict[str, Entry]) -> None:
+    """Every test marked ``@pytest.mark.rule(ID, ...)``, however its decorator is wrapped."""
     for entry in entries.values():
         entry.tests = []
-    marked = re.compile(r"mark\.rule\(([^)]*)\)")
     for path in _files("tests"):
         relative = path.relative_to(ROOT).as_posix()
-        lines = path.read_text(encoding="utf-8").splitlines()
-        for number, text in enumerate(lines, 1):
-            found = marked.search(text)
-            if not found:
-                continue
-            test = next((t.split("(")[0].split()[-1] for t in lines[number:] if "def " in t), "")
-            for rule in re.findall(r'"([A-Z0-9-]+)"', found.group(1)):
-                if rule in entries:
-                    tests = entries[rule].tests
-                    assert tests is not None
-                    tests.append(Place(relative, number, f"`{test}`"))
+        for test, line, rules in _marked_tests(path.read_text(encoding="utf-8")):
+            for rule in rules:
+                tests = entries[rule].tests if rule in entries else None
+                if tests is not None:
+                    tests.append(Place(relative, line, f"`{test}`"))
+
+
+def _marked_tests(source: str) -> Iterator[tuple[str, int, list[str]]]:
+    """(test name, the marker's line, the rule ids it names) of a test module."""
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(
+                "mark.rule"
+            ):
+                rules = [
+                    arg.value
+                    for arg in decorator.args
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                ]
+                yield node.name, decorator.lineno, rules
 
 
 def _proof(entries: dict[str, Entry]) -> None:
