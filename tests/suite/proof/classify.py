@@ -1,4 +1,7 @@
-"""The classifier of the traffic: for each request the proxy sees, the value of every
+"""Over 300 lines: one small classifier per dimension beside the tables that name them
+(CLASSIFIERS, TELLS); apart, a dimension's classifier and its entries would drift.
+
+The classifier of the traffic: for each request the proxy sees, the value of every
 dimension of features/dimensions.toml that the request tells, from the request itself and the
 ledger of what came before (the client and authorization a code or token was issued to, where
 a token came from, whether it is used, revoked or expired).
