@@ -27,3 +27,28 @@ def test_every_path_a_document_cites_exists(document: Path) -> None:
     assert cited or document.suffix == ".toml"
     assert [path for path in cited if not (ROOT / path).exists()] == []
     assert OUTSIDE.findall(text) == []
+
+
+TRACKER_ISSUE = re.compile(r"\b[Ii]ssues? #?\d+")
+#: The performance journal dates its rounds by the issue that asked for them.
+JOURNAL = ROOT / "tools" / "PERFORMANCE.md"
+
+
+def test_no_file_cites_an_issue_of_a_tracker_the_repository_does_not_carry() -> None:
+    folders = ("reference_server", "client_kit", "steps", "tests", "tools", "features", "docs")
+    files = [ROOT / "README.md"] + [
+        path
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file()
+        and path.suffix in {".py", ".pyi", ".md", ".toml", ".feature", ""}
+        and "__pycache__" not in path.parts
+        and path != JOURNAL
+    ]
+    cited = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if TRACKER_ISSUE.search(line) and "TRACKER_ISSUE" not in line
+    ]
+    assert cited == [], "say what the issue said instead of its number: " + ", ".join(cited)

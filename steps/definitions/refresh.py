@@ -107,6 +107,7 @@ def refresh_wrong_secret(scene: Scene, target: Target, authorizer: Authorizer, h
     token = refresh_token(scene)
     refresh(scene, target, token, {"client_secret": wrong_secret(scene.app(), how)})
     _refused_unless(scene, authorizer, token, how)
+    scene.refusal_rule = RULE.AUTH_TOKEN_CLIENT_SECRET
 
 
 @when(

@@ -180,7 +180,7 @@ def _request(state: str = "s1", redirect: str = CALLBACK) -> str:
 def test_a_paste_that_does_not_fit_the_request_is_asked_for_again(
     minimal_profile: TargetProfile, mistake: str, reason: str
 ) -> None:
-    """Issue 19: one stale paste gave 23 spec failures; now it is never read as an outcome."""
+    """One stale paste once gave 23 spec failures; now it is never read as an outcome."""
     right = f"{CALLBACK}?code=right&state=s1"
     driver, console = _manual([mistake, right], minimal_profile)
     outcome = driver.approve(_request())

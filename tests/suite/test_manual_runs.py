@@ -100,7 +100,7 @@ def manual_run(
 def test_a_person_who_pastes_a_stale_address_changes_no_verdict(
     target: Target, tmp_path: Path
 ) -> None:
-    """Issue 19: one stale paste gave 23 spec failures against a conforming server. Here the
+    """One stale paste once gave 23 spec failures against a conforming server. Here the
     person pastes their previous answer on every second prompt, then the right one."""
     selection = [arg for rule in SLIP_RULES for arg in ("--rule", rule)]
     run = manual_run(target, tmp_path, *selection, slips=2)
@@ -130,7 +130,7 @@ def test_a_full_run_asks_no_more_than_the_figure_and_as_many_as_it_said(
 
 
 def test_with_the_session_handed_over_a_full_run_asks_once(target: Target, tmp_path: Path) -> None:
-    """Issue 19: at most 50 prompts for a full run with --run-lasting. The person logs in in
+    """At most 50 prompts for a full run with --run-lasting. The person logs in in
     their own browser and pastes its Cookie header once; the suite answers the pages as them."""
     run = manual_run(target, tmp_path, "--run-lasting", hand_over=True)
     assert run.exit_code == 0, run.output[-3000:]

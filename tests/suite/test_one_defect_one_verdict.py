@@ -1,4 +1,4 @@
-"""Issue 18's proof, one defect, one verdict: full runs against one-rule defects.
+"""One defect, one verdict: full runs against one-rule defects.
 
 Each target of `registry.ONE_RULE` breaks one rule, in the way of one of the issue's classes
 (`registry.KINDS`: a premise's format, a reader's leniency, a rule's variant, a flaky defect).

@@ -4,8 +4,9 @@ sample of generated targets is caught, each without collateral.
 
 The sample's seed is fixed (a sample whose targets are caught or listed as known gaps, so
 that CI's verdict is the tree's, not the day's); PROOF_SEED sets another (`today`: a seed
-that changes every day, to see other targets over time), PROOF_SAMPLE its size. A failure names the seed and the targets, to run them again with
-`tools/proof --sample N --seed S` (or `--rule`). A target the suite is known to miss
+that changes every day, to see other targets over time), PROOF_SAMPLE its size. A failure
+names the seed and the targets, to run them again with `tools/proof --sample N --seed S` (or
+`--target NAME`). A target the suite is known to miss
 (`KNOWN_GAPS`) is an expected, strict failure: fixing the suite makes it pass, and the entry
 must then go."""
 

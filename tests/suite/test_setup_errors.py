@@ -283,7 +283,7 @@ def test_a_fixture_that_fails_makes_its_scenarios_unchecked_not_failed(
 def test_a_typo_in_the_profile_stops_the_run_and_lists_the_known_keys(
     target: Target, tmp_path: Path, old: str, new: str, words: tuple[str, ...]
 ) -> None:
-    """Issue 19: each of these ran to CONFORMS, the typo ignored."""
+    """Each of these once ran to CONFORMS, the typo ignored."""
     broken = profile(target, tmp_path, typo=(old, new))
     run = run_conformance(["--profile", str(broken)], tmp_path / "reports")
     setup_error(run, "unknown key", *words)

@@ -1,4 +1,4 @@
-"""Section 5: the token endpoint with `--durability normal` and `full`, in one run (issue 20, 6).
+"""Section 5: the token endpoint with `--durability normal` and `full`, in one run.
 
 Two reference servers with the same data (a user, an application, a pool of grants), one
 started with --durability full (SQLite synchronous=FULL: an fsync of the WAL at every

@@ -1,4 +1,4 @@
-"""The targets of issues 6, 10 and 21 and the markdown table printed at the end of a run."""
+"""The performance targets and the markdown table printed at the end of a run."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from .durability import durability_table
 from .report_format import fmt
 
 # endpoint -> least CPU ratio to the baseline (keep-alive, 1 worker): baseline CPU per
-# request / the endpoint's, the steady figure on a shared machine (issue 10)
+# request / the endpoint's, the steady figure on a shared machine
 TARGETS = {
     "userinfo": 0.6,
     "refresh": 0.35,
@@ -14,7 +14,7 @@ TARGETS = {
     "revoke": 0.4,
 }
 P99_OVER_P50 = 4.0
-# Two workers (issue 21): every endpoint serves at least what one worker does in the same run,
+# Two workers: every endpoint serves at least what one worker does in the same run,
 # and userinfo (reads only) gains from the second worker what the baseline gains, within 10%:
 # its req/s ratio to the baseline holds, so with N workers on N free cores it nears N times one.
 TWO_WORKER_GAIN = 1.0
@@ -62,9 +62,9 @@ def targets(doc: dict) -> list[dict]:
             continue
         errors = sum(row["errors"] for row in table.values())
         add(f"errors under load (keep-alive, {workers})", "0", errors, errors == 0)
-        # One worker: every row, the baselines too (issue 10). Two workers share both cores
+        # One worker: every row, the baselines too. Two workers share both cores
         # with wrk, unpinned: there the baselines' own tails measure the machine, and the
-        # target (issue 21) is about the server's endpoints.
+        # target is about the server's endpoints.
         rows = (
             table.values() if workers == "1 worker" else [table[e] for e in TARGETS if e in table]
         )

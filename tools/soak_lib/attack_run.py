@@ -1,4 +1,4 @@
-"""`tools/soak --attacks`: the review's attacks (issue 20) against servers of their own.
+"""`tools/soak --attacks`: the review's attacks against servers of their own.
 
 Three servers on loopback: one with the default settings (the floods, random client_ids), one
 started under a descriptor limit of 1,024 (the common default, soft and hard), one with 3 s

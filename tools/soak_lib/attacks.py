@@ -1,4 +1,4 @@
-"""The attacks of issue 20's review, as measurements: what each costs the server.
+"""The review's attacks, as measurements: what each costs the server.
 
 Each function runs one attack against a running server and returns its figures (descriptors
 and memory of the server process, rows, times). No verdicts here: `tools/soak --attacks`

@@ -1,4 +1,4 @@
-"""What the server's database holds: rows per table and the bytes in use (issue 13, 8)."""
+"""What the server's database holds: rows per table and the bytes in use."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A TLS client over a plain socket that shows what `ssl.SSLSocket` hides: when the server's
-close_notify arrives, and when its TCP connection ends (issue 20, 5).
+close_notify arrives, and when its TCP connection ends.
 
 It behaves like Qt's network stack in Picard: it never answers a close_notify, so a server
 that waits for the answer before closing the TCP connection is seen waiting.

@@ -1,8 +1,8 @@
 """The registry of broken targets: a mutation, the rules it must break, the rules it must not.
 
 `MUTATIONS` are proven rule by rule (the suite runs only `breaks | also`). `ONE_RULE` holds the
-one-rule defects of issue 18's classes (`KINDS`), proven by full runs: every rule runs, and
-only the broken one may change its verdict from the transparent proxy's (or become "could not
+one-rule defects of the classes a suite can miss (`KINDS`), proven by full runs: every rule runs,
+and only the broken one may change its verdict from the transparent proxy's (or become "could not
 be checked"). Their proof differs (collateral verdicts, flaky defects), so they are kept apart;
 the proxy serves both (`find`)."""
 
@@ -43,7 +43,7 @@ class Mutation:
     known_gap: str = ""  # why the suite does not catch it yet (the test expects the miss)
     #: Not broken at all: a way a conforming server may answer that the suite must pass.
     conforming: bool = False
-    #: Issue 18's class of a one-rule defect (KINDS), for the full-run proof.
+    #: The class of a one-rule defect (KINDS), for the full-run proof.
     kind: str = ""
     #: A flaky defect: the chance it shows on each try (the proxy counts tries and shows).
     rate: float = 0.0
@@ -59,7 +59,7 @@ ONE_RULE: dict[str, Mutation] = {}
 #: Makers of targets named on the fly rather than registered (the generated proof's, whose
 #: names carry a rule and a combination): each returns None for a name it does not make.
 RESOLVERS: list[Callable[[str], Mutation | None]] = []
-#: Issue 18's classes of defects a suite misses or blames on other rules.
+#: The classes of defects a suite misses or blames on other rules.
 KINDS = {
     "premise": "a format defect in one response that other scenarios use as a premise",
     "reader": "a leniency of the suite's readers that the deployment exploits",
@@ -111,7 +111,7 @@ def variant(name: str, summary: str, rules: Iterable[str]) -> Callable[[Handler]
 def one_rule(
     name: str, summary: str, breaks: str, kind: str, known_gap: str = "", rate: float = 0.0
 ) -> Callable[[Handler], Handler]:
-    """Register a handler as a one-rule defect of one of issue 18's classes."""
+    """Register a handler as a one-rule defect of one of the classes (`KINDS`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}: one of {sorted(KINDS)}")
 

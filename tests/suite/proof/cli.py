@@ -35,6 +35,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "exactly that rule to fail (every other verdict unchanged or 'could not be checked').",
     )
     parser.add_argument("--rule", action="append", default=[], help="only this rule (repeatable)")
+    parser.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        help="only this target, by the name a report or a failed sample gives (repeatable)",
+    )
     parser.add_argument("--sample", type=int, help="a random sample of this many targets")
     parser.add_argument("--per-rule", type=int, help="at most this many targets of each rule")
     parser.add_argument("--seed", type=int, help="the sample's seed (default: today's date)")
@@ -78,8 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     planned = plan(args.combinations)
     if args.rule:
         planned = planned.of_rules(args.rule)
+    named = {t.name for t in planned.targets}
+    if set(args.target) - named:
+        print(f"tools/proof: no targets {sorted(set(args.target) - named)}", file=sys.stderr)
+        return 2
     seed = args.seed if args.seed is not None else day_seed()
     targets = planned.sample(args.sample, seed)
+    if args.target:
+        targets = [t for t in targets if t.name in set(args.target)]
     if args.per_rule:
         chosen = set(planned.per_rule(args.per_rule, seed))
         targets = [t for t in targets if t in chosen]

@@ -3,7 +3,7 @@
 Each mutation breaks one rule of the spec (or an RFC) and nothing else: `breaks` names the
 rules the suite must report as failing (spec) or warning (rfc), `also` the rules run alongside
 that must still pass. Rule ids are those of features/rules.toml (a test checks they exist).
-The one-rule defects of issue 18's classes (premises, readers, variants, flaky) are proven by
+The one-rule defects of the classes a suite misses (premises, readers, variants, flaky) go to
 full runs instead (registry.ONE_RULE, tests/suite/test_one_defect_one_verdict.py).
 """
 

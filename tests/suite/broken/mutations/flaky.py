@@ -1,4 +1,4 @@
-"""Issue 18, class 4: a flaky defect, shown in about half the tries.
+"""Missed defects, class 4: a flaky defect, shown in about half the tries.
 
 Two backends serve the deployment behind a balancer, and one of them runs an older build; like
 the real musicbrainz-server's hash-order bug, the defect shows at random. Each target breaks a

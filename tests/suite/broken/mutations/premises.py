@@ -1,4 +1,4 @@
-"""Issue 18, class 1: a format defect in one response that other scenarios use as a premise.
+"""Missed defects, class 1: a format defect in one response other scenarios use as a premise.
 
 The code exchange gives every scenario its grant, the refresh gives the revocation and lifetime
 scenarios their "the refresh token still yields new access tokens", the revocation answer is
@@ -67,7 +67,7 @@ async def revocation_answers_json(req: ProxyRequest, forward: Forward, ctx: Cont
 @one_rule(
     "refresh-form-encoded",
     "refresh answers are application/x-www-form-urlencoded, as some old providers sent them "
-    "(spec 4.3: the JSON document of 2.3); the tokens in them are right (the issue's example)",
+    "(spec 4.3: the JSON document of 2.3); the tokens in them are right (the first example)",
     breaks="TOKEN-RESPONSE-ACCESS-TOKEN",
     kind="premise",
 )

@@ -1,4 +1,4 @@
-"""Issue 18, class 2: a leniency of the suite's readers that a deployment exploits.
+"""Missed defects, class 2: a leniency of the suite's readers that a deployment exploits.
 
 Each target answers in a way a reader of the suite accepts (a redirect parameter read from a
 dict, a content type searched for "json", a header only looked up by name, an error body read

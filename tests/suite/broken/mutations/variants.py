@@ -1,4 +1,4 @@
-"""Issue 18, class 3: a rule's variant that one sample misses.
+"""Missed defects, class 3: a rule's variant that one sample misses.
 
 Each target breaks a rule only on one of the variants the rule's words cover (client type,
 grant kind, token delivery, error kind) and keeps it on the others, so a suite that checks

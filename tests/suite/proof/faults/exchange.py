@@ -25,9 +25,23 @@ def _valid_code(t: Target) -> bool:
     return _exchange(t) and t.values["invalidity"] == "-" and t.values["missing"] == "-"
 
 
+#: The rules whose check is a flow completing with a kind of application, with or without
+#: PKCE: a deployment where that kind cannot complete it breaks them as well.
+FLOW_RULES = (
+    "TOKEN-CODE-EXCHANGE",
+    "PKCE-S256",
+    "PKCE-OPTIONAL",
+    "TOKEN-REFRESH-OFFLINE",
+    "DESKTOP-OOB",
+    "DESKTOP-LOCALHOST-ANY-PORT",
+    "CODE-OOB-SHOWN",
+)
+
+
 @fault(
     "APP-TYPES",
     "the code exchange of this kind of application is refused (the flow cannot be completed)",
+    implies=FLOW_RULES,
 )
 async def flow_refused(req: ProxyRequest, t: Target) -> ProxyResponse:
     if t.hits(_valid_code(t)):
