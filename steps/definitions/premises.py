@@ -118,6 +118,7 @@ def granted(
     role, offline_access = client_kind(kind, bool(offline))
     grant = issue(role, scope, offline=offline_access)
     scene.tokens, scene.client = grant, grant.client
+    scene.offline = offline_access and role != "installed"  # its later requests ask alike
     if grant.exchange is not None:
         http.record(grant.exchange, reused=True)
     return grant

@@ -49,6 +49,8 @@ def _forced(req: ProxyRequest) -> bool:
 @fault(
     "AUTH-USER-CONSENT",
     "the service approves on the user's behalf: a code is issued without the consent page",
+    # the consent page a new set of scopes, or approval_prompt=force, calls for is skipped too
+    implies=("AUTHZ-APPROVAL-AUTO-NEW-SCOPES", "AUTHZ-APPROVAL-FORCE"),
 )
 async def consent_skipped(req: ProxyRequest, t: Target) -> ProxyResponse:
     resp = await t.send(req)
