@@ -133,22 +133,24 @@ def exchange_token_type(
         target.observations.describe("token_type_mac", bool(issued_tokens(response)))
 
 
+def other_valid_uri(issued: IssuedCode) -> str:
+    """A further registered URI where the profile names one, else the loopback URI the code
+    was issued for on another port."""
+    others = [uri for uri in issued.client.more_redirect_uris if uri != issued.redirect_uri]
+    if others:
+        return others[0]
+    port = next(p for p in OTHER_PORTS if urlsplit(issued.redirect_uri).port != p)
+    return loopback_uri(issued.redirect_uri, port)
+
+
 @when("the application exchanges the code with another redirect URI it may use")
 @premise(touches=("code",))
 def exchange_other_valid_uri(
     scene: Scene, target: Target, authorizer: Authorizer, code: IssuedCode | None
 ) -> None:
-    """Another URI the application may use than the code was issued for: a further registered
-    one where the profile names one, else its loopback URI on another port (spec 4.1)."""
+    """Another URI the application may use than the code was issued for (spec 4.1)."""
     issued = code_to_exchange(scene, code)
-    issued_for = issued.redirect_uri
-    others = [uri for uri in issued.client.more_redirect_uris if uri != issued_for]
-    if others:
-        uri = others[0]
-    else:
-        port = next(p for p in OTHER_PORTS if urlsplit(issued_for).port != p)
-        uri = loopback_uri(issued_for, port)
-    exchange(scene, target, code, redirect_uri=uri)
+    exchange(scene, target, code, redirect_uri=other_valid_uri(issued))
     _refused_unless(scene, authorizer, issued, "another redirect URI than it was issued for")
 
 

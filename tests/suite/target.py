@@ -70,10 +70,12 @@ def profile_text(
 
 
 @contextmanager
-def bundled_target(work: Path) -> Iterator[Target]:
-    """Start a server with a test clock, add alice and the three applications."""
+def bundled_target(work: Path, guard_free: int | None = SUITE_GUARD_FREE) -> Iterator[Target]:
+    """Start a server with a test clock, add alice and the three applications. Its guard lets
+    a whole run's deliberate failures through, as the suite's own server does; `guard_free=None`
+    keeps the server's default guard (a target that throttles)."""
     password = secrets.token_urlsafe(12)
-    guard = ("--guard-free", str(SUITE_GUARD_FREE))
+    guard = ("--guard-free", str(guard_free)) if guard_free is not None else ()
     with ServerProcess(work / "data", test_clock=True, extra_args=guard) as server:
         server.add_user("alice", password, email="alice@example.org")
         clients = {role: server.add_app("alice", *spec) for role, spec in APPS.items()}

@@ -9,6 +9,7 @@ A premise that a server without loopback port wildcards would refuse still reach
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,18 +19,14 @@ import httpx
 import pytest
 
 from steps.consent.base import DriverError
-from steps.definitions.exchange import exchange_other_valid_uri
-from steps.definitions.revocation import (
-    Revocations,
-    WebsiteRevocations,
-    refresh_dead,
-    revoke_manually,
-)
+from steps.definitions.exchange import other_valid_uri
+from steps.definitions.revocation import Revocations, WebsiteRevocations
+from steps.definitions.revocation import revoke_manually as revoke_manually_step
+from steps.definitions.revocation_outcomes import refresh_dead as refresh_dead_step
 from steps.outcomes import NotChecked
 from steps.profiles.profile import RegisteredApp, TargetProfile, parse_profile
 from steps.profiles.writer import write_profile
 from steps.scenario.scene import HeldGrant, IssuedCode, Scene
-from steps.scenario.target import Target
 from tests.suite.broken.harness import (
     ProxyHandle,
     Run,
@@ -39,6 +36,11 @@ from tests.suite.broken.harness import (
     running_proxy,
 )
 from tests.suite.broken.mutations import MUTATIONS
+
+# The steps as functions: a step's wrapper asks pytest's request (for the run's stash), which
+# a test calling the step's own code has no need of.
+revoke_manually = inspect.unwrap(revoke_manually_step)
+refresh_dead = inspect.unwrap(refresh_dead_step)
 
 
 @pytest.fixture(scope="module")
@@ -72,11 +74,15 @@ def test_a_renamed_scope_fails_only_scope_identifiers_with_the_renaming_as_reaso
     mutation = MUTATIONS["metabrainz-scopes"]
     run = run_against(proxy, mutation, tmp_path)
     assert run.by_rule["SCOPE-IDENTIFIERS"] == "fail", run.summary()
-    [message] = messages(run, "SCOPE-IDENTIFIERS")
-    assert "the deployment names scope tag as musicbrainz:tag" in message
-    assert "the deployment names scope submit_barcode as musicbrainz:submit_barcode" in message
-    passing = mutation.also - {"SCOPE-EMAIL-GRANTS-EMAIL"}
+    found = messages(run, "SCOPE-IDENTIFIERS")  # one a kind of application
+    assert found, run.summary()
+    for message in found:
+        assert "the deployment names scope tag as musicbrainz:tag" in message
+        assert "the deployment names scope submit_barcode as musicbrainz:submit_barcode" in message
+    # the email scope's rules could not be checked: its positive twin asks for "email"
+    passing = mutation.also - {"SCOPE-EMAIL-GRANTS-EMAIL", "SCOPE-EMAIL-WITHHELD"}
     assert {rule: run.by_rule[rule] for rule in passing} == dict.fromkeys(passing, "pass")
+    assert run.by_rule["SCOPE-EMAIL-WITHHELD"] in ("pass", "could not be checked")
 
 
 def test_no_out_of_band_support_fails_the_out_of_band_rules(
@@ -97,7 +103,7 @@ def test_a_website_without_revocation_fails_revoke_manual(proxy: ProxyHandle, tm
     run = run_declaring(proxy, tmp_path, ["REVOKE-MANUAL"], manual_revocation="none")
     assert run.by_rule["REVOKE-MANUAL"] == "fail", run.summary()
     found = messages(run, "REVOKE-MANUAL")
-    assert len(found) == 2
+    assert len(found) >= 2  # a kind of application each, and after its access token was revoked
     assert all("the profile declares the deployment has no way to revoke" in m for m in found)
 
 
@@ -180,20 +186,6 @@ def test_a_driver_that_finds_nothing_to_revoke_otherwise_leaves_it_unchecked(
         )
 
 
-class RecordingExchange:
-    """A token endpoint that refuses every exchange and remembers the redirect URI sent."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-        self.http = None  # nothing is recorded
-
-    def exchange(
-        self, client: RegisteredApp, code: str, uri: str, overrides: Any
-    ) -> httpx.Response:
-        self.sent.append(overrides["redirect_uri"])
-        return httpx.Response(400, json={"error": "invalid_grant"})
-
-
 @pytest.mark.parametrize(
     ("more", "expected"),
     [
@@ -206,9 +198,4 @@ def test_the_redirect_uri_premise_uses_another_uri_the_application_may_use(
     more: tuple[str, ...], expected: str
 ) -> None:
     client = RegisteredApp("installed", "id", "s", "http://localhost/callback", more)
-    service = RecordingExchange()
-    target = Target(None, service, None, None, None)  # type: ignore[arg-type]
-    exchange_other_valid_uri(
-        Scene(client=client), target, IssuedCode(client, "c", client.redirect_uri)
-    )
-    assert service.sent == [expected]
+    assert other_valid_uri(IssuedCode(client, "c", client.redirect_uri)) == expected

@@ -21,7 +21,7 @@ LEFT = 25
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    with bundled_target(tmp_path_factory.mktemp("throttling")) as running:
+    with bundled_target(tmp_path_factory.mktemp("throttling"), guard_free=None) as running:
         yield running
 
 

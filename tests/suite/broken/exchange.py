@@ -64,6 +64,10 @@ class ProxyRequest:
                 return value
         return None
 
+    def body_param(self, name: str) -> str | None:
+        """A parameter of the form body alone, as a server that reads no query string sees it."""
+        return next((v for k, v in self.form() if k == name), None)
+
     def query_value(self, name: str) -> str | None:
         return next((v for k, v in self.query if k == name), None)
 

@@ -50,16 +50,21 @@ async def refresh_omits_refresh_token(req: ProxyRequest, forward: Forward, ctx: 
 
 @one_rule(
     "revocation-answers-json",
-    "revoking a token the service issued answers 200 with the JSON document {} (spec 4.4: an "
-    "empty body); the token is revoked all the same, and an unknown one still gets an empty 200",
+    "revoking a live token of the application answers 200 with the JSON document {} (spec 4.4: "
+    "an empty body); the token is revoked all the same, and any other still gets an empty 200",
     breaks="REVOKE-EMPTY-200",
     kind="premise",
 )
 async def revocation_answers_json(req: ProxyRequest, forward: Forward, ctx: Context):
     resp = await forward(req)
     remember_tokens(ctx, req, resp)
-    token = req.param("token") if req.is_("POST", REVOKE) else None
-    if resp.status == 200 and token in ctx.state.get("owner", {}):
+    token = req.body_param("token") if req.is_("POST", REVOKE) else None
+    owner = ctx.state.get("owner", {}).get(token)
+    revoked: set[str] = ctx.state.setdefault("revoked", set())
+    live = owner is not None and owner == req.body_param("client_id") and token not in revoked
+    if resp.status == 200 and live:
+        assert token is not None
+        revoked.add(token)
         resp.set_json({})
     return resp
 

@@ -87,8 +87,9 @@ async def installed_secret_not_checked(req: ProxyRequest, forward: Forward, ctx:
 @mutation(
     "installed-redirect-unchecked",
     "the installed application's redirect URI may name any host (the web application's may not)",
-    breaks={"AUTHZ-ERR-BAD-REDIRECT"},
-    also={"AUTHZ-ERR-BAD-CLIENT", "DESKTOP-LOCALHOST-ANY-PORT", "DESKTOP-LOOPBACK-PATH"},
+    # a localhost URI turned into another host's (a user name before it) is the loopback rule's
+    breaks={"AUTHZ-ERR-BAD-REDIRECT", "DESKTOP-LOOPBACK-PATH"},
+    also={"AUTHZ-ERR-BAD-CLIENT", "DESKTOP-LOCALHOST-ANY-PORT"},
 )
 async def installed_redirect_unchecked(req: ProxyRequest, forward: Forward, ctx: Context):
     found = ctx.client_by_id(req.query_value("client_id")) if is_authorize(req) else None
@@ -186,8 +187,9 @@ async def expires_in_wrong_online(req: ProxyRequest, forward: Forward, ctx: Cont
 @mutation(
     "pkce-ignored-installed",
     "PKCE is not applied to the installed application (it is to the web application)",
-    breaks={"PKCE-VERIFIER-MISMATCH"},
-    also={"PKCE-S256", "PKCE-PLAIN", "PKCE-VERIFIER-MISSING"},
+    # and a code of the installed application is exchanged without its verifier (an rfc warning)
+    breaks={"PKCE-VERIFIER-MISMATCH", "PKCE-VERIFIER-MISSING"},
+    also={"PKCE-S256", "PKCE-PLAIN"},
 )
 async def pkce_ignored_installed(req: ProxyRequest, forward: Forward, ctx: Context):
     if is_authorize(req) and _role(ctx, req.query_value("client_id")) == "installed":

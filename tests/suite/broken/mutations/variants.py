@@ -73,13 +73,14 @@ async def scope_refusal_off_header(req: ProxyRequest, forward: Forward, ctx: Con
 
 
 def _revoking_own_refresh(req: ProxyRequest, ctx: Context, refresh: dict[str, Any]) -> bool:
-    """A revocation of an installed application's refresh token with its right credentials."""
-    token = req.param("token") if req.is_("POST", REVOKE) else None
-    found = ctx.client_by_id(req.param("client_id"))
+    """A revocation of an installed application's refresh token with its right credentials, in
+    the form body (the service reads no revocation from the query string)."""
+    token = req.body_param("token") if req.is_("POST", REVOKE) else None
+    found = ctx.client_by_id(req.body_param("client_id"))
     if token not in refresh or found is None or found[0] != "installed":
         return False
     right = found[1]["client_id"] == refresh[token]
-    return right and req.param("client_secret") == found[1]["client_secret"]
+    return right and req.body_param("client_secret") == found[1]["client_secret"]
 
 
 @one_rule(
