@@ -25,7 +25,7 @@ RUNNER = Path(sys.executable).parent / "mb-oauth-conformance"
 PERSON = 'driver = "tests.suite.manual_person:driver"'
 SAID = re.compile(r"\[manual driver: (\d+) prompt\(s\) in this run: ([^;\]]*)(?:; (\d+) answer)?")
 #: The most prompts a full run with --run-lasting may ask against the bundled server when the
-#: person answers every authorization (the README's figure, "The manual driver"): one code per
+#: person answers every authorization (the figure of docs/checking-a-deployment.md, "The manual driver"): one code per
 #: distinct request the checks need. With the session handed over a full run asks once (issue
 #: 19 asked for 50 at most). Asking more fails.
 MAX_PROMPTS = 114
@@ -121,7 +121,7 @@ def test_a_full_run_asks_no_more_than_the_figure_and_as_many_as_it_said(
     assert run.exit_code == 0, run.output[-3000:]
     assert run.prompts <= MAX_PROMPTS, (
         f"{run.prompts} prompts, more than {MAX_PROMPTS}: a new scenario asks a person more; "
-        "share a grant or a twin's steps (README.md, the manual driver's figure), or raise "
+        "share a grant or a twin's steps (docs/checking-a-deployment.md, the manual driver's figure), or raise "
         "the figure there and in MAX_PROMPTS with the reason"
     )
     assert run.estimate is not None and run.estimate <= MAX_PROMPTS
