@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test pytest conformance installed-check lint typecheck venv clean
+.PHONY: test pytest conformance installed-check lint typecheck venv clean docs docs-serve
 
 # pytest-xdist workers for `make test` (and so for .ci/run). More workers than the CI machine's
 # two cores on purpose: most tests wait (for servers, subprocesses, a real browser, a guard's
@@ -56,5 +56,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The documentation site (mkdocs.yml) in site/, strict: a broken link stops it.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet
+
+docs-serve: $(STAMP)
+	$(BIN)/mkdocs serve
+
 clean:
-	rm -rf $(VENV) reports build *.egg-info
+	rm -rf $(VENV) reports build site *.egg-info

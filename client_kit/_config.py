@@ -14,7 +14,7 @@ The config file is TOML at ``$MB_OAUTH_CONFIG`` or ``$XDG_CONFIG_HOME/mb-oauth/c
     [services.metabrainz]            # per-service overrides, keyed by service name or URL
     client_id = "..."
 
-Every setting, commented: the README's example (tests/kit/test_config.py holds it to
+Every setting, commented: the example of docs/client-kit.md (tests/kit/test_config.py holds it to
 :data:`SETTINGS`).
 """
 

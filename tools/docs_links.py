@@ -6,6 +6,10 @@ so it cannot. This hook checks them: the file must exist and a `#L<n>` anchor mu
 it, or the build (strict, in CI) fails with the page and the link. On the site a checked link
 points at `extra.source_url` (the repository's browsable address) when mkdocs.yml names one,
 and becomes its plain text otherwise, never a dead link.
+
+The README is the site's home page (written once, read on the repository's front page and on
+the site): its links to `docs/` pages become the site's, its links to other files are checked
+like the pages' own.
 """
 
 from __future__ import annotations
@@ -16,6 +20,12 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("mkdocs.hooks.docs_links")
+
+#: The page the README becomes on the site.
+HOME = "index.md"
+
+#: A Markdown link from the README: its target, relative to the repository's root.
+_README_LINK = re.compile(r"\]\((?!https?:|mailto:|#)(?P<path>[^)\s]+)\)")
 
 #: A Markdown link whose target climbs out of the docs folder: text, path, line.
 _LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<path>\.\./[^)#\s]+)(?:#L(?P<line>\d+))?\)")
@@ -51,6 +61,25 @@ def resolve(
         return f"[{match['text']}]({source_url.rstrip('/')}/{relative}{anchor})"
 
     return _LINK.sub(replace, markdown), problems
+
+
+def from_readme(markdown: str) -> str:
+    """The README's links as links of a page in the docs folder."""
+
+    def replace(match: re.Match[str]) -> str:
+        path = match["path"]
+        return f"]({path.removeprefix('docs/')})" if path.startswith("docs/") else f"](../{path})"
+
+    return _README_LINK.sub(replace, markdown)
+
+
+def on_files(files: Any, *, config: Any) -> Any:
+    """MkDocs' event: the README added as the home page."""
+    from mkdocs.structure.files import File  # MkDocs is there whenever it runs this hook
+
+    readme = Path(config["config_file_path"]).resolve().parent / "README.md"
+    files.append(File.generated(config, HOME, content=from_readme(readme.read_text())))
+    return files
 
 
 def on_page_markdown(markdown: str, *, page: Any, config: Any, files: Any) -> str:

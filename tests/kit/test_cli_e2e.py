@@ -40,7 +40,7 @@ def test_cli_session_from_login_to_logout(ref_server, tmp_path) -> None:
     assert code == 0, stderr
     assert "Logged in as alice" in stdout
     assert ref_server.loopback_app["client_secret"] not in stderr + stdout
-    notes = [stderr]  # the README's recipe: a working setup gets no "Note:" on each command
+    notes = [stderr]  # the kit page's recipe: a working setup gets no "Note:" on each command
 
     who = run_cli(env, "whoami", "--json")
     assert who.returncode == 0, who.stderr

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from client_kit._config import SETTINGS, config_path, parse_ports, resolve_settings
 from client_kit._errors import ConfigurationError
+from tests.docs_pages import section
 
 
 def write(tmp_path, text: str):
@@ -84,13 +83,11 @@ def test_settings_are_read_with_their_type(tmp_path) -> None:
     assert s.words("scopes") == ["profile", "tag"] and s.text("client_id", "none") == "none"
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
 def readme_config_example() -> str:
-    """The config.toml example of the README's musicbrainz.org section, every line uncommented."""
-    section = README.read_text().split("### Log in to musicbrainz.org", 1)[1]
-    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    """The config.toml example of the kit page's musicbrainz.org section, every line
+    uncommented."""
+    login = section("client-kit.md", "Log in to musicbrainz.org (or metabrainz.org)")
+    example = login.split("```toml\n", 1)[1].split("```", 1)[0]
     lines = [line.removeprefix("# ") for line in example.splitlines()]
     return "\n".join(line for line in lines if not line.startswith("#"))
 
@@ -98,7 +95,8 @@ def readme_config_example() -> str:
 def test_the_readmes_config_example_names_every_setting_and_reads(tmp_path) -> None:
     text = readme_config_example()
     named = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line}
-    assert named == set(SETTINGS), f"the README's config.toml example lacks {set(SETTINGS) - named}"
+    lacking = set(SETTINGS) - named
+    assert not lacking, f"docs/client-kit.md's config.toml example lacks {lacking}"
     write(tmp_path, text)
     settings = resolve_settings({}, {"XDG_CONFIG_HOME": str(tmp_path)})
     assert settings.text("ca_bundle") == "/path/to/ca.pem"

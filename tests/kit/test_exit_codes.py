@@ -1,17 +1,14 @@
 """The exit codes of `mb-oauth` are written once (client_kit/_cli_exit.py); `--help` and the
-README show that table, and every error the kit raises has its row."""
+kit's page (docs/client-kit.md) show that table, and every error the kit raises has its row."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from click.testing import CliRunner
 
 import client_kit
 from client_kit._cli import cli
 from client_kit._cli_exit import TABLE, exit_code, help_text, markdown
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from tests.docs_pages import page
 
 
 def test_each_code_has_one_row_in_order() -> None:
@@ -25,9 +22,10 @@ def test_help_shows_the_table() -> None:
     assert help_text().startswith("\b\nExit codes:")
 
 
-def test_the_readme_shows_the_table() -> None:
-    assert markdown() in README.read_text(), (
-        "README.md's exit-code table differs from client_kit/_cli_exit.py; paste:\n" + markdown()
+def test_the_kits_page_shows_the_table() -> None:
+    assert markdown() in page("client-kit.md"), (
+        "docs/client-kit.md's exit-code table differs from client_kit/_cli_exit.py; paste:\n"
+        + markdown()
     )
 
 

@@ -1,5 +1,5 @@
 """The public API: declared once (client_kit/__init__.pyi), every other module marked internal
-by its leading underscore; `help()` and `dir()` show it, the README and the examples use only it."""
+by its leading underscore; `help()` and `dir()` show it, the docs and the examples use only it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 import client_kit
 from client_kit._flow import KINDS
 from tests.architecture_page import table
+from tests.docs_pages import page, section
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW = (
@@ -108,9 +109,8 @@ def test_importing_the_package_imports_no_implementation() -> None:
     assert "client_kit._session" not in out and "httpx" not in out
 
 
-def test_the_readme_documents_the_embedding_api() -> None:
-    readme = (ROOT / "README.md").read_text()
-    embed = readme.split("### Embed it", 1)[1].split("\n## ", 1)[0]
+def test_the_kits_page_documents_the_embedding_api() -> None:
+    embed = section("client-kit.md", "Embed it")
     for needle in (
         "profiles.custom(",  # the bundled server / a custom base URL
         "ca_bundle=",
@@ -142,10 +142,9 @@ def test_the_readme_documents_the_embedding_api() -> None:
     assert "client_kit._" not in embed  # no internal module needed
 
 
-def test_the_readme_recipe_runs_the_venv_commands() -> None:
+def test_the_kits_recipe_runs_the_venv_commands() -> None:
     """Every command of the kit's recipe is the one in .venv/bin, never a bare name."""
-    readme = (ROOT / "README.md").read_text()
-    kit = readme.split("## Client kit", 1)[1].split("\n## ", 1)[0]
+    kit = page("client-kit.md")
     blocks = [
         block.split("\n", 1)[1]
         for block in kit.split("```")[1::2]

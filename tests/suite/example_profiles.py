@@ -1,7 +1,7 @@
-"""The example profiles of steps/profiles/, filled in as a user following the README fills in
+"""The example profiles of steps/profiles/, filled in as a user following the docs fills in
 theirs: the base URL (and, for a private CA, ca_file), the test account, and each application's
 Client ID and secret. Nothing else changes; a placeholder left anywhere else would be a value
-the README does not tell the user to fill in."""
+the docs do not tell the user to fill in."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ TRUTH_FILES = {
 }
 FOREIGN_TRUTH = tomllib.loads((ROOT / TRUTH_FILES["metabrainz"]).read_text())
 MB_EXPECTED = tomllib.loads((ROOT / TRUTH_FILES["musicbrainz"]).read_text())
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The page that tells a user how to fill in and run the examples.
+GUIDE = "checking-a-deployment.md"
 BROKEN = ("fail", "warning")
 ROLES = ("web", "installed", "other_web")
 
@@ -47,7 +48,7 @@ def filled_in(name: str, ready: dict[str, Any]) -> dict[str, Any]:
         client = ready["clients"][role]
         table |= {"client_id": client["client_id"], "client_secret": client["client_secret"]}
     left = sorted(placeholders(data))
-    assert not left, f"the example profile {name} has placeholders the README skips: {left}"
+    assert not left, f"the example profile {name} has placeholders docs/{GUIDE} skips: {left}"
     return data
 
 

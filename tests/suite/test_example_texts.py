@@ -1,8 +1,8 @@
-"""The example profiles as shipped (steps/profiles/*.example.toml) and what the README says of
-them: filled in with credentials alone, pointing at README sections that exist, asking to
-register only what the suite uses, listing exactly the rules their service breaks (with the
-README's figures of their runs). The README-following runs against the stand-ins:
-test_example_profiles.py."""
+"""The example profiles as shipped (steps/profiles/*.example.toml) and what the docs say of
+them (docs/checking-a-deployment.md, docs/writing-a-profile.md): filled in with credentials
+alone, pointing at sections that exist, asking to register only what the suite uses, listing
+exactly the rules their service breaks (with the figures of their runs). The runs that follow
+the docs against the stand-ins: test_example_profiles.py."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import re
 import pytest
 
 from steps.rules.catalogue import load_catalogue
+from tests.docs_pages import headings, page
 from tests.suite.example_profiles import (
     BROKEN,
     FOREIGN_TRUTH,
+    GUIDE,
     MB_EXPECTED,
-    README,
     ROLES,
     ROOT,
     TRUTH_FILES,
@@ -42,14 +43,14 @@ def listing_problems(name: str, listed: set[str], broken: dict[str, str]) -> lis
     return problems
 
 
-def readme_figures(name: str) -> tuple[int, int, int]:
-    """The README's figures of a README-following run: (expected failures, spec, rfc)."""
+def guide_figures(name: str) -> tuple[int, int, int]:
+    """The guide's figures of a run that follows it: (expected failures, spec, rfc)."""
     found = re.search(
         rf"the {name}\.org example (?:CONFORMS )?with (\d+) expected failures "
         rf"\((\d+) spec rules, (\d+) rfc",
-        " ".join(README.split()),
+        " ".join(page(GUIDE).split()),
     )
-    assert found, f"README.md no longer gives the figures of the {name} example's run"
+    assert found, f"docs/{GUIDE} no longer gives the figures of the {name} example's run"
     total, spec, rfc = map(int, found.groups())
     return total, spec, rfc
 
@@ -79,17 +80,17 @@ def test_an_example_is_filled_in_with_credentials_alone(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["metabrainz", "musicbrainz"])
-def test_an_examples_pointer_into_the_readme_names_a_section_it_has(name: str) -> None:
+def test_an_examples_pointer_into_the_docs_names_a_section_they_have(name: str) -> None:
     text = (ROOT / example_file(name)).read_text(encoding="utf-8")
-    pointed = re.findall(r'README[^"\n]*"([^"]+)"', text)
-    headings = {line.lstrip("#").strip() for line in README.splitlines() if line.startswith("#")}
-    assert pointed, f"{example_file(name)} no longer says where in the README to read"
-    assert [section for section in pointed if section not in headings] == []
+    pointed = re.findall(r'docs/([\w-]+\.md)[^"\n]*"([^"]+)"', text)
+    assert pointed, f"{example_file(name)} no longer says where in the docs to read"
+    missing = [(where, what) for where, what in pointed if what not in headings(where)]
+    assert missing == [], f"{example_file(name)} points at sections the docs do not have"
 
 
-def readme_registrations(service: str) -> dict[str, list[str]]:
-    """The redirect URIs the README asks to register for each profile role of a service."""
-    part = README.split(f"**{service}**", 1)[1].split("\n\n**", 1)[0]
+def guide_registrations(service: str) -> dict[str, list[str]]:
+    """The redirect URIs the guide asks to register for each profile role of a service."""
+    part = page(GUIDE).split(f"**{service}**", 1)[1].split("\n\n**", 1)[0]
     rows = [line for line in part.splitlines() if line.startswith("| `[clients.")]
     return {
         row.split("`[clients.", 1)[1].split("]", 1)[0]: re.findall(r"`(https?://[^`]+)`", row)
@@ -100,7 +101,7 @@ def readme_registrations(service: str) -> dict[str, list[str]]:
 def test_the_metabrainz_example_asks_to_register_only_uris_the_suite_uses() -> None:
     """The suite exchanges a code issued for the installed application with its first further
     registered URI (TOKEN-REDIRECT-URI-SAME) and uses no other: one more URI for it, none for
-    the web applications; the README's table asks for exactly the example's URIs."""
+    the web applications; the guide's table asks for exactly the example's URIs."""
     clients = example("metabrainz")["clients"]
     more = {role: client.get("more_redirect_uris", []) for role, client in clients.items()}
     assert {role: len(uris) for role, uris in more.items()} == {
@@ -109,7 +110,7 @@ def test_the_metabrainz_example_asks_to_register_only_uris_the_suite_uses() -> N
         "other_web": 0,
     }
     wanted = {role: [client["redirect_uri"], *more[role]] for role, client in clients.items()}
-    assert readme_registrations("metabrainz.org") == wanted
+    assert guide_registrations("metabrainz.org") == wanted
 
 
 def test_the_metabrainz_example_lists_every_rule_the_provider_breaks() -> None:
@@ -119,8 +120,8 @@ def test_the_metabrainz_example_lists_every_rule_the_provider_breaks() -> None:
     assert not problems, "\n".join(problems)
     spec = len([r for r in broken if CATALOGUE[r].level == "spec"])
     figures = (len(broken), spec, len(broken) - spec)
-    assert readme_figures("metabrainz") == figures, (
-        f"README.md gives the metabrainz example's run as {readme_figures('metabrainz')} "
+    assert guide_figures("metabrainz") == figures, (
+        f"docs/{GUIDE} gives the metabrainz example's run as {guide_figures('metabrainz')} "
         f"(expected failures, spec, rfc); it is {figures} now: update the figures there"
     )
     assert shipped["scopes"] == {
@@ -145,8 +146,8 @@ def test_the_musicbrainz_example_lists_every_rule_the_server_breaks() -> None:
     seen = {r for r, e in MB_EXPECTED.items() if e["verdict"] in BROKEN}
     spec = len([r for r in seen if CATALOGUE[r].level == "spec"])
     figures = (len(seen), spec, len(seen) - spec)
-    assert readme_figures("musicbrainz") == figures, (
-        f"README.md gives the musicbrainz example's run as {readme_figures('musicbrainz')} "
+    assert guide_figures("musicbrainz") == figures, (
+        f"docs/{GUIDE} gives the musicbrainz example's run as {guide_figures('musicbrainz')} "
         f"(expected failures, spec, rfc); it is {figures} now: update the figures there"
     )
     assert set(shipped["consent"]["form"]["app_names"]) == set(ROLES)
@@ -154,8 +155,8 @@ def test_the_musicbrainz_example_lists_every_rule_the_server_breaks() -> None:
 
 def test_writing_a_profile_registers_the_installed_application_as_musicbrainz_org_allows() -> None:
     """musicbrainz.org's form refuses http://localhost/... for an installed application: the
-    README's own instructions for a profile say to leave its Redirect URL empty there."""
-    section = README.split("### Writing a profile", 1)[1].split("\n#", 1)[0]
+    docs' own instructions for a profile say to leave its Redirect URL empty there."""
+    section = page("writing-a-profile.md").split("\n#", 1)[0]
     registering = " ".join(section.split("The keys,", 1)[0].split())
     assert "with an **empty** Redirect URL" in registering
     assert "an installed one with `http://localhost/callback`" not in registering

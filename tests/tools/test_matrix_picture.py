@@ -1,4 +1,4 @@
-"""tools/matrix_picture: the README's picture of a deployment matrix, rendered in Chromium."""
+"""tools/matrix_picture: the picture of docs/checking-a-deployment.md of a deployment matrix, rendered in Chromium."""
 
 from __future__ import annotations
 
