@@ -4,9 +4,9 @@ becomes a number.
 The library's exceptions carry no exit code (what a program does about one is its own
 business); ``mb-oauth`` maps their types to the codes of :data:`TABLE`. The most specific
 listed type wins: ``UnauthorizedClient`` is a configuration problem, although as an
-``AuthorizationError`` it also ended the login. ``mb-oauth --help`` and the kit's page (docs/client-kit.md)
-show the table as :func:`help_text` and :func:`markdown` write it (tests/kit/test_exit_codes.py
-holds the page to it).
+``AuthorizationError`` it also ended the login. ``mb-oauth --help`` and the kit's page
+(docs/client-kit.md) show the table as :func:`help_text` and :func:`markdown` write it
+(tests/kit/test_exit_codes.py holds the page to it).
 """
 
 from __future__ import annotations

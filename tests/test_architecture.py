@@ -148,7 +148,8 @@ def test_the_suite_imports_only_from_the_rooms_below() -> None:
 
 
 def test_every_room_of_the_suite_is_placed() -> None:
-    """A new sub-package or module of steps/ gets its place in STEP_ROOMS (and the architecture page)."""
+    """A new sub-package or module of steps/ gets its place in STEP_ROOMS (and on the
+    architecture page)."""
     rooms = {path.stem for path in (ROOT / "steps").iterdir() if path.suffix == ".py"}
     rooms |= {path.name for path in (ROOT / "steps").iterdir() if (path / "__init__.py").exists()}
     assert rooms == set(STEP_ROOMS)

@@ -1,8 +1,8 @@
 """`client_kit.testing`: an application's tests approve the bundled server's consent page.
 
-What an application's test does, as the kit's page (docs/client-kit.md) shows it: start a login without a browser,
-hand the announced address to `BundledServerUser`, wait for the login. The kit's own
-integration tests play the user through it too (tests/kit/formdriver.py).
+What an application's test does, as the kit's page (docs/client-kit.md) shows it: start a
+login without a browser, hand the announced address to `BundledServerUser`, wait for the
+login. The kit's own integration tests play the user through it too (tests/kit/formdriver.py).
 """
 
 from __future__ import annotations

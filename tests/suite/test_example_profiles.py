@@ -2,8 +2,8 @@
 the two live services: metabrainz.org (the foreign-style provider, tests/suite/foreign/) and
 musicbrainz.org (tests/suite/musicbrainz/).
 
-Each example is filled in as docs/checking-a-deployment.md says, with the stand-in's base URL, CA, account and
-Client IDs and secrets and nothing else, then run with its command (plus
+Each example is filled in as docs/checking-a-deployment.md says, with the stand-in's base URL,
+CA, account and Client IDs and secrets and nothing else, then run with its command (plus
 `--min-interval 0`: the examples pace a live service at one request a second). The run must
 end CONFORMS with every rule at its true verdict (`foreign/truth.toml`,
 `musicbrainz/expected.toml`), each listed deviation an expected failure; the lists must name

@@ -1,4 +1,5 @@
-"""tools/matrix_picture: the picture of docs/checking-a-deployment.md of a deployment matrix, rendered in Chromium."""
+"""tools/matrix_picture: the picture of a deployment matrix in docs/checking-a-deployment.md,
+rendered in Chromium."""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ async def profile_without_scope(req: ProxyRequest, forward: Forward, ctx: Contex
 @mutation(
     "userinfo-header-refused",
     "the token in the Authorization header is not accepted",
-    # SCOPE-PROFILE-GRANTS-PROFILE, read through the header, could not be checked: see USERINFO-HEADER
+    # SCOPE-PROFILE-GRANTS-PROFILE, read through the header: could not be checked, see the header's
     breaks={"USERINFO-HEADER"},
     also={"USERINFO-POST-BODY", "USERINFO-QUERY", "SCOPE-PROFILE-GRANTS-PROFILE"},
 )
