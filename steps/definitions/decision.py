@@ -57,7 +57,20 @@ def user_acts(
         pytest.skip(f"the {driver.name} driver cannot read page headers")
     acts = {"approves": driver.approve, "denies": driver.deny, "opens": driver.open}
     scene.act = act.split()[0]
-    return visit(scene, target, auth_request, acts[scene.act])
+    code = visit(scene, target, auth_request, acts[scene.act])
+    if scene.act == "denies" and not auth_request.fault:
+        _require_a_page_to_deny(scene.outcome, auth_request)
+    return code
+
+
+def _require_a_page_to_deny(outcome: object, request: AuthRequest) -> None:
+    """A code issued with no consent page shown left the user nothing to deny: that is the
+    consent rule's defect (or the forced prompt's), not the denial's."""
+    skipped = isinstance(outcome, RedirectResult) and outcome.consent_shown is False
+    if skipped and isinstance(outcome, RedirectResult) and outcome.code:
+        forced = request.params.get("approval_prompt") == "force"
+        see = RULE.AUTHZ_APPROVAL_FORCE if forced else RULE.AUTH_USER_CONSENT
+        raise PremiseFailed("a code was issued without the consent page to deny", see=see)
 
 
 @visits_consent(Visits.EACH)

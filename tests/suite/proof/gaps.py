@@ -20,6 +20,7 @@ def known_gaps(path: Path = GAPS_FILE) -> dict[str, str]:
 
 def record_gaps(ran: Iterable[str], found: Mapping[str, str], path: Path = GAPS_FILE) -> None:
     """The targets that ran lose their old entries and take what they showed now."""
-    kept = {name: why for name, why in known_gaps(path).items() if name not in set(ran)}
+    ran = set(ran)  # read once: a generator is empty the second time
+    kept = {name: why for name, why in known_gaps(path).items() if name not in ran}
     entries = dict(sorted((kept | dict(found)).items()))
     path.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
