@@ -63,11 +63,11 @@ def user_acts(
     return code
 
 
-def _require_a_page_to_deny(outcome: object, request: AuthRequest) -> None:
+def _require_a_page_to_deny(outcome: Outcome | None, request: AuthRequest) -> None:
     """A code issued with no consent page shown left the user nothing to deny: that is the
-    consent rule's defect (or the forced prompt's), not the denial's."""
-    skipped = isinstance(outcome, RedirectResult) and outcome.consent_shown is False
-    if skipped and isinstance(outcome, RedirectResult) and outcome.code:
+    consent rule's defect (or the forced prompt's), not the denial's. A driver that cannot
+    tell whether the page was shown (consent_shown None: a person's paste) is taken at its word."""
+    if isinstance(outcome, RedirectResult) and outcome.consent_shown is False and outcome.code:
         forced = request.params.get("approval_prompt") == "force"
         see = RULE.AUTHZ_APPROVAL_FORCE if forced else RULE.AUTH_USER_CONSENT
         raise PremiseFailed("a code was issued without the consent page to deny", see=see)
