@@ -20,13 +20,14 @@ import pytest
 
 from tests.kit.cli_process import cli_env
 from tests.kit.conftest import PASSWORD
-from tests.support.display import xvfb_display
+from tests.support.display import require_tkinter, xvfb_display
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @contextlib.contextmanager
 def tk_screen() -> Iterator[dict[str, str]]:
+    require_tkinter()
     with xvfb_display() as display:
         yield {"DISPLAY": display}
 

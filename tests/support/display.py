@@ -1,13 +1,19 @@
-"""A headless X display (Xvfb) for GUI tests: skipped where Xvfb is missing, unless CI
-requires it with MB_OAUTH_REQUIRE_DISPLAY=1 (the same switch as the browser and keyring)."""
+"""A headless X display (Xvfb) and Tk for GUI tests: skipped where either is missing, unless
+CI requires them with MB_OAUTH_REQUIRE_DISPLAY=1 (the same switch as the browser and keyring).
+
+Tk is a part of its own: Debian's python3 ships without it (package python3-tk), so a machine
+with Xvfb can still lack what the Tk example imports."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import pytest
 
@@ -15,15 +21,23 @@ import pytest
 START_TIMEOUT = 20
 
 
+def _missing(reason: str) -> NoReturn:
+    if os.environ.get("MB_OAUTH_REQUIRE_DISPLAY") == "1":
+        pytest.fail(f"MB_OAUTH_REQUIRE_DISPLAY=1 but {reason}")
+    pytest.skip(reason)
+
+
 def required_xvfb() -> str:
     path = shutil.which("Xvfb")
     if path:
         return path
-    reason = "Xvfb is not installed (apt-get install xvfb)"
-    if os.environ.get("MB_OAUTH_REQUIRE_DISPLAY") == "1":
-        pytest.fail(f"MB_OAUTH_REQUIRE_DISPLAY=1 but {reason}")
-    pytest.skip(reason)
-    raise AssertionError  # unreachable: skip raises
+    _missing("Xvfb is not installed (apt-get install xvfb)")
+
+
+def require_tkinter() -> None:
+    """Tk in this interpreter, which is the one that runs the Tk example."""
+    if importlib.util.find_spec("tkinter") is None:
+        _missing(f"{sys.executable} has no tkinter (apt-get install python3-tk)")
 
 
 @contextmanager
