@@ -12,6 +12,11 @@ one request for minutes. So `BoundedReader.send` streams each answer and
   once (the suite sends one request at a time per process; an idle connection shut with it is
   replaced by the pool on its next use).
 
+A request lost with a kept-alive connection, before any byte of its answer, is sent once more
+on a connection of its own: a server closes an idle connection when its keep-alive time is up
+(5 s for Apache and uvicorn, as long as httpx keeps one), and a request sent at that moment
+reaches nobody. Browsers resend in the same case. A fresh connection that fails is an error.
+
 An answer beyond either bound raises `AnswerUnread` (a `NotChecked`): the scenario could not be
 checked, and says why. An endpoint whose answers missed the deadline three times is not asked
 again in the run (each later request is "could not be checked" at once, naming those): a
@@ -58,6 +63,14 @@ class AnswerUnread(NotChecked):
         self.headers = list(response.headers.multi_items()) if response is not None else []
 
 
+#: How a kept-alive connection the server closed while idle fails the next request on it.
+_DROPS = (httpx.RemoteProtocolError, httpx.WriteError, httpx.ReadError)
+
+
+class _DroppedIdle(Exception):
+    """A request lost with the idle connection it was sent on, before any byte of an answer."""
+
+
 class BoundedReader:
     """Sends requests with a deadline each and reads their answers up to a limit."""
 
@@ -80,6 +93,15 @@ class BoundedReader:
                 f"{_where(request)} did not finish {late} answers within {self.deadline:g} s: "
                 "the suite no longer asks it in this run"
             )
+        while True:  # ends: each drop takes a kept connection out of the pool, and then
+            try:  # a request on a connection of its own does not raise _DroppedIdle
+                return self._attempt(client, request, limit)
+            except _DroppedIdle:
+                continue
+
+    def _attempt(
+        self, client: httpx.Client, request: httpx.Request, limit: int
+    ) -> tuple[httpx.Response, list[tuple[str, str]]]:
         watch = _Deadline(self.deadline, self._sockets)
         request.extensions["trace"] = watch.trace
         head: httpx.Response | None = None
@@ -90,9 +112,11 @@ class BoundedReader:
                     body = _read(head, limit)
                 finally:
                     head.close()
-        except httpx.TransportError:
+        except httpx.TransportError as exc:
             if watch.fired:
                 raise self._too_slow(request, head) from None
+            if head is None and not watch.connected and isinstance(exc, _DROPS):
+                raise _DroppedIdle from exc
             raise
         if watch.fired:
             raise self._too_slow(request, head)
@@ -149,6 +173,8 @@ class _Deadline:
 
     def __init__(self, seconds: float, sockets: weakref.WeakSet[socket.socket]) -> None:
         self.fired = False
+        #: Whether the request opened a connection (not: sent on one the pool kept).
+        self.connected = False
         self._sockets = sockets
         #: Duplicates of the raw sockets this request opened (TLS takes the originals over
         #: before its handshake, which a shutdown of a duplicate still ends).
@@ -160,6 +186,8 @@ class _Deadline:
 
     def trace(self, name: str, info: dict[str, object]) -> None:
         """httpx's trace hook: learn each connection's socket as it opens."""
+        if name == "connection.connect_tcp.started":
+            self.connected = True
         if name not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
             return
         get = getattr(info.get("return_value"), "get_extra_info", None)

@@ -1,7 +1,8 @@
 """The suite's HTTP layer against a hostile deployment: an answer too large is not read whole,
 one too slow is abandoned at its deadline (a fresh connection or one the pool reuses), and
 either makes the scenario "could not be checked" with the reason; transport failures stay
-httpx's (steps/http/bounded.py).
+httpx's (steps/http/bounded.py), except a request lost with an idle kept-alive connection,
+which is sent again on a new one.
 
 The hostile stand-in is the kit's (tests/kit/hostile.py): real TLS, real sockets. Its drips
 end after a while, so that a layer without a deadline reads them to the end (and fails these
@@ -128,3 +129,29 @@ def test_a_refused_connection_stays_a_transport_error(tmp_path: Path) -> None:
         url = server.base_url.rsplit(":", 1)[0] + ":9" + TOKEN
         with pytest.raises(httpx.ConnectError):
             layer.request("POST", url, data={"a": "1"})
+
+
+def answered_then_closed(exchange: Exchange) -> None:
+    """A normal answer on a connection kept alive, then the connection closed under the next
+    request (a server whose keep-alive time ran out as the request was sent)."""
+    answer("200 OK", "{}")(exchange)
+    _read_head(exchange.sock)
+
+
+def test_a_request_lost_with_an_idle_connection_is_sent_again_on_a_new_one(tmp_path) -> None:
+    with hostile(tmp_path) as server:
+        server.behaviours[TOKEN] = answered_then_closed
+        layer = layer_for(server)
+        assert layer.request("POST", server.base_url + TOKEN, data={"a": "1"}).status_code == 200
+        assert layer.request("POST", server.base_url + TOKEN, data={"a": "2"}).status_code == 200
+        assert len(server.requests) == 2  # the second on a connection of its own
+        assert all(exchange.error is None for exchange in layer.exchanges)
+
+
+def test_a_new_connection_closed_without_an_answer_is_not_sent_again(tmp_path) -> None:
+    with hostile(tmp_path) as server:
+        server.behaviours[TOKEN] = lambda exchange: None
+        layer = layer_for(server)
+        with pytest.raises(httpx.RemoteProtocolError):
+            layer.request("POST", server.base_url + TOKEN, data={"a": "1"})
+        assert len(server.requests) == 1
