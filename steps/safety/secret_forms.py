@@ -18,7 +18,10 @@ the suite knows as a secret is masked in all the forms it usually takes:
 A run learns a thousand values and more (codes, tokens), each in a dozen forms: looking for
 each form in each text in turn, as the kit's `Redactor.scrub` does, would cost the run more
 than its checks. `EncodedSecrets` therefore indexes the forms by their first characters and
-reads each text once.
+reads each text once. Where the index is small (the reports' last pass knows a few secrets and
+reads megabytes), a regular expression of the index's first characters, shaped as a trie,
+finds the places to look at in C, four times faster than stepping through the text in Python;
+past a few hundred first characters the expression costs more than the steps it saves.
 """
 
 from __future__ import annotations
@@ -27,11 +30,15 @@ import base64
 import json
 import re
 import threading
+from collections.abc import Iterator
+from typing import TypeAlias
 from urllib.parse import quote, quote_plus
 
 from client_kit.redaction import Redactor, encoded_forms
 
 _HEX_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+#: The most first characters the reports' expression is built of (see the module's text).
+FINDER_KEYS = 256
 
 
 def base64_cores(data: bytes) -> set[str]:
@@ -75,6 +82,9 @@ class EncodedSecrets(Redactor):
         #: A form's first `min_length` characters -> (form, mask), longest form first.
         self._index: dict[str, list[tuple[str, str]]] = {}
         self._known: set[str] = set()
+        #: Where a form may start (`_starts`), for a small index; rebuilt after `learn`.
+        self._finder: re.Pattern[str] | None = None
+        self._finder_stale = False
 
     def learn(self, *values: str | None, encoded: bool = False) -> None:
         """Remember values (in every form, whatever `encoded` says) to mask wherever they
@@ -88,6 +98,7 @@ class EncodedSecrets(Redactor):
                 for form in secret_forms(value):
                     if len(form) >= self.min_length:
                         self._add(form, shown)
+                self._finder_stale = True
 
     def _add(self, form: str, shown: str) -> None:
         bucket = self._index.setdefault(form[: self.min_length], [])
@@ -102,16 +113,54 @@ class EncodedSecrets(Redactor):
         if not index or len(text) < width:
             return text
         pieces: list[str] = []
-        start = position = 0
-        end = len(text) - width
-        while position <= end:
+        start = 0
+        for position in self._starts(text):
+            if position < start:  # inside a form just replaced
+                continue
             bucket = index.get(text[position : position + width])
             found = bucket and next((e for e in bucket if text.startswith(e[0], position)), None)
-            if not found:
-                position += 1
-                continue
-            pieces += [text[start:position], found[1]]
-            position = start = position + len(found[0])
+            if found:
+                pieces += [text[start:position], found[1]]
+                start = position + len(found[0])
         if not pieces:
             return text
         return "".join(pieces) + text[start:]
+
+    def _starts(self, text: str) -> Iterator[int]:
+        """The places of text where a form may start: where one of the index's first
+        characters does (small index), or every place."""
+        finder = self._current_finder()
+        if finder is None:
+            return iter(range(len(text) - self.min_length + 1))
+        return (match.start() for match in finder.finditer(text))
+
+    def _current_finder(self) -> re.Pattern[str] | None:
+        with self._forms_lock:
+            if self._finder_stale:
+                keys = list(self._index)
+                self._finder = _trie_pattern(keys) if len(keys) <= FINDER_KEYS else None
+                self._finder_stale = False
+            return self._finder
+
+
+_Trie: TypeAlias = dict[str, "_Trie"]
+
+
+def _trie_pattern(keys: list[str]) -> re.Pattern[str]:
+    """A lookahead matching where any of the keys starts, its alternatives shaped as a trie
+    (one branch per character, not per key: the engine rejects a place at its first
+    character instead of trying every key there)."""
+    trie: _Trie = {}
+    for key in keys:
+        node = trie
+        for char in key:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return re.compile(f"(?={_branches(trie)})")
+
+
+def _branches(node: _Trie) -> str:
+    paths = [re.escape(char) + _branches(child) for char, child in sorted(node.items()) if char]
+    if "" in node:  # a key ends here
+        return f"(?:{'|'.join(paths)})?" if paths else ""
+    return paths[0] if len(paths) == 1 else f"(?:{'|'.join(paths)})"
