@@ -23,15 +23,8 @@ import click
 
 from steps.profiles.bundled import SetupError, bundled_server, provision
 from steps.profiles.writer import write_profile
-from steps.reports import (
-    RESULTS,
-    finalize_reports,
-    load_profile,
-    load_results,
-    write_reports,
-)
-from steps.reports.junit import annotate_pytest_reports
-from steps.reports.redact import PYTEST_LOG, profile_secrets
+from steps.reports import RESULTS, load_results, rewrite_reports
+from steps.reports.redact import PYTEST_LOG
 from steps.reports.stream import ProgressOnly
 from steps.reports.verdicts import LEVELS
 from steps.rules.catalogue import load_catalogue
@@ -104,16 +97,9 @@ def finish(options: RunOptions, pytest_status: int) -> int:
         raise SetupError(f"the suite produced no {RESULTS} ({status})") from None
     if options.label:
         results["label"] = options.label
-    profile_data = load_profile(options.profile)
-    report = write_reports(
-        options.report_dir,
-        results,
-        load_catalogue(),
-        strict=options.strict,
-        secrets=profile_secrets(profile_data),
+    report = rewrite_reports(
+        options.report_dir, results, load_catalogue(), options.profile, options.strict
     )
-    annotate_pytest_reports(options.report_dir, results)
-    finalize_reports(options.report_dir, options.profile)
     if pytest_status in PYTEST_BROKEN:
         raise broken_run(options, pytest_status)
     click.echo("\n" + report.summary(colour=use_colour()), nl=False)

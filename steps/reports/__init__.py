@@ -1,9 +1,11 @@
 """Reports of a conformance run: verdicts.json, summary.txt, report.html, and the safety net.
 
 `write_reports` is what the plugin calls at session end (contract: "Suite data flow"); the
-runner calls it again after pytest returns (so the reports exist and agree with --strict even
-if the plugin could not), prints the terminal summary and runs `finalize_reports`, which masks
-secrets in every file of the report directory, JUnit XML and cucumber JSON included. The texts
+runner calls `rewrite_reports` after pytest returns (so the reports exist and agree with
+--strict even if the plugin could not), which writes them again and masks secrets in every
+file of the report directory, JUnit XML and cucumber JSON included, each file once with one
+masker (a full run's reports are 20 MB; masking them twice cost a third of the run).
+`finalize_reports` is that safety net alone. The texts
 of the results (the deployment's words among them) are shown with their control and
 bidirectional characters escaped (steps/safety/text.py) before any report is built.
 """
@@ -22,6 +24,7 @@ from typing import Any
 from client_kit.redaction import Redactor
 from steps.reports import html, json_report, terminal
 from steps.reports.description import describe
+from steps.reports.junit import annotate_pytest_reports
 from steps.reports.redact import harvest_tokens, last_pass, mask_tree, profile_secrets
 from steps.reports.verdicts import RuleVerdict, compute_verdicts
 from steps.safety.text import shown_tree
@@ -69,12 +72,14 @@ def write_reports(
     catalogue: Mapping[str, Any],
     strict: bool = False,
     secrets: Iterable[str] = (),
+    masker: Redactor | None = None,
 ) -> Report:
-    """Write verdicts.json, summary.txt and report.html; every text is masked before writing."""
+    """Write verdicts.json, summary.txt and report.html; every text is masked before writing
+    (by `masker`, or by the last pass of `secrets` and the tokens the results show)."""
     directory = Path(report_dir)
     directory.mkdir(parents=True, exist_ok=True)
     report = build_report(results, catalogue, strict)
-    redactor = last_pass(set(secrets) | harvest_tokens(results))
+    redactor = masker or last_pass(set(secrets) | harvest_tokens(results))
     body = json.dumps(report.document, indent=2, ensure_ascii=False) + "\n"
     _write_masked(directory / VERDICTS, body, redactor)
     _write_masked(directory / SUMMARY, report.summary(colour=False), redactor)
@@ -119,6 +124,25 @@ def finalize_reports(
     return mask_tree(directory, secrets, exclude)
 
 
+def rewrite_reports(
+    report_dir: str | os.PathLike[str],
+    results: Mapping[str, Any],
+    catalogue: Mapping[str, Any],
+    profile_path: str | os.PathLike[str] | None,
+    strict: bool = False,
+) -> Report:
+    """The reports written again from `results`, JUnit XML and cucumber JSON annotated, and
+    every file masked: what `write_reports` then `finalize_reports` give, each file masked
+    once by one last pass (the profile's secrets and every token the results show)."""
+    directory = Path(report_dir)
+    masker = last_pass(profile_secrets(load_profile(profile_path)) | harvest_tokens(results))
+    report = write_reports(directory, results, catalogue, strict, masker=masker)
+    annotate_pytest_reports(directory, results)
+    done = [directory / name for name in (VERDICTS, SUMMARY, HTML)]
+    mask_tree(directory, masker, [*done, *([Path(profile_path)] if profile_path else [])])
+    return report
+
+
 __all__ = [
     "HTML",
     "RESULTS",
@@ -129,5 +153,6 @@ __all__ = [
     "finalize_reports",
     "load_profile",
     "load_results",
+    "rewrite_reports",
     "write_reports",
 ]
