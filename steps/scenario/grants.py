@@ -21,6 +21,13 @@ from steps.scenario.target import Target
 from steps.scenario.token import held_grant
 from steps.scheduling.isolation import Isolation
 
+#: Each way a token travels: how a message names it, and the rule of the service reading it.
+_WAYS = {
+    "header": ("the Authorization header", RULE.USERINFO_HEADER),
+    "body": ("a form body", RULE.USERINFO_POST_BODY),
+    "query": ("the query string", RULE.USERINFO_QUERY),
+}
+
 RENEW_MARGIN = 60.0
 #: The rule that says a code of each kind of application is exchanged for tokens.
 EXCHANGE_RULES = {"installed": RULE.APP_TYPES}
@@ -142,17 +149,15 @@ class GrantCache:
         return held[1]
 
     def require_read(self, held: HeldGrant, how: str) -> None:
-        """A premise of a check that presents a token `how` (a form body, the query): the
-        service reads a live token of the same kind of application passed that way (else the
-        way is its USERINFO-* rule's failure, not the check's): the twin of "it no longer
-        works", and the control of "it still works"."""
-        if how == "header":
-            return
+        """A premise of a check that presents a token `how` (the Authorization header, a form
+        body, the query): the service reads a live token of the same kind of application
+        passed that way (else the way is its USERINFO-* rule's failure, not the check's): the
+        twin of "it no longer works", and the control of "it still works". The header too: a
+        service that reads no token there would pass every "no longer works" of the header."""
         role = held.client.role
         live = self.get(role, "profile email", offline=held.offline or role == "installed")
         service = self.authorizer.target.service
-        where = {"body": "a form body", "query": "the query string"}.get(how, how)
-        see = RULE.USERINFO_POST_BODY if how == "body" else RULE.USERINFO_QUERY
+        where, see = _WAYS.get(how, (how, RULE.USERINFO_HEADER))
         if not service.token_accepted(live.access_token, how):
             raise PremiseFailed(f"the service reads no live token from {where}", see=see)
 

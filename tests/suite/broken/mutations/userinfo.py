@@ -137,9 +137,19 @@ async def profile_without_scope(req: ProxyRequest, forward: Forward, ctx: Contex
 @mutation(
     "userinfo-header-refused",
     "the token in the Authorization header is not accepted",
-    # SCOPE-PROFILE-GRANTS-PROFILE, read through the header: could not be checked, see the header's
+    # SCOPE-PROFILE-GRANTS-PROFILE, read through the header: could not be checked, see the
+    # header's rule. So too the rules whose checks present a token in the header that must
+    # "still work" or "no longer work": none may be judged through a way not read at all.
     breaks={"USERINFO-HEADER"},
-    also={"USERINFO-POST-BODY", "USERINFO-QUERY", "SCOPE-PROFILE-GRANTS-PROFILE"},
+    also={
+        "USERINFO-POST-BODY",
+        "USERINFO-QUERY",
+        "SCOPE-PROFILE-GRANTS-PROFILE",
+        "LIFETIME-ACCESS-EXPIRES",
+        "AUTH-REVOKE-CLIENT-SECRET",
+        "REVOKE-ACCESS-KEEPS-REFRESH",
+        "TOKEN-CODE-REPLAY-REVOKES",
+    },
 )
 async def userinfo_header_refused(req: ProxyRequest, forward: Forward, ctx: Context):
     if req.path == USERINFO and userinfo_token_ways(req) == ["header"]:
