@@ -24,14 +24,12 @@ from steps.outcomes import NotChecked, PremiseFailed
 from steps.rules.ids import RULE
 from steps.scenario.authorization import code_rule, require_faultless_accepted, visit
 from steps.scenario.controls import blame, code_owner
-from steps.scenario.fresh_scopes import to_approve
+from steps.scenario.fresh_scopes import every_to_approve
 from steps.scenario.kinds import check, premise
 from steps.scenario.scene import AuthRequest, IssuedCode, Scene
 from steps.scenario.target import Target
 from steps.scenario.visits import Visits, act_visit, needs_pages, visits_consent
 from steps.scheduling.sampling import sample_count, samples, sampling_note
-
-FIRST_APPROVAL_TRIES = 5
 
 
 @visits_consent(act_visit)
@@ -81,15 +79,22 @@ def user_approves_on_consent_page(
 ) -> IssuedCode | None:
     """Approve a scope set the user sees for the first time (spec 4.1: offline access is about
     the first code exchange for a user). A set approved before (on a long-lived deployment)
-    is given up for another random one; the code issued without the page is left unused."""
+    is given up for the next of the pool, each tried once; the code issued without the page is
+    left unused."""
     scene.act = "approves"
-    for _ in range(FIRST_APPROVAL_TRIES):
+    tried = auth_request.params["scope"]
+    others = (s for s in map(target.profile.scope, every_to_approve()) if s != tried)
+    while True:
         code = visit(scene, target, auth_request, target.driver.approve)
         outcome = scene.outcome
         if not (isinstance(outcome, RedirectResult) and outcome.consent_shown is False):
             return code
-        auth_request.params["scope"] = target.profile.scope(to_approve())
-    raise NotChecked("every scope set tried had been approved before: no first approval")
+        following = next(others, None)
+        if following is None:
+            raise NotChecked(
+                "every scope set of the pool had been approved before: no first approval"
+            )
+        auth_request.params["scope"] = following
 
 
 # --- where the browser ended -----------------------------------------------------------

@@ -26,6 +26,7 @@ against a provider that keeps the rule (tests/suite/test_fresh_scopes.py).
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from steps.profiles.keys import SPEC_SCOPES
@@ -41,6 +42,19 @@ def to_approve() -> str:
     """A set for a scenario that approves a set seen for the first time."""
     chosen = random.sample(DRAWN_TO_APPROVE, k=random.randint(1, MOST_APPROVED))
     return " ".join(["profile", "email", *chosen])
+
+
+def every_to_approve() -> list[str]:
+    """Every set `to_approve` may draw, in a random order: a step that must find one not
+    approved before tries each once (on a provider where a live grant covers its subsets, a
+    handful of earlier approvals cover most of the pool, and draws repeat)."""
+    sets = [
+        " ".join(["profile", "email", *chosen])
+        for size in range(1, MOST_APPROVED + 1)
+        for chosen in itertools.combinations(DRAWN_TO_APPROVE, size)
+    ]
+    random.shuffle(sets)
+    return sets
 
 
 def never_approved() -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from steps.profiles.keys import SPEC_SCOPES
 from steps.rules.coverage import rendered_scenarios
-from steps.scenario.fresh_scopes import never_approved, to_approve
+from steps.scenario.fresh_scopes import every_to_approve, never_approved, to_approve
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 EVERY = frozenset(SPEC_SCOPES)
@@ -59,3 +59,12 @@ def test_no_draw_to_approve_answers_for_a_fixed_set_that_wants_no_other_grant() 
     wanted_alone = frozenset({"email", "submit_isrc", "submit_barcode"})
     assert wanted_alone in _fixed_sets()
     assert [sorted(d) for d in _pool(to_approve) if wanted_alone <= d] == []
+
+
+def test_every_set_to_approve_is_offered_once_and_holds_every_draw() -> None:
+    """The consent step tries each set of the pool once before it gives up: the pool is small
+    (ten sets), and on a provider whose live grants cover their subsets random draws repeat
+    covered sets long after one is left."""
+    offered = every_to_approve()
+    assert len(offered) == len(set(offered)) == 10
+    assert {frozenset(d) for d in _pool(to_approve)} <= {frozenset(s.split()) for s in offered}
