@@ -121,7 +121,7 @@ def finalize_reports(
     with contextlib.suppress(OSError, ValueError):  # no results.json: nothing to harvest
         secrets |= harvest_tokens(load_results(directory))
     exclude = [Path(profile_path)] if profile_path else []
-    return mask_tree(directory, secrets, exclude)
+    return mask_tree(directory, last_pass(secrets), exclude)
 
 
 def rewrite_reports(

@@ -148,10 +148,6 @@ def report_files(report_dir: Path, exclude: Iterable[Path] = ()) -> list[Path]:
     )
 
 
-def mask_tree(
-    report_dir: Path, secrets: Iterable[str] | Redactor, exclude: Iterable[Path] = ()
-) -> list[Path]:
-    """Mask every report file under report_dir (with the last pass of `secrets`, or the
-    masker given); the files that needed masking are returned."""
-    redactor = secrets if isinstance(secrets, Redactor) else last_pass(secrets)
+def mask_tree(report_dir: Path, redactor: Redactor, exclude: Iterable[Path] = ()) -> list[Path]:
+    """Mask every report file under report_dir; the files that needed masking are returned."""
     return [p for p in report_files(report_dir, exclude) if mask_file(p, redactor)]

@@ -157,7 +157,7 @@ class GrantCache:
         role = held.client.role
         live = self.get(role, "profile email", offline=held.offline or role == "installed")
         service = self.authorizer.target.service
-        where, see = _WAYS.get(how, (how, RULE.USERINFO_HEADER))
+        where, see = _WAYS[how]
         if not service.token_accepted(live.access_token, how):
             raise PremiseFailed(f"the service reads no live token from {where}", see=see)
 
