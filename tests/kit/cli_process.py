@@ -9,7 +9,15 @@ import sys
 import threading
 from pathlib import Path
 
-_CLI = [sys.executable, "-c", "from client_kit._cli import main; main()"]
+#: mb-oauth as a terminal starts it: with Ctrl-C raising KeyboardInterrupt even where the tests
+#: themselves were started in the background of a script, which ignores SIGINT in every child
+#: (POSIX), so a test's Ctrl-C would reach nobody and the login would hang.
+_CLI = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from client_kit._cli import main; main()",
+]
 
 
 def cli_env(ref_server, app: dict, tmp_path: Path) -> dict[str, str]:
